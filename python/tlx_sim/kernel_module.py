@@ -1,0 +1,338 @@
+"""Load kernel modules (kernels/README.md) and turn a config into exactly what a real Triton launch compiles.
+
+Shared by ``tlx_sim.capture`` (compiles with no GPU) and ``tlx_sim.hw_time`` (runs on a GPU and checks that
+the TTGIR it ran equals the capture).  Nothing here imports torch.
+
+Specialization mirrors ``JITFunction.run`` of Triton 3.6 (triton/runtime/jit.py) by *calling Triton's own
+code* rather than re-deriving it:
+
+* ``create_function_from_signature(fn.signature, fn.params, backend)`` builds the same binder a launch uses;
+  each non-constexpr argument goes through ``native_specialize_impl`` (C++, the same logic as
+  ``specialize_impl`` in triton/backends/nvidia/driver.py of older wheels):
+  - ``int``: type ``i32`` (``i64`` beyond 32 bits, ``u64`` beyond 63); the value 1 becomes a ``constexpr``;
+    a value with ``value % 16 == 0`` gets key ``"D"`` -> ``tt.divisibility = 16``;
+  - a pointer (``data_ptr()``) gets ``"D"`` when 16-byte aligned (stand-ins here report address 0, i.e. aligned);
+  - a Gluon host ``TensorDescriptor`` becomes ``tensordesc<fp16[128, 64],NVMMASharedLayout(...)>`` built from
+    the block shape and the layout's repr; no divisibility is recorded for descriptors;
+* ``JITFunction._pack_args`` turns that into (options, signature, constexprs keyed by ``(index,)``,
+  attrs ``{(index,): [["tt.divisibility", 16]]}``), with the same launch keywords a launch adds
+  (``debug``, ``instrumentation_mode`` from ``triton.knobs``);
+* ``GluonASTSource`` (or ``ASTSource`` for plain ``@triton.jit``) plus ``triton.compile(src, target,
+  options=options.__dict__)``, as ``JITFunction._do_compile`` does.
+
+Descriptors are passed as real ``TensorDescriptor`` objects over ``triton.runtime.jit.MockTensor`` bases, so the
+descriptor signature string is Triton's, not a hand-formatted copy.
+"""
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import importlib
+import json
+import os
+import re
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+
+LAUNCH_SCHEMA_VERSION = 1
+BUG_MARKER = "_bug_"  # config names containing this are seeded bugs: capture them, never run them on hardware
+
+
+class UsageError(ValueError):
+    """A bad module path, config name, shape or target: the command lines report it and exit with code 2."""
+
+
+@dataclass
+class KernelModule:
+    """A loaded kernel module plus where it lives.
+
+    ``root`` is the repository root (the directory holding the module's top-level package) and ``path`` the
+    module's file relative to it, in POSIX form (``kernels/hopper/ws_gemm.py``).
+    """
+    module: ModuleType
+    root: Path
+    path: str
+
+    @property
+    def kernel(self):
+        return self.module.KERNEL
+
+    @property
+    def kernel_name(self) -> str:
+        return self.module.KERNEL.__name__
+
+    @property
+    def configs(self) -> dict:
+        return self.module.CONFIGS
+
+    @property
+    def targets(self) -> list:
+        return list(self.module.TARGETS)
+
+    @property
+    def num_warps(self) -> int:
+        return self.module.NUM_WARPS
+
+    @property
+    def default_shape(self) -> dict:
+        return dict(self.module.DEFAULT_SHAPE)
+
+    def config(self, name: str) -> dict:
+        """The constexpr dict of config ``name``; UsageError lists the known names."""
+        try:
+            return self.module.CONFIGS[name]
+        except KeyError:
+            raise UsageError(f"{self.path}: no config {name!r} (known: {', '.join(self.module.CONFIGS)})") from None
+
+    def launch(self, config_name: str, shape: dict) -> dict:
+        """The module's launch spec (grid, args, descs) for one config and shape."""
+        return self.module.launch(self.config(config_name), shape)
+
+    def capture_dir(self) -> Path:
+        """Where the committed capture lives: kernels/hopper/ws_gemm.py -> tests/inputs/hopper/ws_gemm."""
+        rel = Path(self.path).with_suffix("")
+        parts = rel.parts[1:] if rel.parts and rel.parts[0] == "kernels" else rel.parts
+        return self.root / "tests" / "inputs" / Path(*parts)
+
+
+def load_module(spec: str) -> KernelModule:
+    """Import a kernel module from a file path (``kernels/hopper/ws_gemm.py``) or a dotted name.
+
+    A file is imported under its package name (``kernels.hopper.ws_gemm``), found by walking up through the
+    directories holding ``__init__.py``; the directory above the top-level package is the repository root and
+    goes on ``sys.path``.  A dotted name is imported from the current ``sys.path``.
+    """
+    if spec.endswith(".py") or os.sep in spec or "/" in spec:
+        file = Path(spec).resolve()
+        if not file.is_file():
+            raise UsageError(f"no kernel module file {spec}")
+        parts = [file.stem]
+        pkg = file.parent
+        while (pkg / "__init__.py").is_file():
+            parts.insert(0, pkg.name)
+            pkg = pkg.parent
+        root = pkg
+        if str(root) not in sys.path:
+            sys.path.insert(0, str(root))
+        module = importlib.import_module(".".join(parts))
+    else:
+        try:
+            module = importlib.import_module(spec)
+        except ModuleNotFoundError as err:
+            raise UsageError(f"cannot import kernel module {spec}: {err}") from None
+        file = Path(module.__file__).resolve()
+        root = file.parent
+        for _ in spec.split(".")[:-1]:
+            root = root.parent
+    missing = [a for a in ("KERNEL", "TARGETS", "CONFIGS", "NUM_WARPS", "DEFAULT_SHAPE", "launch")
+               if not hasattr(module, a)]
+    if missing:
+        raise UsageError(f"{file}: kernel module lacks {', '.join(missing)} (see kernels/README.md)")
+    return KernelModule(module=module, root=root, path=file.relative_to(root).as_posix())
+
+
+def parse_shape(text: str | None, default: dict) -> dict:
+    """``"M=4096,N=4096"`` -> the default shape with those entries replaced (values are ints)."""
+    shape = dict(default)
+    for item in filter(None, (text or "").split(",")):
+        key, sep, value = (part.strip() for part in item.partition("="))
+        if not sep or key not in shape or not value.isdigit():
+            raise UsageError(f"bad shape entry {item!r}: expected NAME=INT with NAME in {', '.join(shape)}")
+        shape[key] = int(value)
+    return shape
+
+
+def parse_target(text: str):
+    """``"cuda:90"`` -> GPUTarget("cuda", 90, 32); ``"hip:gfx942"`` -> GPUTarget("hip", "gfx942", 64)."""
+    from triton.backends.compiler import GPUTarget
+    backend, sep, arch = text.partition(":")
+    if backend == "cuda" and sep and arch.isdigit():
+        return GPUTarget("cuda", int(arch), 32)
+    if backend == "hip" and sep and arch:
+        return GPUTarget("hip", arch, 64)
+    raise UsageError(f"bad target {text!r}: expected cuda:<sm> (cuda:90) or hip:<gfx> (hip:gfx942)")
+
+
+def target_str(target) -> str:
+    """GPUTarget -> ``"cuda:90"`` (the spelling of ``ttg.target`` and of TARGETS)."""
+    return f"{target.backend}:{target.arch}"
+
+
+@contextlib.contextmanager
+def fresh_triton_cache():
+    """Point TRITON_CACHE_DIR at a new temporary directory for the duration (stale caches can't interfere)."""
+    old = os.environ.get("TRITON_CACHE_DIR")
+    with tempfile.TemporaryDirectory(prefix="tlx-sim-triton-cache-") as tmp:
+        os.environ["TRITON_CACHE_DIR"] = tmp
+        try:
+            yield tmp
+        finally:
+            if old is None:
+                os.environ.pop("TRITON_CACHE_DIR", None)
+            else:
+                os.environ["TRITON_CACHE_DIR"] = old
+
+
+@dataclass
+class Specialization:
+    """What ``JITFunction.run`` hands to the compiler for one launch.
+
+    ``signature``: type string by argument name (``"i32"``, ``"constexpr"``, ``"tensordesc<...>"``);
+    ``constexprs``: value by ``(index,)``; ``attrs``: ``{(index,): [["tt.divisibility", 16]]}``;
+    ``options``: the backend's options object (``CUDAOptions``), ``num_warps`` included.
+    """
+    signature: dict
+    constexprs: dict
+    attrs: dict
+    options: object
+
+    def divisibility(self) -> dict:
+        """``{"M": 16, ...}``: the ``tt.divisibility`` of each specialized argument, by name."""
+        names = list(self.signature)
+        out = {}
+        for (index, *_), pairs in self.attrs.items():
+            for key, value in pairs:
+                if key == "tt.divisibility":
+                    out[names[index]] = value
+        return out
+
+    def constexpr_values(self) -> dict:
+        """Every constexpr by argument name: the config's and those the JIT specialized (integer value 1)."""
+        names = list(self.signature)
+        return {names[index]: value for (index, *_), value in self.constexprs.items()}
+
+
+def specialize(km: KernelModule, config_name: str, shape: dict, target) -> Specialization:
+    """Run Triton's own launch binder on stand-in arguments for ``config_name`` at ``shape`` (no GPU)."""
+    from triton import knobs
+    from triton.compiler import make_backend
+    from triton.runtime.jit import MockTensor, create_function_from_signature
+    import triton.language as tl
+
+    spec = km.launch(config_name, shape)
+    fn = km.kernel
+    backend = make_backend(target)
+    binder = create_function_from_signature(fn.signature, fn.params, backend)
+    descs = {name: _stand_in_desc(d, MockTensor(tl.dtype(d["dtype"]), d["shape"])) for name, d in spec["descs"].items()}
+    # The keywords JITFunction.run adds before binding (triton/runtime/jit.py).
+    kwargs = {"num_warps": km.num_warps,
+              "debug": fn.debug or knobs.runtime.debug,
+              "instrumentation_mode": knobs.compilation.instrumentation_mode}
+    bound_args, specialization, options = binder(**descs, **spec["args"], **km.config(config_name), **kwargs)
+    options, signature, constexprs, attrs = fn._pack_args(backend, kwargs, bound_args, specialization, options)
+    return Specialization(signature=signature, constexprs=constexprs, attrs=attrs, options=options)
+
+
+def _stand_in_desc(desc: dict, base):
+    """A host TensorDescriptor over a stand-in base, for the binder (Gluon descriptors carry a layout)."""
+    if "layout" in desc:
+        from triton.experimental.gluon.nvidia.hopper import TensorDescriptor
+        return TensorDescriptor(base, desc["shape"], desc["strides"], desc["block"], desc["layout"])
+    from triton.tools.tensor_descriptor import TensorDescriptor
+    return TensorDescriptor(base, desc["shape"], desc["strides"], desc["block"])
+
+
+def compile_config(km: KernelModule, config_name: str, shape: dict, target):
+    """Compile one config for ``target`` exactly as a launch at ``shape`` would; returns (CompiledKernel, Specialization).
+
+    Call it inside ``fresh_triton_cache()`` to be sure nothing comes from an old cache.
+    """
+    import triton
+    sp = specialize(km, config_name, shape, target)
+    if km.kernel.is_gluon():
+        from triton.experimental.gluon._runtime import GluonASTSource as Source
+    else:
+        from triton.compiler import ASTSource as Source
+    src = Source(km.kernel, sp.signature, sp.constexprs, sp.attrs)
+    return triton.compile(src, target=target, options=sp.options.__dict__), sp
+
+
+def _path_prefixes(root: Path) -> list[tuple[str, str]]:
+    """(absolute prefix, replacement) pairs, longest first: repository root -> '', triton package -> 'triton/'."""
+    import triton
+    pairs = set()
+    for base, repl in ((root, ""), (Path(triton.__file__).parent, "triton/")):
+        for spelling in {str(base), os.path.abspath(base), os.path.realpath(base)}:
+            pairs.add((spelling.rstrip("/") + "/", repl))
+    return sorted(pairs, key=lambda p: -len(p[0]))
+
+
+def relative_path(path: str, root: Path) -> str:
+    """An absolute path under ``root`` -> repository-relative; inside the triton package -> ``triton/...``."""
+    for prefix, repl in _path_prefixes(root):
+        if path.startswith(prefix):
+            return repl + path[len(prefix):]
+    return path
+
+
+_LOC_FILE = re.compile(r'loc\("(/[^"]*)"')
+
+
+def rewrite_ttgir_paths(ttgir: str, root: Path) -> str:
+    """Make the file names of ``loc("file":line:col)`` machine-independent (see ``relative_path``)."""
+    return _LOC_FILE.sub(lambda m: f'loc("{relative_path(m.group(1), root)}"', ttgir)
+
+
+def metadata_json(compiled, root: Path) -> dict:
+    """Triton's metadata (``CompiledKernel.metadata``) as plain JSON values, absolute paths made relative."""
+    def plain(value):
+        if hasattr(value, "_asdict"):  # KernelMetadata (a namedtuple)
+            return {k: plain(v) for k, v in value._asdict().items()}
+        if dataclasses.is_dataclass(value):  # GPUTarget
+            return {f.name: plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        if isinstance(value, dict):
+            return {str(k): plain(v) for k, v in value.items()}
+        if isinstance(value, (list, tuple)):
+            return [plain(v) for v in value]
+        if isinstance(value, str) and value.startswith("/"):
+            return relative_path(value, root)
+        if value is None or isinstance(value, (bool, int, float, str)):
+            return value
+        return str(value)
+
+    return plain(compiled.metadata)
+
+
+def launch_json(km: KernelModule, config_name: str, shape: dict, target, sp: Specialization) -> dict:
+    """The launch spec the C++ tool reads (``launch.json``, schema_version 1, documented in kernels/README.md)."""
+    import triton
+    spec = km.launch(config_name, shape)
+    descs = {}
+    for name, d in spec["descs"].items():
+        descs[name] = {k: d[k] for k in ("shape", "strides", "block", "dtype")}
+        if "layout" in d:
+            descs[name]["layout"] = repr(d["layout"])
+    return {
+        "schema_version": LAUNCH_SCHEMA_VERSION,
+        "kernel": km.kernel_name,
+        "module": km.path,
+        "config": config_name,
+        "target": target_str(target),
+        "num_warps": km.num_warps,
+        "grid": list(spec["grid"]) + [1] * (3 - len(spec["grid"])),
+        "args": dict(spec["args"]),
+        "descs": descs,
+        "constexprs": sp.constexpr_values(),
+        # Extra keys (allowed by the schema): the full shape and what the JIT specialized.
+        "shape": dict(shape),
+        "signature": dict(sp.signature),
+        "divisibility": sp.divisibility(),
+        "triton_version": triton.__version__,
+    }
+
+
+def dump_json(obj) -> str:
+    """The one JSON spelling of every file we write: 2-space indent, lists of scalars on one line, final newline."""
+    def fmt(value, pad):
+        inner = pad + "  "
+        if isinstance(value, dict) and value:
+            items = (f"{inner}{json.dumps(str(k))}: {fmt(v, inner)}" for k, v in value.items())
+            return "{\n" + ",\n".join(items) + "\n" + pad + "}"
+        if isinstance(value, list) and any(isinstance(v, (dict, list)) and v for v in value):
+            return "[\n" + ",\n".join(inner + fmt(v, inner) for v in value) + "\n" + pad + "]"
+        return json.dumps(value)
+
+    return fmt(obj, "") + "\n"
