@@ -1,0 +1,22 @@
+// Reading TTGIR text into an MLIR module.
+#pragma once
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+
+#include <string>
+
+namespace llvm {
+class raw_ostream;
+}
+
+namespace tlxsim::ir {
+
+/// Reads the TTGIR at `path` (a `.ttgir` file in pretty or generic form, or a Triton cache
+/// directory holding exactly one `.ttgir`) into a verified module of `ctx` (see
+/// Dialects.h). Diagnostics go to `diag` as `file:line:col: error: ...` with the source
+/// line; returns null on any error (unreadable file, syntax, unknown construct, failed
+/// verification). Never aborts on malformed input.
+mlir::OwningOpRef<mlir::ModuleOp> readTTGIR(llvm::StringRef path, mlir::MLIRContext &ctx, llvm::raw_ostream &diag);
+
+} // namespace tlxsim::ir

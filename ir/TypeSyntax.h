@@ -1,0 +1,20 @@
+// Parsing and printing of Triton types and encodings inside the shim dialects (internal).
+#pragma once
+
+#include "mlir/IR/DialectImplementation.h"
+
+namespace tlxsim::ir {
+
+/// Parses the body of `!<dialect>.<mnemonic>...` for a Triton type; emits an error naming
+/// the construct (and the Triton version tlx-sim reads) for unknown mnemonics.
+mlir::Type parseTritonType(llvm::StringRef dialect, mlir::DialectAsmParser &parser);
+void printTritonType(mlir::Type type, mlir::DialectAsmPrinter &printer);
+/// Parses `#<dialect>.<mnemonic>[<{k = v, ...}> | <k = v, ...>]` into an EncodingAttr.
+mlir::Attribute parseEncodingAttr(llvm::StringRef dialect, mlir::DialectAsmParser &parser);
+void printEncodingAttr(mlir::Attribute attr, mlir::DialectAsmPrinter &printer);
+
+/// The Triton release whose TTGIR syntax this reader follows; named in every
+/// "unsupported construct" error.
+inline constexpr const char *kTritonVersion = "3.6";
+
+} // namespace tlxsim::ir

@@ -1,0 +1,121 @@
+// Triton types and encodings as real MLIR types and attributes (shim dialects).
+//
+// The classes mirror Triton 3.6's TableGen definitions
+// (include/triton/Dialect/{Triton,TritonGPU}/IR/*Types.td, *AttrDefs.td) closely enough
+// to read and print TTGIR; they carry no Triton semantics beyond structured accessors.
+#pragma once
+
+#include "mlir/IR/Attributes.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Types.h"
+
+#include <optional>
+
+namespace tlxsim::ir {
+
+namespace detail {
+struct PtrTypeStorage;
+struct TensorDescTypeStorage;
+struct MemDescTypeStorage;
+struct EncodingAttrStorage;
+} // namespace detail
+
+/// `!tt.ptr<T[, addrspace]>`: a global (addrspace 1) or shared pointer.
+class PtrType : public mlir::Type::TypeBase<PtrType, mlir::Type, detail::PtrTypeStorage> {
+public:
+  using Base::Base;
+  static constexpr llvm::StringLiteral name = "tt.ptr";
+  static PtrType get(mlir::Type pointee, int addressSpace);
+  mlir::Type getPointeeType() const;
+  int getAddressSpace() const;
+};
+
+/// `!tt.tensordesc<tensor<BxT, #enc>>`: a TMA tensor descriptor; the block type is the
+/// box one TMA op moves (bytes = product(block shape) * element bytes).
+class TensorDescType : public mlir::Type::TypeBase<TensorDescType, mlir::Type, detail::TensorDescTypeStorage> {
+public:
+  using Base::Base;
+  static constexpr llvm::StringLiteral name = "tt.tensordesc";
+  static TensorDescType get(mlir::RankedTensorType blockType);
+  mlir::RankedTensorType getBlockType() const;
+  /// Bytes of one box: product of the block shape times the element size.
+  int64_t getBlockBytes() const;
+};
+
+/// `!ttg.memdesc<SHAPE x T, #encoding, #memory_space[, mutable][, ALLOCSHAPE]>`:
+/// a view of shared memory (`#ttg.shared_memory`) or tensor memory (`#ttng.tensor_memory`).
+class MemDescType : public mlir::Type::TypeBase<MemDescType, mlir::Type, detail::MemDescTypeStorage> {
+public:
+  using Base::Base;
+  static constexpr llvm::StringLiteral name = "ttg.memdesc";
+  static MemDescType get(mlir::MLIRContext *ctx, llvm::ArrayRef<int64_t> shape, mlir::Type elementType,
+                         mlir::Attribute encoding, mlir::Attribute memorySpace, bool isMutable,
+                         llvm::ArrayRef<int64_t> allocShape);
+  llvm::ArrayRef<int64_t> getShape() const;
+  mlir::Type getElementType() const;
+  mlir::Attribute getEncoding() const;
+  mlir::Attribute getMemorySpace() const;
+  bool isMutable() const;
+  /// The shape of the underlying allocation (equal to getShape() when not printed).
+  llvm::ArrayRef<int64_t> getAllocShape() const;
+  bool isSharedMemory() const;
+  bool isTensorMemory() const;
+  int64_t getNumElements() const;
+  /// Bytes of this view: elements times element bits / 8 (rounded up).
+  int64_t getSizeInBytes() const;
+};
+
+/// `!ttg.async.token`: orders async copies and their waits.
+class AsyncTokenType : public mlir::Type::TypeBase<AsyncTokenType, mlir::Type, mlir::TypeStorage> {
+public:
+  using Base::Base;
+  static constexpr llvm::StringLiteral name = "ttg.async.token";
+};
+
+/// A Triton layout/encoding attribute (`#ttg.blocked<{...}>`, `#ttg.nvmma_shared<{...}>`,
+/// `#ttng.tensor_memory_encoding<blockM = 128, ...>`, `#ttg.shared_memory`, ...), kept as
+/// its mnemonic plus a dictionary of parameters. Each Triton dialect registers its own
+/// concrete class (TTGEncodingAttr, ...) over one storage; EncodingAttr matches any of them.
+class EncodingAttr : public mlir::Attribute {
+public:
+  using Attribute::Attribute;
+  static bool classof(mlir::Attribute attr);
+  llvm::StringRef getDialectNamespace() const;
+  llvm::StringRef getMnemonic() const;
+  mlir::DictionaryAttr getParams() const;
+  /// Whether the parameters were printed as `<{...}>` (true) or as `<k = v, ...>`.
+  bool isBraced() const;
+  /// False for parameterless encodings such as `#ttg.shared_memory`.
+  bool hasParams() const;
+  /// Integer parameter `key`, if present.
+  std::optional<int64_t> getInt(llvm::StringRef key) const;
+  /// Integer-array parameter `key` (`[1, 2]` or `array<i32: ...>`), empty if absent.
+  llvm::SmallVector<int64_t> getIntArray(llvm::StringRef key) const;
+  /// Builds the encoding in the dialect named `dialect` (which must be loaded).
+  static EncodingAttr get(mlir::MLIRContext *ctx, llvm::StringRef dialect, llvm::StringRef mnemonic,
+                          mlir::DictionaryAttr params, bool braced, bool hasParams);
+};
+
+#define TLXSIM_ENCODING_ATTR(CLASS, NAME)                                                                              \
+  class CLASS : public mlir::Attribute::AttrBase<CLASS, mlir::Attribute, detail::EncodingAttrStorage> {              \
+  public:                                                                                                              \
+    using Base::Base;                                                                                                  \
+    static constexpr llvm::StringLiteral name = NAME;                                                                  \
+  };
+TLXSIM_ENCODING_ATTR(TTEncodingAttr, "tt.encoding")
+TLXSIM_ENCODING_ATTR(TTGEncodingAttr, "ttg.encoding")
+TLXSIM_ENCODING_ATTR(TTNGEncodingAttr, "ttng.encoding")
+TLXSIM_ENCODING_ATTR(AMDGEncodingAttr, "amdg.encoding")
+#undef TLXSIM_ENCODING_ATTR
+
+} // namespace tlxsim::ir
+
+MLIR_DECLARE_EXPLICIT_TYPE_ID(tlxsim::ir::PtrType)
+MLIR_DECLARE_EXPLICIT_TYPE_ID(tlxsim::ir::TensorDescType)
+MLIR_DECLARE_EXPLICIT_TYPE_ID(tlxsim::ir::MemDescType)
+MLIR_DECLARE_EXPLICIT_TYPE_ID(tlxsim::ir::AsyncTokenType)
+MLIR_DECLARE_EXPLICIT_TYPE_ID(tlxsim::ir::TTEncodingAttr)
+MLIR_DECLARE_EXPLICIT_TYPE_ID(tlxsim::ir::TTGEncodingAttr)
+MLIR_DECLARE_EXPLICIT_TYPE_ID(tlxsim::ir::TTNGEncodingAttr)
+MLIR_DECLARE_EXPLICIT_TYPE_ID(tlxsim::ir::AMDGEncodingAttr)
