@@ -122,7 +122,8 @@ def ttgir_matches_capture(km: kmod.KernelModule, config: str, shape: dict, compi
         spec = json.loads(launch_file.read_text())
         if spec.get("shape") == shape and spec.get("target") == kmod.target_str(running):
             expected = (committed / f"{km.kernel_name}.ttgir").read_text()
-            return kmod.rewrite_ttgir_paths(compiled.asm["ttgir"], km.root) == expected, str(committed)
+            where = kmod.relative_path(str(committed.resolve()), km.root)
+            return kmod.rewrite_ttgir_paths(compiled.asm["ttgir"], km.root) == expected, where
     with kmod.fresh_triton_cache():
         fresh, _ = kmod.compile_config(km, config, shape, running)
     expected = kmod.rewrite_ttgir_paths(fresh.asm["ttgir"], km.root)
