@@ -1,0 +1,73 @@
+#include "sim/Binary.h"
+
+#include "llvm/Object/ELF.h"
+#include "llvm/Support/Endian.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+namespace tlxsim::sim {
+
+namespace {
+constexpr uint8_t kFormatSizedValue = 4; ///< EIFMT_SVAL: u16 size + payload; other formats carry a u16
+constexpr uint8_t kAttrRegCount = 0x2f;  ///< EIATTR_REGCOUNT: u32 symbol index, u32 registers
+} // namespace
+
+llvm::Expected<BinaryResources> readCubinResources(llvm::StringRef path, llvm::StringRef kernel) {
+  auto fail = [&](const std::string &what) {
+    return llvm::createStringError("%s: %s", path.str().c_str(), what.c_str());
+  };
+  auto buffer = llvm::MemoryBuffer::getFile(path);
+  if (!buffer)
+    return fail("cannot read: " + buffer.getError().message());
+  auto elf = llvm::object::ELF64LEFile::create((*buffer)->getBuffer());
+  if (!elf)
+    return fail("not an ELF cubin: " + llvm::toString(elf.takeError()));
+  auto sections = elf->sections();
+  if (!sections)
+    return fail(llvm::toString(sections.takeError()));
+
+  const llvm::object::ELF64LE::Shdr *symtab = nullptr, *info = nullptr;
+  for (const auto &section : *sections) {
+    if (section.sh_type == llvm::ELF::SHT_SYMTAB)
+      symtab = &section;
+    auto name = elf->getSectionName(section);
+    if (name && *name == ".nv.info")
+      info = &section;
+    else if (!name)
+      llvm::consumeError(name.takeError());
+  }
+  if (!symtab || !info)
+    return fail("no symbol table or .nv.info section (not a CUDA cubin?)");
+  auto symbols = elf->symbols(symtab);
+  auto strtab = elf->getStringTableForSymtab(*symtab);
+  auto contents = elf->getSectionContents(*info);
+  if (!symbols || !strtab || !contents) {
+    llvm::consumeError(symbols.takeError());
+    llvm::consumeError(strtab.takeError());
+    llvm::consumeError(contents.takeError());
+    return fail("malformed symbol table or .nv.info section");
+  }
+  llvm::ArrayRef<uint8_t> data = *contents;
+  for (size_t i = 0; i + 4 <= data.size();) {
+    uint8_t format = data[i], attr = data[i + 1];
+    uint16_t value = llvm::support::endian::read16le(&data[i + 2]);
+    size_t next = i + 4 + (format == kFormatSizedValue ? value : 0);
+    if (next > data.size())
+      return fail("truncated .nv.info section");
+    if (format == kFormatSizedValue && attr == kAttrRegCount && value == 8) {
+      uint32_t symbolIndex = llvm::support::endian::read32le(&data[i + 4]);
+      uint32_t registers = llvm::support::endian::read32le(&data[i + 8]);
+      if (symbolIndex < symbols->size()) {
+        auto name = (*symbols)[symbolIndex].getName(*strtab);
+        if (!name) {
+          llvm::consumeError(name.takeError());
+        } else if (kernel.empty() || *name == kernel) {
+          return BinaryResources{static_cast<int32_t>(registers), name->str()};
+        }
+      }
+    }
+    i = next;
+  }
+  return fail("no register count for kernel '" + kernel.str() + "' in .nv.info");
+}
+
+} // namespace tlxsim::sim

@@ -1,0 +1,865 @@
+#include "sim/Engine.h"
+
+#include "sim/MBarrier.h"
+
+#include <cmath>
+#include <deque>
+#include <list>
+#include <queue>
+#include <set>
+#include <unordered_map>
+
+namespace tlxsim::sim {
+
+namespace {
+
+constexpr llvm::StringRef kParams[] = {
+    "num_sms",           "clock_max_mhz",      "clock_full_tensor_load_mhz",          "smem_per_sm_bytes",     "smem_reserved_per_cta_bytes",
+    "max_warps_per_sm",  "max_ctas_per_sm",    "tensor_flops_per_clk_sm_fp16", "wgmma_issue_cycles",
+    "wgmma_latency_cycles", "tma_issue_cycles", "tma_latency_cycles",   "tma_bytes_per_clk_sm",
+    "l2_bytes_per_clk",  "l2_size_bytes",      "hbm_bytes_per_s",       "hbm_extra_latency_cycles",
+    "mbarrier_op_cycles", "mbarrier_wake_cycles", "scalar_op_cycles",   "alu_lanes_per_clk_sm",
+    "sfu_ops_per_clk_sm", "smem_bytes_per_clk_sm", "cta_launch_cycles", "fence_cycles",
+    "regs_per_sm",       "reg_alloc_unit",     "tma_request_bytes_per_clk"};
+
+/// Model parameters, read once.
+struct Costs {
+  int32_t numSms;
+  double clockMaxMhz, clockFullLoadMhz, smemPerSm, smemReserved, maxWarps, maxCtas, tensorFlopsPerClk, wgmmaIssue, wgmmaLatency,
+      tmaIssue, tmaLatency, tmaBytesPerClk, l2BytesPerClk, l2Size, hbmBytesPerClk, hbmExtraLatency, mbarOp, mbarWake,
+      scalarOp, aluLanes, sfuOps, smemBytesPerClk, ctaLaunch, fence, regsPerSm, regAllocUnit, tmaRequestBytesPerClk;
+  explicit Costs(const GpuModel &m)
+      : numSms(static_cast<int32_t>(m.get("num_sms"))), clockMaxMhz(m.get("clock_max_mhz")),
+        clockFullLoadMhz(m.get("clock_full_tensor_load_mhz")),
+        smemPerSm(m.get("smem_per_sm_bytes")), smemReserved(m.get("smem_reserved_per_cta_bytes")),
+        maxWarps(m.get("max_warps_per_sm")), maxCtas(m.get("max_ctas_per_sm")),
+        tensorFlopsPerClk(m.get("tensor_flops_per_clk_sm_fp16")), wgmmaIssue(m.get("wgmma_issue_cycles")),
+        wgmmaLatency(m.get("wgmma_latency_cycles")), tmaIssue(m.get("tma_issue_cycles")),
+        tmaLatency(m.get("tma_latency_cycles")), tmaBytesPerClk(m.get("tma_bytes_per_clk_sm")),
+        l2BytesPerClk(m.get("l2_bytes_per_clk")), l2Size(m.get("l2_size_bytes")),
+        // Bandwidths in bytes/s convert to bytes per SM cycle at the maximum clock.
+        hbmBytesPerClk(m.get("hbm_bytes_per_s") / (m.get("clock_max_mhz") * 1e6)),
+        hbmExtraLatency(m.get("hbm_extra_latency_cycles")), mbarOp(m.get("mbarrier_op_cycles")),
+        mbarWake(m.get("mbarrier_wake_cycles")), scalarOp(m.get("scalar_op_cycles")),
+        aluLanes(m.get("alu_lanes_per_clk_sm")), sfuOps(m.get("sfu_ops_per_clk_sm")),
+        smemBytesPerClk(m.get("smem_bytes_per_clk_sm")), ctaLaunch(m.get("cta_launch_cycles")),
+        fence(m.get("fence_cycles")), regsPerSm(m.get("regs_per_sm")), regAllocUnit(m.get("reg_alloc_unit")),
+        tmaRequestBytesPerClk(m.get("tma_request_bytes_per_clk")) {}
+};
+
+Cycle cycles(double x) { return static_cast<Cycle>(std::ceil(std::max(0.0, x))); }
+
+int64_t truncateTo(int64_t value, unsigned bits) {
+  if (bits >= 64)
+    return value;
+  if (bits == 1)
+    return value & 1;
+  uint64_t mask = (uint64_t(1) << bits) - 1;
+  uint64_t v = static_cast<uint64_t>(value) & mask;
+  uint64_t sign = uint64_t(1) << (bits - 1);
+  return static_cast<int64_t>((v ^ sign) - sign); // sign-extend
+}
+
+uint64_t asUnsigned(int64_t value, unsigned bits) {
+  return bits >= 64 ? static_cast<uint64_t>(value) : static_cast<uint64_t>(value) & ((uint64_t(1) << bits) - 1);
+}
+
+struct Ctl {
+  enum Kind : uint8_t { Root, For, If, WsDefault } kind;
+  int32_t block;
+  int32_t pc = 0;
+  const Instr *owner = nullptr;
+  int64_t iv = 0, lb = 0, ub = 0, step = 1;
+};
+
+struct Cta;
+
+struct Agent {
+  AgentInfo info;
+  Cta *cta = nullptr;
+  std::vector<Value> frame;
+  std::vector<Ctl> stack;
+  Cycle time = 0;
+  enum State : uint8_t { Ready, Blocked, Joining, Done } state = Ready;
+  std::deque<Cycle> wgmmaGroups, storeGroups;
+  int32_t liveWorkers = 0;
+  int32_t mainAgent = -1; ///< for workers: the agent running the default partition
+  // while blocked on a barrier
+  int32_t waitLoc = -1;
+  BarrierKey waitKey{};
+  int64_t waitParity = 0;
+};
+
+struct Cta {
+  int64_t id;
+  int32_t sm;
+  int64_t pid[3];
+  int32_t liveAgents = 0;
+  Cycle lastEnd = 0;
+  std::unordered_map<uint64_t, MBarrier> barriers;
+  std::unordered_map<uint64_t, std::vector<int32_t>> waiters;
+};
+
+struct Sm {
+  Cycle tensorCoreFree = 0, tmaFree = 0;
+  int32_t freeSlots = 0;
+};
+
+struct PendingTma {
+  int32_t agent;
+  Cta *cta;
+  BarrierKey barrier;
+  int64_t bytes;
+  int32_t loc;
+};
+
+struct Event {
+  Cycle t;
+  uint64_t seq;
+  enum Kind : uint8_t { RunAgent, TmaDone, StartCta } kind;
+  int32_t id;
+  bool operator>(const Event &o) const { return t != o.t ? t > o.t : seq > o.seq; }
+};
+
+uint64_t barrierSlot(int32_t alloc, int64_t index) { return (static_cast<uint64_t>(alloc) << 40) ^ static_cast<uint64_t>(index); }
+
+} // namespace
+
+struct Engine::Impl {
+  const Program &program;
+  const Launch &launch;
+  SimOptions options;
+  Costs costs;
+  std::vector<Value> initialFrame;
+  std::vector<Listener *> listeners;
+  SimResult result;
+
+  std::priority_queue<Event, std::vector<Event>, std::greater<Event>> queue;
+  uint64_t seq = 0;
+  std::vector<std::unique_ptr<Agent>> agents;
+  std::vector<std::unique_ptr<Cta>> ctas;
+  std::vector<Sm> sms;
+  std::vector<PendingTma> tmas;
+  std::vector<int32_t> freeTmas;
+  int64_t nextCta = 0, totalCtas = 0;
+  Cycle l2Free = 0, hbmFree = 0, endCycle = 0;
+  double tensorBusy = 0; ///< tensor-core busy cycles summed over SMs
+  std::set<const Instr *> reportedUnknown;
+  std::string error;
+  // L2 residency of TMA boxes (LRU over box keys)
+  std::list<std::pair<uint64_t, int64_t>> l2Lru;
+  std::unordered_map<uint64_t, std::list<std::pair<uint64_t, int64_t>>::iterator> l2Index;
+  int64_t l2Bytes = 0;
+
+  Impl(const Program &p, const GpuModel &model, const Launch &l, SimOptions o, std::vector<Value> frame)
+      : program(p), launch(l), options(o), costs(model), initialFrame(std::move(frame)) {}
+
+  void push(Cycle t, Event::Kind kind, int32_t id) { queue.push(Event{t, seq++, kind, id}); }
+  template <typename F> void emit(F &&f) {
+    for (Listener *l : listeners)
+      f(*l);
+  }
+
+  llvm::Error computeOccupancy() {
+    int64_t shared = options.sharedBytesPerCta >= 0 ? options.sharedBytesPerCta : program.sharedBytes();
+    double perCta = static_cast<double>(shared) + costs.smemReserved;
+    int32_t bySmem = static_cast<int32_t>(costs.smemPerSm / perCta);
+    int32_t byWarps = static_cast<int32_t>(costs.maxWarps / program.totalWarps());
+    int32_t bySlots = static_cast<int32_t>(costs.maxCtas);
+    int32_t byRegs = bySlots;
+    if (options.registersPerThread > 0) {
+      double perWarp = std::ceil(options.registersPerThread * 32.0 / costs.regAllocUnit) * costs.regAllocUnit;
+      byRegs = static_cast<int32_t>(costs.regsPerSm / (perWarp * program.totalWarps()));
+    }
+    result.ctasPerSm = std::min({bySmem, byWarps, bySlots, byRegs});
+    result.occupancyLimit = result.ctasPerSm == byRegs && options.registersPerThread > 0 ? "registers"
+                            : result.ctasPerSm == bySmem                                ? "shared memory"
+                            : result.ctasPerSm == byWarps                               ? "warps"
+                                                                                        : "CTA slots";
+    if (result.ctasPerSm < 1)
+      return llvm::createStringError("one CTA does not fit on an SM: it needs %lld bytes of shared memory, %d warps and "
+                                     "%d registers per thread; an SM of the model has %.0f bytes, %.0f warps and %.0f "
+                                     "registers",
+                                     static_cast<long long>(shared), program.totalWarps(), options.registersPerThread,
+                                     costs.smemPerSm, costs.maxWarps, costs.regsPerSm);
+    return llvm::Error::success();
+  }
+
+  // ---- CTAs and agents ------------------------------------------------------------------
+
+  void startCta(int32_t smIndex, Cycle t) {
+    if (nextCta >= totalCtas)
+      return;
+    auto cta = std::make_unique<Cta>();
+    cta->id = nextCta++;
+    cta->sm = smIndex;
+    int64_t gx = launch.grid[0], gy = launch.grid[1];
+    cta->pid[0] = cta->id % gx;
+    cta->pid[1] = (cta->id / gx) % gy;
+    cta->pid[2] = cta->id / (gx * gy);
+    Agent &main = newAgent(*cta, "default", program.numWarps, program.entryBlock, t);
+    main.frame = initialFrame;
+    main.stack.push_back(Ctl{Ctl::Root, program.entryBlock});
+    ctas.push_back(std::move(cta));
+    ++result.ctasSimulated;
+    emit([&](Listener &l) { l.onAgentStart(main.info, t); });
+    push(t, Event::RunAgent, main.info.id);
+  }
+
+  Agent &newAgent(Cta &cta, const std::string &name, int32_t warps, int32_t block, Cycle t) {
+    auto agent = std::make_unique<Agent>();
+    agent->info = AgentInfo{static_cast<int32_t>(agents.size()), cta.id, cta.sm, name, warps, block};
+    agent->cta = &cta;
+    agent->time = t;
+    ++cta.liveAgents;
+    agents.push_back(std::move(agent));
+    return *agents.back();
+  }
+
+  void finishAgent(Agent &agent) {
+    if (!agent.storeGroups.empty())
+      agent.time = std::max(agent.time, agent.storeGroups.back());
+    agent.state = Agent::Done;
+    agent.frame.clear();
+    agent.frame.shrink_to_fit();
+    emit([&](Listener &l) { l.onAgentEnd(agent.info.id, agent.time); });
+    Cta &cta = *agent.cta;
+    cta.lastEnd = std::max(cta.lastEnd, agent.time);
+    if (agent.mainAgent >= 0) {
+      Agent &main = *agents[agent.mainAgent];
+      if (--main.liveWorkers == 0 && main.state == Agent::Joining) {
+        main.state = Agent::Ready;
+        main.time = std::max(main.time, agent.time);
+        push(main.time, Event::RunAgent, main.info.id);
+      }
+    }
+    if (--cta.liveAgents == 0) {
+      endCycle = std::max(endCycle, cta.lastEnd);
+      push(cta.lastEnd + cycles(costs.ctaLaunch), Event::StartCta, cta.sm);
+    }
+  }
+
+  // ---- values -----------------------------------------------------------------------------
+
+  bool fail(const Instr &in, const std::string &what) {
+    if (error.empty()) {
+      const ir::SourceLoc &loc = program.locs[in.loc];
+      error = loc.str() + ": " + what;
+    }
+    return false;
+  }
+
+  bool intOf(Agent &a, int32_t slot, const Instr &in, int64_t &out) {
+    const Value &v = a.frame[slot];
+    if (v.kind != Value::Int)
+      return fail(in, "the simulator needs this scalar, but it depends on an op without simulator semantics");
+    out = v.i;
+    return true;
+  }
+
+  /// An optional predicate operand: true when absent.
+  bool predicate(Agent &a, int32_t slot, const Instr &in, bool &out) {
+    out = true;
+    if (slot < 0)
+      return true;
+    int64_t v = 0;
+    if (!intOf(a, slot, in, v))
+      return false;
+    out = v != 0;
+    return true;
+  }
+
+  bool barrierOf(Agent &a, int32_t slot, const Instr &in, BarrierKey &key) {
+    const Value &v = a.frame[slot];
+    if (v.kind != Value::Mem)
+      return fail(in, "the barrier operand does not trace back to a shared-memory allocation");
+    key = BarrierKey{a.cta->id, v.alloc, v.i};
+    return true;
+  }
+
+  MBarrier &barrier(Cta &cta, const BarrierKey &key) { return cta.barriers[barrierSlot(key.alloc, key.index)]; }
+
+  void barrierEvent(Cycle t, BarrierAction action, const BarrierKey &key, const MBarrier &bar, int32_t agent,
+                    int32_t loc, int64_t amount, BarrierStatus status) {
+    BarrierEvent e{t, action, key, agent, loc, amount, status, bar.phase(), bar.pending(), bar.expected(), bar.tx()};
+    emit([&](Listener &l) { l.onBarrier(e); });
+  }
+
+  /// Wakes every waiter whose parity test now passes (the phase flipped at `t`).
+  void phaseFlipped(Cta &cta, const BarrierKey &key, MBarrier &bar, Cycle t, int32_t agent, int32_t loc) {
+    barrierEvent(t, BarrierAction::PhaseFlip, key, bar, agent, loc, 0, BarrierStatus::Ok);
+    auto it = cta.waiters.find(barrierSlot(key.alloc, key.index));
+    if (it == cta.waiters.end())
+      return;
+    std::vector<int32_t> still;
+    for (int32_t id : it->second) {
+      Agent &w = *agents[id];
+      if (!bar.testWaitParity(w.waitParity)) {
+        still.push_back(id);
+        continue;
+      }
+      w.state = Agent::Ready;
+      w.time = std::max(w.time, t + cycles(costs.mbarWake));
+      barrierEvent(w.time, BarrierAction::WaitResume, key, bar, id, w.waitLoc, w.waitParity, BarrierStatus::Ok);
+      w.stack.back().pc++;
+      push(w.time, Event::RunAgent, id);
+    }
+    it->second = std::move(still);
+  }
+
+  // ---- memory system -----------------------------------------------------------------------
+
+  bool l2Lookup(uint64_t key, int64_t bytes) {
+    auto it = l2Index.find(key);
+    if (it != l2Index.end()) {
+      l2Lru.splice(l2Lru.begin(), l2Lru, it->second);
+      return true;
+    }
+    l2Lru.emplace_front(key, bytes);
+    l2Index[key] = l2Lru.begin();
+    l2Bytes += bytes;
+    while (l2Bytes > costs.l2Size && !l2Lru.empty()) {
+      l2Bytes -= l2Lru.back().second;
+      l2Index.erase(l2Lru.back().first);
+      l2Lru.pop_back();
+    }
+    return false;
+  }
+
+  /// Moves `bytes` between global memory and one SM's shared memory, issued at `t`;
+  /// returns the completion cycle. A request streams at a bounded per-request rate after
+  /// the fixed latency (a single copy does not reach the SM's fill bandwidth; hw-params.md
+  /// section 7); the SM's TMA engine, the device L2 and HBM are FIFO pipes whose
+  /// bandwidth delays a request only once they saturate.
+  Cycle transfer(Sm &sm, Cycle t, int64_t bytes, bool l2Hit) {
+    Cycle latency = cycles(costs.tmaLatency);
+    Cycle done = t + latency + cycles(bytes / costs.tmaRequestBytesPerClk);
+    sm.tmaFree = std::max(t, sm.tmaFree) + cycles(bytes / costs.tmaBytesPerClk);
+    l2Free = std::max(t, l2Free) + cycles(bytes / costs.l2BytesPerClk);
+    done = std::max({done, sm.tmaFree + latency, l2Free + latency});
+    if (!l2Hit) {
+      hbmFree = std::max(t, hbmFree) + cycles(bytes / costs.hbmBytesPerClk);
+      done = std::max(done, hbmFree + latency + cycles(costs.hbmExtraLatency));
+    }
+    return done;
+  }
+
+  uint64_t boxKey(Agent &a, const Instr &in) {
+    uint64_t h = static_cast<uint64_t>(a.frame[in.args[0]].alloc) * 0x9E3779B97F4A7C15ull;
+    for (int64_t i = 0; i < in.imm2; ++i)
+      h = (h ^ static_cast<uint64_t>(a.frame[in.args[1 + i]].i)) * 0x100000001B3ull;
+    return h;
+  }
+
+  // ---- the interpreter ----------------------------------------------------------------------
+
+  static bool isShared(Op op) {
+    switch (op) {
+    case Op::InitBarrier: case Op::InvalBarrier: case Op::BarrierExpect: case Op::WaitBarrier:
+    case Op::ArriveBarrier: case Op::TmaLoad: case Op::TmaStore: case Op::WgmmaIssue: case Op::WarpSpecialize:
+      return true;
+    default:
+      return false;
+    }
+  }
+
+  void setResults(Agent &a, const Instr &owner, const std::vector<Value> &values) {
+    for (int32_t i = 0; i < owner.numResults && i < static_cast<int32_t>(values.size()); ++i)
+      a.frame[owner.result + i] = values[i];
+  }
+
+  enum class Step { Continue, Suspend, Error };
+
+  Step yield(Agent &a, const Instr &in) {
+    std::vector<Value> values;
+    for (int32_t s : in.args)
+      values.push_back(a.frame[s]);
+    Ctl &c = a.stack.back();
+    switch (c.kind) {
+    case Ctl::For: {
+      c.iv += c.step;
+      if (c.iv < c.ub) {
+        const Block &body = program.blocks[c.block];
+        a.frame[body.args[0]] = Value::integer(c.iv);
+        for (size_t i = 0; i < values.size() && i + 1 < body.args.size(); ++i)
+          a.frame[body.args[i + 1]] = values[i];
+        c.pc = 0;
+        a.time += cycles(costs.scalarOp);
+        return Step::Continue;
+      }
+      const Instr *owner = c.owner;
+      a.stack.pop_back();
+      setResults(a, *owner, values);
+      a.stack.back().pc++;
+      return Step::Continue;
+    }
+    case Ctl::If: {
+      const Instr *owner = c.owner;
+      a.stack.pop_back();
+      setResults(a, *owner, values);
+      a.stack.back().pc++;
+      return Step::Continue;
+    }
+    case Ctl::WsDefault: {
+      const Instr *owner = c.owner;
+      a.stack.pop_back();
+      setResults(a, *owner, values);
+      a.stack.back().pc++;
+      if (a.liveWorkers > 0) {
+        a.state = Agent::Joining;
+        return Step::Suspend;
+      }
+      return Step::Continue;
+    }
+    case Ctl::Root:
+      return fail(in, "a yield outside any region") ? Step::Continue : Step::Error;
+    }
+    return Step::Error;
+  }
+
+  Step exec(Agent &a, const Instr &in, Cycle now) {
+    Ctl &c = a.stack.back();
+    Cta &cta = *a.cta;
+    Sm &sm = sms[cta.sm];
+    Cycle start = a.time;
+    auto busy = [&](double cost) {
+      a.time += cycles(cost);
+      InstrEvent e{a.info.id, &in, start, a.time};
+      emit([&](Listener &l) { l.onInstr(e); });
+    };
+    auto next = [&]() {
+      c.pc++;
+      return Step::Continue;
+    };
+    auto err = [&](const std::string &what) {
+      fail(in, what);
+      return Step::Error;
+    };
+    int64_t x = 0, y = 0;
+    switch (in.op) {
+    case Op::Const:
+      a.frame[in.result] = Value::integer(truncateTo(in.imm, in.bits));
+      return next();
+    case Op::Binary: {
+      const Value &l = a.frame[in.args[0]], &r = a.frame[in.args[1]];
+      Value out{Value::Unknown};
+      if (l.kind == Value::Int && r.kind == Value::Int) {
+        x = l.i;
+        y = r.i;
+        uint64_t ux = asUnsigned(x, in.bits), uy = asUnsigned(y, in.bits);
+        bool ok = true;
+        int64_t v = 0;
+        switch (static_cast<BinaryKind>(in.sub)) {
+        case Add: v = static_cast<int64_t>(static_cast<uint64_t>(x) + static_cast<uint64_t>(y)); break;
+        case Sub: v = static_cast<int64_t>(static_cast<uint64_t>(x) - static_cast<uint64_t>(y)); break;
+        case Mul: v = static_cast<int64_t>(static_cast<uint64_t>(x) * static_cast<uint64_t>(y)); break;
+        case DivS: ok = y != 0; v = ok ? x / y : 0; break;
+        case DivU: ok = uy != 0; v = ok ? static_cast<int64_t>(ux / uy) : 0; break;
+        case RemS: ok = y != 0; v = ok ? x % y : 0; break;
+        case RemU: ok = uy != 0; v = ok ? static_cast<int64_t>(ux % uy) : 0; break;
+        case And: v = x & y; break;
+        case Or: v = x | y; break;
+        case Xor: v = x ^ y; break;
+        case Shl: v = static_cast<int64_t>(static_cast<uint64_t>(x) << (y & 63)); break;
+        case ShrS: v = x >> (y & 63); break;
+        case ShrU: v = static_cast<int64_t>(ux >> (y & 63)); break;
+        case MinS: v = std::min(x, y); break;
+        case MaxS: v = std::max(x, y); break;
+        case MinU: v = static_cast<int64_t>(std::min(ux, uy)); break;
+        case MaxU: v = static_cast<int64_t>(std::max(ux, uy)); break;
+        case CeilDivS: ok = y != 0; v = ok ? (x / y + ((x % y != 0) && ((x < 0) == (y < 0)))) : 0; break;
+        case FloorDivS: ok = y != 0; v = ok ? (x / y - ((x % y != 0) && ((x < 0) != (y < 0)))) : 0; break;
+        }
+        if (ok)
+          out = Value::integer(truncateTo(v, in.bits));
+      }
+      a.frame[in.result] = out;
+      busy(costs.scalarOp);
+      return next();
+    }
+    case Op::Cmp: {
+      const Value &l = a.frame[in.args[0]], &r = a.frame[in.args[1]];
+      Value out{Value::Unknown};
+      if (l.kind == Value::Int && r.kind == Value::Int) {
+        unsigned bits = static_cast<unsigned>(in.imm ? in.imm : 64);
+        uint64_t ux = asUnsigned(l.i, bits), uy = asUnsigned(r.i, bits);
+        bool v = false;
+        switch (in.sub) {
+        case 0: v = l.i == r.i; break;
+        case 1: v = l.i != r.i; break;
+        case 2: v = l.i < r.i; break;
+        case 3: v = l.i <= r.i; break;
+        case 4: v = l.i > r.i; break;
+        case 5: v = l.i >= r.i; break;
+        case 6: v = ux < uy; break;
+        case 7: v = ux <= uy; break;
+        case 8: v = ux > uy; break;
+        case 9: v = ux >= uy; break;
+        }
+        out = Value::integer(v ? 1 : 0);
+      }
+      a.frame[in.result] = out;
+      busy(costs.scalarOp);
+      return next();
+    }
+    case Op::Select: {
+      const Value &cond = a.frame[in.args[0]];
+      a.frame[in.result] = cond.kind != Value::Int ? Value{Value::Unknown} : a.frame[in.args[cond.i ? 1 : 2]];
+      busy(costs.scalarOp);
+      return next();
+    }
+    case Op::Cast: {
+      const Value &src = a.frame[in.args[0]];
+      Value out{Value::Unknown};
+      if (src.kind == Value::Int)
+        out = Value::integer(in.sub == 1 ? static_cast<int64_t>(asUnsigned(src.i, static_cast<unsigned>(in.imm)))
+                                         : truncateTo(src.i, in.bits));
+      a.frame[in.result] = out;
+      busy(costs.scalarOp);
+      return next();
+    }
+    case Op::ProgramId:
+      a.frame[in.result] = Value::integer(cta.pid[in.sub % 3]);
+      busy(costs.scalarOp);
+      return next();
+    case Op::NumPrograms:
+      a.frame[in.result] = Value::integer(launch.grid[in.sub % 3]);
+      busy(costs.scalarOp);
+      return next();
+    case Op::For: {
+      int64_t lb = 0, ub = 0, step = 1;
+      if (!intOf(a, in.args[0], in, lb) || !intOf(a, in.args[1], in, ub) || !intOf(a, in.args[2], in, step))
+        return Step::Error;
+      if (step <= 0)
+        return err("scf.for with a non-positive step (" + std::to_string(step) + ")");
+      busy(costs.scalarOp);
+      if (lb >= ub) {
+        std::vector<Value> inits;
+        for (size_t i = 3; i < in.args.size(); ++i)
+          inits.push_back(a.frame[in.args[i]]);
+        setResults(a, in, inits);
+        return next();
+      }
+      const Block &body = program.blocks[in.block];
+      a.frame[body.args[0]] = Value::integer(lb);
+      for (size_t i = 3; i < in.args.size() && i - 2 < body.args.size(); ++i)
+        a.frame[body.args[i - 2]] = a.frame[in.args[i]];
+      a.stack.push_back(Ctl{Ctl::For, in.block, 0, &in, lb, lb, ub, step});
+      return Step::Continue;
+    }
+    case Op::If: {
+      int64_t cond = 0;
+      if (!intOf(a, in.args[0], in, cond))
+        return Step::Error;
+      busy(costs.scalarOp);
+      int32_t block = cond ? in.block : in.block2;
+      if (block < 0)
+        return next();
+      a.stack.push_back(Ctl{Ctl::If, block, 0, &in});
+      return Step::Continue;
+    }
+    case Op::Yield:
+      return yield(a, in);
+    case Op::Return:
+      finishAgent(a);
+      return Step::Suspend;
+    case Op::WarpSpecialize: {
+      const WarpSpecialize &ws = program.warpSpecializes[in.imm];
+      for (const WarpSpecialize::Worker &worker : ws.workers) {
+        Agent &w = newAgent(cta, worker.name, worker.numWarps, worker.block, a.time);
+        w.mainAgent = a.info.id;
+        w.frame.assign(program.numSlots, Value{});
+        const Block &entry = program.blocks[worker.block];
+        for (size_t i = 0; i < entry.args.size() && i < in.args.size(); ++i)
+          w.frame[entry.args[i]] = a.frame[in.args[i]];
+        w.stack.push_back(Ctl{Ctl::Root, worker.block});
+        ++a.liveWorkers;
+        emit([&](Listener &l) { l.onAgentStart(w.info, w.time); });
+        push(w.time, Event::RunAgent, w.info.id);
+      }
+      a.stack.push_back(Ctl{Ctl::WsDefault, ws.defaultBlock, 0, &in});
+      return Step::Continue;
+    }
+    case Op::LocalAlloc:
+      a.frame[in.result] = Value::mem(static_cast<int32_t>(in.imm), 0);
+      return next();
+    case Op::MemDescIndex: {
+      const Value &src = a.frame[in.args[0]];
+      int64_t index = 0;
+      if (src.kind != Value::Mem)
+        return err("memdesc_index of a value that is not a shared-memory view");
+      if (!intOf(a, in.args[1], in, index))
+        return Step::Error;
+      a.frame[in.result] = Value::mem(src.alloc, src.i + index * in.imm);
+      busy(costs.scalarOp);
+      return next();
+    }
+    case Op::MemDescView:
+      a.frame[in.result] = a.frame[in.args[0]];
+      return next();
+    case Op::InitBarrier:
+    case Op::InvalBarrier:
+    case Op::BarrierExpect:
+    case Op::ArriveBarrier: {
+      BarrierKey key{};
+      bool pred = true;
+      if (!barrierOf(a, in.args[0], in, key))
+        return Step::Error;
+      int32_t predSlot = in.op == Op::BarrierExpect || in.op == Op::ArriveBarrier ? in.args[1] : -1;
+      if (!predicate(a, predSlot, in, pred))
+        return Step::Error;
+      busy(costs.mbarOp);
+      if (!pred)
+        return next();
+      MBarrier &bar = barrier(cta, key);
+      bool completed = false;
+      BarrierStatus status;
+      BarrierAction action;
+      switch (in.op) {
+      case Op::InitBarrier: status = bar.init(in.imm); action = BarrierAction::Init; break;
+      case Op::InvalBarrier: status = bar.inval(); action = BarrierAction::Inval; break;
+      case Op::BarrierExpect: status = bar.arriveExpectTx(in.imm, completed); action = BarrierAction::ExpectArrive; break;
+      default: status = bar.arrive(in.imm, completed); action = BarrierAction::Arrive; break;
+      }
+      barrierEvent(a.time, action, key, bar, a.info.id, in.loc, in.imm, status);
+      if (completed)
+        phaseFlipped(cta, key, bar, a.time, a.info.id, in.loc);
+      return next();
+    }
+    case Op::WaitBarrier: {
+      BarrierKey key{};
+      int64_t parity = 0;
+      bool pred = true;
+      if (!barrierOf(a, in.args[0], in, key) || !intOf(a, in.args[1], in, parity) ||
+          !predicate(a, in.args[2], in, pred))
+        return Step::Error;
+      if (!pred) {
+        busy(costs.scalarOp);
+        return next();
+      }
+      MBarrier &bar = barrier(cta, key);
+      if (bar.initialized() && bar.testWaitParity(parity)) {
+        busy(costs.mbarOp);
+        barrierEvent(a.time, BarrierAction::WaitPass, key, bar, a.info.id, in.loc, parity,
+                     BarrierStatus::Ok);
+        return next();
+      }
+      a.state = Agent::Blocked;
+      a.waitKey = key;
+      a.waitParity = parity;
+      a.waitLoc = in.loc;
+      barrierEvent(a.time, BarrierAction::WaitBlock, key, bar, a.info.id, in.loc, parity,
+                   bar.initialized() ? BarrierStatus::Ok : BarrierStatus::NotInitialized);
+      cta.waiters[barrierSlot(key.alloc, key.index)].push_back(a.info.id);
+      return Step::Suspend;
+    }
+    case Op::TmaLoad: {
+      size_t n = static_cast<size_t>(in.imm2);
+      BarrierKey key{};
+      bool pred = true;
+      if (!barrierOf(a, in.args[n + 2], in, key) || !predicate(a, in.args[n + 3], in, pred))
+        return Step::Error;
+      for (size_t i = 1; i <= n; ++i)
+        if (!intOf(a, in.args[i], in, x))
+          return Step::Error;
+      busy(costs.tmaIssue);
+      if (!pred)
+        return next();
+      bool hit = l2Lookup(boxKey(a, in), in.imm);
+      Cycle done = transfer(sm, a.time, in.imm, hit);
+      int32_t id;
+      if (!freeTmas.empty()) {
+        id = freeTmas.back();
+        freeTmas.pop_back();
+      } else {
+        id = static_cast<int32_t>(tmas.size());
+        tmas.emplace_back();
+      }
+      tmas[id] = PendingTma{a.info.id, &cta, key, in.imm, in.loc};
+      push(done, Event::TmaDone, id);
+      AsyncEvent e{AsyncEvent::TmaLoad, cta.sm, a.info.id, in.loc, a.time, done, in.imm, 0, hit};
+      emit([&](Listener &l) { l.onAsync(e); });
+      return next();
+    }
+    case Op::TmaStore: {
+      busy(costs.tmaIssue);
+      Cycle done = transfer(sm, a.time, in.imm, /*l2Hit=*/true);
+      a.storeGroups.push_back(done);
+      AsyncEvent e{AsyncEvent::TmaStore, cta.sm, a.info.id, in.loc, a.time, done, in.imm, 0, true};
+      emit([&](Listener &l) { l.onAsync(e); });
+      return next();
+    }
+    case Op::TmaStoreWait:
+    case Op::WgmmaWait: {
+      std::deque<Cycle> &groups = in.op == Op::TmaStoreWait ? a.storeGroups : a.wgmmaGroups;
+      while (static_cast<int64_t>(groups.size()) > in.imm) {
+        a.time = std::max(a.time, groups.front());
+        groups.pop_front();
+      }
+      InstrEvent e{a.info.id, &in, start, a.time};
+      emit([&](Listener &l) { l.onInstr(e); });
+      for (int32_t i = 0; i < in.numResults; ++i)
+        a.frame[in.result + i] = a.frame[in.args[i]];
+      return next();
+    }
+    case Op::WgmmaIssue: {
+      busy(costs.wgmmaIssue);
+      Cycle begin = std::max(a.time, sm.tensorCoreFree);
+      sm.tensorCoreFree = begin + cycles(static_cast<double>(in.imm) / costs.tensorFlopsPerClk);
+      tensorBusy += static_cast<double>(sm.tensorCoreFree - begin);
+      Cycle done = sm.tensorCoreFree + cycles(costs.wgmmaLatency);
+      a.wgmmaGroups.push_back(done);
+      if (in.result >= 0)
+        a.frame[in.result] = Value::tensor();
+      AsyncEvent e{AsyncEvent::TensorCore, cta.sm, a.info.id, in.loc, begin, sm.tensorCoreFree, in.imm2, in.imm, true};
+      emit([&](Listener &l) { l.onAsync(e); });
+      return next();
+    }
+    case Op::LocalStore:
+    case Op::LocalLoad:
+      busy(static_cast<double>(in.imm) / costs.smemBytesPerClk);
+      if (in.result >= 0)
+        a.frame[in.result] = Value::tensor();
+      return next();
+    case Op::TensorOp: {
+      double units = std::min(4, a.info.numWarps) / 4.0;
+      double rate = in.sub == 1 ? costs.sfuOps * units : costs.aluLanes * units;
+      busy(static_cast<double>(in.imm) / rate);
+      for (int32_t i = 0; i < in.numResults; ++i)
+        a.frame[in.result + i] = Value::tensor();
+      return next();
+    }
+    case Op::FenceAsync:
+      busy(costs.fence);
+      return next();
+    case Op::Unknown:
+      if (reportedUnknown.insert(&in).second)
+        emit([&](Listener &l) { l.onUnknownOp(program.unknownOps[in.imm], in.loc); });
+      for (int32_t i = 0; i < in.numResults; ++i)
+        a.frame[in.result + i] = Value{Value::Unknown};
+      busy(costs.scalarOp);
+      return next();
+    }
+    return err("internal: unhandled instruction");
+  }
+
+  /// Runs `a` from event time `now` until it blocks, finishes or must wait for global time.
+  bool runAgent(Agent &a, Cycle now) {
+    a.time = std::max(a.time, now);
+    while (a.state == Agent::Ready) {
+      if (a.time > options.maxCycles) {
+        error = "the simulation exceeded " + std::to_string(options.maxCycles) + " cycles";
+        return false;
+      }
+      Ctl &c = a.stack.back();
+      const Block &block = program.blocks[c.block];
+      if (c.pc >= static_cast<int32_t>(block.instrs.size())) {
+        // A region without an explicit terminator: worker partitions and the kernel end here.
+        finishAgent(a);
+        return true;
+      }
+      const Instr &in = block.instrs[c.pc];
+      if (isShared(in.op) && a.time > now) {
+        push(a.time, Event::RunAgent, a.info.id);
+        return true;
+      }
+      Step step = exec(a, in, now);
+      if (step == Step::Error)
+        return false;
+      if (step == Step::Suspend)
+        return true;
+    }
+    return true;
+  }
+
+  void tmaDone(int32_t id, Cycle t) {
+    PendingTma tma = tmas[id];
+    freeTmas.push_back(id);
+    MBarrier &bar = barrier(*tma.cta, tma.barrier);
+    bool completed = false;
+    BarrierStatus status = bar.completeTx(tma.bytes, completed);
+    barrierEvent(t, BarrierAction::CompleteTx, tma.barrier, bar, tma.agent, tma.loc, tma.bytes, status);
+    if (completed)
+      phaseFlipped(*tma.cta, tma.barrier, bar, t, tma.agent, tma.loc);
+  }
+
+  llvm::Expected<SimResult> run() {
+    if (auto err = computeOccupancy())
+      return err;
+    result.numSms = costs.numSms;
+    totalCtas = launch.numCtas();
+    if (options.maxCtas >= 0)
+      totalCtas = std::min(totalCtas, options.maxCtas);
+    sms.assign(costs.numSms, Sm{});
+    // Initial wave: CTAs go round-robin over the SMs, up to the occupancy.
+    for (int32_t slot = 0; slot < result.ctasPerSm; ++slot)
+      for (int32_t s = 0; s < costs.numSms; ++s)
+        startCta(s, 0);
+    while (!queue.empty()) {
+      Event e = queue.top();
+      queue.pop();
+      switch (e.kind) {
+      case Event::RunAgent: {
+        Agent &a = *agents[e.id];
+        if (a.state == Agent::Ready && !runAgent(a, e.t))
+          return llvm::createStringError("%s", error.c_str());
+        break;
+      }
+      case Event::TmaDone:
+        tmaDone(e.id, e.t);
+        break;
+      case Event::StartCta:
+        startCta(e.id, e.t);
+        break;
+      }
+      if (!error.empty())
+        return llvm::createStringError("%s", error.c_str());
+    }
+    std::vector<BlockedAgent> blocked;
+    for (const auto &agent : agents) {
+      if (agent->state == Agent::Done)
+        continue;
+      BlockedAgent b{agent->info.id, agent->waitLoc, agent->state == Agent::Blocked, agent->waitKey,
+                     agent->waitParity, {}};
+      for (const Ctl &c : agent->stack)
+        if (c.kind == Ctl::For)
+          b.iterations.emplace_back(c.owner->loc, (c.iv - c.lb) / c.step);
+      blocked.push_back(std::move(b));
+    }
+    if (!blocked.empty()) {
+      result.stalled = true;
+      Cycle t = 0;
+      for (const auto &agent : agents)
+        t = std::max(t, agent->time);
+      emit([&](Listener &l) { l.onStall(t, blocked); });
+    }
+    result.cycles = endCycle;
+    // Power-limited clock: the SM clock falls linearly from its maximum (idle tensor
+    // cores) to its full-load value as tensor-core utilization rises.
+    double utilization = endCycle ? std::min(1.0, tensorBusy / (static_cast<double>(endCycle) * costs.numSms)) : 0;
+    result.clockMhz = costs.clockMaxMhz - (costs.clockMaxMhz - costs.clockFullLoadMhz) * utilization;
+    emit([&](Listener &l) { l.onFinish(endCycle); });
+    return result;
+  }
+};
+
+Engine::Engine(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Engine::~Engine() = default;
+
+llvm::ArrayRef<llvm::StringRef> Engine::requiredParams() { return kParams; }
+
+llvm::Expected<std::unique_ptr<Engine>> Engine::create(const Program &program, const GpuModel &model,
+                                                       const Launch &launch, SimOptions options) {
+  if (auto err = model.require(requiredParams()))
+    return err;
+  auto frame = launch.bind(program);
+  if (!frame)
+    return frame.takeError();
+  return std::unique_ptr<Engine>(new Engine(std::make_unique<Impl>(program, model, launch, options, std::move(*frame))));
+}
+
+void Engine::addListener(Listener *listener) { impl_->listeners.push_back(listener); }
+
+llvm::Expected<SimResult> Engine::run() { return impl_->run(); }
+
+} // namespace tlxsim::sim

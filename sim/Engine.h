@@ -1,0 +1,55 @@
+// The discrete-event simulator: every CTA of the grid on the model's SMs, each CTA's
+// partitions as agents, asynchronous units (tensor core, TMA) completing later.
+#pragma once
+
+#include "sim/Events.h"
+#include "sim/GpuModel.h"
+#include "sim/Launch.h"
+#include "sim/Program.h"
+
+#include "llvm/Support/Error.h"
+
+#include <memory>
+
+namespace tlxsim::sim {
+
+struct SimOptions {
+  int64_t sharedBytesPerCta = -1; ///< from Triton's metadata `shared`; -1: the module's own allocations
+  int32_t registersPerThread = -1; ///< from the captured binary; -1: unknown (registers do not limit occupancy)
+  int64_t maxCtas = -1;           ///< simulate only the first N CTAs (-1: the whole grid)
+  Cycle maxCycles = Cycle(1) << 40;
+};
+
+struct SimResult {
+  Cycle cycles = 0;        ///< kernel time in SM cycles (launch to last CTA done)
+  bool stalled = false;    ///< some agent could never progress (a deadlock)
+  int64_t ctasSimulated = 0;
+  int32_t ctasPerSm = 0;   ///< occupancy
+  int32_t numSms = 0;
+  double clockMhz = 0;     ///< SM clock the time is computed at (depends on tensor-core load)
+  std::string occupancyLimit; ///< what limits CTAs per SM ("shared memory", "warps", "CTA slots", "registers")
+};
+
+class Engine {
+public:
+  /// Fails with a message if the model lacks a parameter the simulator needs, if one CTA
+  /// does not fit on an SM, or the launch misses a value.
+  static llvm::Expected<std::unique_ptr<Engine>> create(const Program &program, const GpuModel &model,
+                                                        const Launch &launch, SimOptions options);
+  ~Engine();
+  void addListener(Listener *listener);
+  /// Runs to completion or stall. Errors: a scalar the control flow needs is unknown, or
+  /// the simulation exceeds SimOptions::maxCycles.
+  llvm::Expected<SimResult> run();
+
+  /// Model parameters the engine reads.
+  static llvm::ArrayRef<llvm::StringRef> requiredParams();
+
+  struct Impl;
+
+private:
+  explicit Engine(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+} // namespace tlxsim::sim

@@ -1,0 +1,89 @@
+// The simulator's event stream and its listener interface (as llvm-mca's HWEventListener).
+// Checkers, views and trace writers are listeners; none reaches into the engine.
+#pragma once
+
+#include "sim/MBarrier.h"
+#include "sim/Program.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tlxsim::sim {
+
+using Cycle = uint64_t;
+
+/// One partition instance of one CTA.
+struct AgentInfo {
+  int32_t id;
+  int64_t cta;           ///< linear CTA id (program id x + y * gx + z * gx * gy)
+  int32_t sm;
+  std::string partition; ///< "default", "partition0", ...
+  int32_t numWarps;
+  int32_t rootBlock;     ///< the block the partition starts in
+};
+
+/// An mbarrier of one CTA: allocation plus slot index in it.
+struct BarrierKey {
+  int64_t cta;
+  int32_t alloc;
+  int64_t index;
+  bool operator==(const BarrierKey &) const = default;
+};
+
+enum class BarrierAction : uint8_t { Init, Inval, Arrive, ExpectArrive, CompleteTx, PhaseFlip, WaitPass, WaitBlock, WaitResume };
+
+/// A barrier operation with the barrier's state after it.
+struct BarrierEvent {
+  Cycle cycle;
+  BarrierAction action;
+  BarrierKey barrier;
+  int32_t agent;  ///< acting agent (for CompleteTx: the agent that issued the TMA)
+  int32_t loc;    ///< Program::locs index of the op (-1 if none)
+  int64_t amount; ///< arrivals, tx bytes or waited parity
+  BarrierStatus status;
+  int64_t phase, pending, expected, tx;
+};
+
+/// A span during which an agent issued an instruction (busy) or waited.
+struct InstrEvent {
+  int32_t agent;
+  const Instr *instr;
+  Cycle start, end;
+};
+
+/// Work of an asynchronous unit.
+struct AsyncEvent {
+  enum Unit : uint8_t { TensorCore, TmaLoad, TmaStore } unit;
+  int32_t sm, agent, loc;
+  Cycle start, end;
+  int64_t bytes, flops;
+  bool l2Hit;
+};
+
+/// An agent that cannot progress when the simulation stalls.
+struct BlockedAgent {
+  int32_t agent;
+  int32_t loc;            ///< the wait op
+  bool onBarrier;         ///< false: waiting for its worker partitions to finish
+  BarrierKey barrier;
+  int64_t parity;
+  std::vector<std::pair<int32_t, int64_t>> iterations; ///< (loop op loc, iteration) outermost first
+};
+
+class Listener {
+public:
+  virtual ~Listener() = default;
+  virtual void onAgentStart(const AgentInfo &, Cycle) {}
+  virtual void onAgentEnd(int32_t /*agent*/, Cycle) {}
+  virtual void onInstr(const InstrEvent &) {}
+  virtual void onBarrier(const BarrierEvent &) {}
+  virtual void onAsync(const AsyncEvent &) {}
+  /// An op without simulator semantics was executed (once per op).
+  virtual void onUnknownOp(const std::string & /*name*/, int32_t /*loc*/) {}
+  /// No agent can progress; `blocked` lists every unfinished agent.
+  virtual void onStall(Cycle, const std::vector<BlockedAgent> & /*blocked*/) {}
+  virtual void onFinish(Cycle) {}
+};
+
+} // namespace tlxsim::sim

@@ -1,0 +1,162 @@
+#include "sim/Launch.h"
+
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+namespace tlxsim::sim {
+
+static llvm::Error parseDims(llvm::StringRef text, char sep, std::vector<int64_t> &dims, llvm::StringRef what) {
+  llvm::SmallVector<llvm::StringRef> parts;
+  text.split(parts, sep);
+  dims.clear();
+  for (llvm::StringRef part : parts) {
+    int64_t value;
+    if (part.trim().getAsInteger(10, value) || value <= 0)
+      return llvm::createStringError("%s: expected positive integers separated by '%c', got '%s'", what.str().c_str(),
+                                     sep, text.str().c_str());
+    dims.push_back(value);
+  }
+  return llvm::Error::success();
+}
+
+llvm::Error Launch::setGrid(llvm::StringRef text) {
+  std::vector<int64_t> dims;
+  if (auto err = parseDims(text, ',', dims, "--grid"))
+    return err;
+  if (dims.size() > 3)
+    return llvm::createStringError("--grid takes at most 3 dimensions, got '%s'", text.str().c_str());
+  grid = {1, 1, 1};
+  for (size_t i = 0; i < dims.size(); ++i)
+    grid[i] = dims[i];
+  haveGrid = true;
+  return llvm::Error::success();
+}
+
+llvm::Error Launch::setArg(llvm::StringRef text) {
+  auto [name, value] = text.split('=');
+  int64_t number;
+  if (name.empty() || value.trim().getAsInteger(0, number))
+    return llvm::createStringError("--arg expects NAME=INTEGER, got '%s'", text.str().c_str());
+  args[name] = number;
+  return llvm::Error::success();
+}
+
+llvm::Error Launch::setDesc(llvm::StringRef text) {
+  auto [name, shape] = text.split('=');
+  if (name.empty())
+    return llvm::createStringError("--desc expects NAME=D0xD1[x...], got '%s'", text.str().c_str());
+  return parseDims(shape, 'x', descShapes[name], "--desc " + name.str());
+}
+
+llvm::Error Launch::loadJson(llvm::StringRef path) {
+  auto buffer = llvm::MemoryBuffer::getFile(path);
+  if (!buffer)
+    return llvm::createStringError("%s: cannot read launch spec: %s", path.str().c_str(),
+                                   buffer.getError().message().c_str());
+  auto json = llvm::json::parse((*buffer)->getBuffer());
+  if (!json)
+    return llvm::createStringError("%s: invalid JSON: %s", path.str().c_str(), llvm::toString(json.takeError()).c_str());
+  const llvm::json::Object *root = json->getAsObject();
+  if (!root)
+    return llvm::createStringError("%s: expected a JSON object", path.str().c_str());
+  auto bad = [&](llvm::StringRef what) {
+    return llvm::createStringError("%s: %s", path.str().c_str(), what.str().c_str());
+  };
+  if (const llvm::json::Value *gridValue = root->get("grid")) {
+    const llvm::json::Array *dims = gridValue->getAsArray();
+    if (!dims || dims->empty() || dims->size() > 3)
+      return bad("\"grid\" must be a list of 1 to 3 positive integers");
+    grid = {1, 1, 1};
+    for (size_t i = 0; i < dims->size(); ++i) {
+      auto d = (*dims)[i].getAsInteger();
+      if (!d || *d <= 0)
+        return bad("\"grid\" must be a list of 1 to 3 positive integers");
+      grid[i] = *d;
+    }
+    haveGrid = true;
+  }
+  if (const llvm::json::Object *scalars = root->getObject("args")) {
+    for (const auto &[name, value] : *scalars) {
+      auto number = value.getAsInteger();
+      if (!number)
+        return bad("\"args\"." + name.str() + " must be an integer");
+      args[name] = *number;
+    }
+  }
+  if (const llvm::json::Object *descs = root->getObject("descs")) {
+    for (const auto &[name, value] : *descs) {
+      const llvm::json::Array *shape = value.getAsArray();
+      if (!shape)
+        if (const llvm::json::Object *desc = value.getAsObject())
+          shape = desc->getArray("shape");
+      if (!shape)
+        return bad("\"descs\"." + name.str() + " must be a shape list or an object with \"shape\"");
+      std::vector<int64_t> dims;
+      for (const llvm::json::Value &d : *shape) {
+        auto number = d.getAsInteger();
+        if (!number || *number <= 0)
+          return bad("\"descs\"." + name.str() + " shape must hold positive integers");
+        dims.push_back(*number);
+      }
+      descShapes[name] = dims;
+    }
+  }
+  return llvm::Error::success();
+}
+
+llvm::Expected<std::vector<Value>> Launch::bind(const Program &program) const {
+  std::vector<Value> frame(program.numSlots);
+  std::vector<std::string> missing;
+  if (!haveGrid)
+    missing.push_back("the grid (--grid X[,Y[,Z]])");
+  for (size_t i = 0; i < program.args.size(); ++i) {
+    const KernelArg &arg = program.args[i];
+    switch (arg.kind) {
+    case KernelArg::Scalar: {
+      auto it = args.find(arg.name);
+      if (it == args.end())
+        missing.push_back("scalar argument '" + arg.name + "' (--arg " + arg.name + "=VALUE)");
+      else
+        frame[arg.slot] = Value::integer(it->second);
+      break;
+    }
+    case KernelArg::Pointer:
+      frame[arg.slot] = Value::integer(0);
+      break;
+    case KernelArg::Desc: {
+      auto it = descShapes.find(arg.name);
+      if (it == descShapes.end() || it->second.size() != arg.block.size()) {
+        missing.push_back("the " + std::to_string(arg.block.size()) + "-d global shape of descriptor '" + arg.name +
+                          "' (--desc " + arg.name + "=D0x...)");
+        break;
+      }
+      frame[arg.slot] = Value{Value::Desc, static_cast<int32_t>(i), 0};
+      break;
+    }
+    case KernelArg::DescShape:
+    case KernelArg::DescStride: {
+      auto it = descShapes.find(arg.name);
+      if (it == descShapes.end() || arg.dim >= static_cast<int32_t>(it->second.size()))
+        break; // reported with the descriptor
+      const std::vector<int64_t> &shape = it->second;
+      int64_t value = shape[arg.dim];
+      if (arg.kind == KernelArg::DescStride) {
+        value = 1;
+        for (size_t d = arg.dim + 1; d < shape.size(); ++d)
+          value *= shape[d];
+      }
+      frame[arg.slot] = Value::integer(value);
+      break;
+    }
+    }
+  }
+  if (!missing.empty()) {
+    std::string message = "the launch lacks ";
+    for (size_t i = 0; i < missing.size(); ++i)
+      message += (i ? "; " : "") + missing[i];
+    return llvm::createStringError("%s", message.c_str());
+  }
+  return frame;
+}
+
+} // namespace tlxsim::sim

@@ -1,0 +1,40 @@
+// A kernel launch: grid, scalar arguments and tensor-descriptor shapes, from command-line
+// flags or a launch spec JSON written by python/tlx_sim/capture.py.
+#pragma once
+
+#include "sim/Program.h"
+#include "sim/Value.h"
+
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/Error.h"
+
+#include <array>
+#include <vector>
+
+namespace tlxsim::sim {
+
+struct Launch {
+  std::array<int64_t, 3> grid{1, 1, 1};
+  bool haveGrid = false;
+  llvm::StringMap<int64_t> args;                    ///< scalar arguments by Python name
+  llvm::StringMap<std::vector<int64_t>> descShapes; ///< global shape of each descriptor argument
+
+  /// `--grid X[,Y[,Z]]`.
+  llvm::Error setGrid(llvm::StringRef text);
+  /// `--arg NAME=VALUE`.
+  llvm::Error setArg(llvm::StringRef text);
+  /// `--desc NAME=D0xD1[x...]`.
+  llvm::Error setDesc(llvm::StringRef text);
+  /// `--launch FILE.json` with keys `grid`, `args`, `descs` (a desc is a shape list or an
+  /// object with `shape`); later flags override it.
+  llvm::Error loadJson(llvm::StringRef path);
+
+  int64_t numCtas() const { return grid[0] * grid[1] * grid[2]; }
+
+  /// The initial frame of a CTA: every kernel argument bound by Python name (descriptor
+  /// shape/stride arguments from the descriptor's global shape, row-major, contiguous).
+  /// Fails naming every value the launch lacks (the grid, a scalar, a descriptor).
+  llvm::Expected<std::vector<Value>> bind(const Program &program) const;
+};
+
+} // namespace tlxsim::sim

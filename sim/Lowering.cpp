@@ -1,0 +1,473 @@
+#include "sim/Lowering.h"
+
+#include "ir/Location.h"
+#include "ir/OpSyntax.h"
+#include "ir/Types.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringSwitch.h"
+
+using namespace mlir;
+
+namespace tlxsim::sim {
+
+int32_t Program::totalWarps() const {
+  int32_t total = numWarps;
+  for (const WarpSpecialize &ws : warpSpecializes) {
+    int32_t workers = 0;
+    for (const auto &worker : ws.workers)
+      workers += worker.numWarps;
+    total = std::max(total, numWarps + workers);
+  }
+  return (total + 3) / 4 * 4; // Triton rounds the total up to whole warp groups
+}
+
+int64_t Program::sharedBytes() const {
+  int64_t bytes = 0;
+  for (const Alloc &alloc : allocs)
+    if (!alloc.inTensorMemory)
+      bytes += alloc.bytes;
+  return bytes;
+}
+
+namespace {
+
+int64_t numElements(Type type) {
+  if (auto tensor = dyn_cast<RankedTensorType>(type))
+    return tensor.getNumElements();
+  if (auto memdesc = dyn_cast<ir::MemDescType>(type))
+    return memdesc.getNumElements();
+  return 1;
+}
+
+uint8_t scalarBits(Type type) {
+  if (auto integer = dyn_cast<IntegerType>(type))
+    return static_cast<uint8_t>(integer.getWidth());
+  return 64;
+}
+
+std::optional<int16_t> binaryKind(StringRef name) {
+  return llvm::StringSwitch<std::optional<int16_t>>(name)
+      .Case("arith.addi", Add).Case("arith.subi", Sub).Case("arith.muli", Mul)
+      .Case("arith.divsi", DivS).Case("arith.divui", DivU).Case("arith.remsi", RemS).Case("arith.remui", RemU)
+      .Case("arith.andi", And).Case("arith.ori", Or).Case("arith.xori", Xor)
+      .Case("arith.shli", Shl).Case("arith.shrsi", ShrS).Case("arith.shrui", ShrU)
+      .Case("arith.minsi", MinS).Case("arith.maxsi", MaxS).Case("arith.minui", MinU).Case("arith.maxui", MaxU)
+      .Case("arith.ceildivsi", CeilDivS).Case("arith.floordivsi", FloorDivS)
+      .Default(std::nullopt);
+}
+
+/// Ops whose only effect is register work proportional to their result's elements.
+bool isRegisterTensorOp(StringRef name) {
+  return name.starts_with("arith.") || name.starts_with("math.") || name == "tt.splat" || name == "tt.broadcast" ||
+         name == "tt.expand_dims" || name == "tt.make_range" || name == "tt.addptr" || name == "ttg.convert_layout" ||
+         name == "tt.bitcast" || name == "tt.fp_to_fp";
+}
+
+bool isSfuOp(StringRef name) {
+  return name == "math.exp2" || name == "math.exp" || name == "math.log2" || name == "math.log" ||
+         name == "math.rsqrt" || name == "math.sqrt" || name == "math.sin" || name == "math.cos" || name == "arith.divf";
+}
+
+class Lowerer {
+public:
+  explicit Lowerer(Program &program) : p(program) {}
+
+  llvm::Error lowerKernel(Operation *func) {
+    Region &body = func->getRegion(0);
+    if (body.empty())
+      return llvm::createStringError("kernel '%s' has no body", p.kernelName.c_str());
+    if (auto err = lowerArgs(body.front()))
+      return err;
+    p.entryBlock = lowerBlock(body.front());
+    return llvm::Error::success();
+  }
+
+private:
+  Program &p;
+  llvm::DenseMap<mlir::Value, int32_t> slots;
+  llvm::DenseMap<Attribute, int32_t> locIndex;
+
+  int32_t slot(mlir::Value value) {
+    auto [it, inserted] = slots.try_emplace(value, p.numSlots);
+    if (inserted)
+      ++p.numSlots;
+    return it->second;
+  }
+
+  int32_t loc(Location location) {
+    auto [it, inserted] = locIndex.try_emplace(location, static_cast<int32_t>(p.locs.size()));
+    if (inserted)
+      p.locs.push_back(ir::pythonLocation(location));
+    return it->second;
+  }
+
+  /// Binds kernel arguments by Python name; a host tensor descriptor is followed by its
+  /// shape (i32) and stride (i64) arguments under the same name.
+  llvm::Error lowerArgs(mlir::Block &entry) {
+    for (unsigned i = 0; i < entry.getNumArguments(); ++i) {
+      BlockArgument arg = entry.getArgument(i);
+      KernelArg out;
+      out.name = ir::variableName(arg.getLoc()).value_or("arg" + std::to_string(i));
+      out.slot = slot(arg);
+      if (auto desc = dyn_cast<ir::TensorDescType>(arg.getType())) {
+        out.kind = KernelArg::Desc;
+        out.block.assign(desc.getBlockType().getShape().begin(), desc.getBlockType().getShape().end());
+        out.elementBytes = (desc.getBlockType().getElementTypeBitWidth() + 7) / 8;
+        int64_t rank = static_cast<int64_t>(out.block.size());
+        p.args.push_back(out);
+        for (int64_t j = 0; j < 2 * rank; ++j) {
+          if (i + 1 >= entry.getNumArguments())
+            return llvm::createStringError("descriptor '%s' lacks its shape and stride arguments", out.name.c_str());
+          BlockArgument part = entry.getArgument(++i);
+          KernelArg partArg;
+          partArg.kind = j < rank ? KernelArg::DescShape : KernelArg::DescStride;
+          partArg.name = out.name;
+          partArg.slot = slot(part);
+          partArg.dim = static_cast<int32_t>(j % rank);
+          partArg.bits = scalarBits(part.getType());
+          p.args.push_back(partArg);
+        }
+        continue;
+      }
+      if (isa<ir::PtrType>(arg.getType()))
+        out.kind = KernelArg::Pointer;
+      out.bits = scalarBits(arg.getType());
+      p.args.push_back(out);
+    }
+    return llvm::Error::success();
+  }
+
+  int32_t lowerBlock(mlir::Block &block) {
+    int32_t index = static_cast<int32_t>(p.blocks.size());
+    p.blocks.emplace_back();
+    std::vector<int32_t> args;
+    for (BlockArgument arg : block.getArguments())
+      args.push_back(slot(arg));
+    std::vector<Instr> instrs;
+    for (Operation &op : block)
+      lowerOp(op, instrs);
+    p.blocks[index].args = std::move(args);
+    p.blocks[index].instrs = std::move(instrs);
+    return index;
+  }
+
+  int32_t lowerRegion(Region &region) { return region.empty() ? -1 : lowerBlock(region.front()); }
+
+  Instr make(Op kind, Operation &op) {
+    Instr instr;
+    instr.op = kind;
+    instr.loc = loc(op.getLoc());
+    if (op.getNumResults() > 0) {
+      instr.result = slot(op.getResult(0));
+      for (unsigned i = 1; i < op.getNumResults(); ++i)
+        slot(op.getResult(i)); // consecutive: results are numbered in order on first sight
+      instr.numResults = static_cast<int32_t>(op.getNumResults());
+    }
+    return instr;
+  }
+
+  std::vector<int32_t> slotsOf(ValueRange values) {
+    std::vector<int32_t> out;
+    for (mlir::Value value : values)
+      out.push_back(slot(value));
+    return out;
+  }
+
+  /// Slot of the first operand of group `group`, -1 if the optional group is empty.
+  int32_t operand(Operation &op, StringRef group) {
+    auto range = ir::getOperandGroup(&op, group);
+    return range && !range->empty() ? slot(range->front()) : -1;
+  }
+
+  std::vector<int32_t> operands(Operation &op, StringRef group) {
+    auto range = ir::getOperandGroup(&op, group);
+    return range ? slotsOf(*range) : std::vector<int32_t>{};
+  }
+
+  int64_t intAttr(Operation &op, StringRef name, int64_t fallback = 0) {
+    if (auto attr = op.getAttrOfType<IntegerAttr>(name))
+      return attr.getInt();
+    return fallback;
+  }
+
+  void lowerOp(Operation &op, std::vector<Instr> &out) {
+    StringRef name = op.getName().getStringRef();
+    bool scalar = op.getNumResults() == 1 && op.getResult(0).getType().isIntOrIndexOrFloat();
+    auto tensorOp = [&](int16_t unit) {
+      Instr instr = make(Op::TensorOp, op);
+      instr.sub = unit;
+      instr.imm = op.getNumResults() ? numElements(op.getResult(0).getType()) : 0;
+      out.push_back(instr);
+    };
+
+    if (auto constant = dyn_cast<arith::ConstantOp>(op)) {
+      Instr instr = make(Op::Const, op);
+      if (auto integer = dyn_cast<IntegerAttr>(constant.getValue())) {
+        instr.imm = integer.getValue().getSExtValue();
+        instr.bits = scalarBits(integer.getType());
+      } else if (!scalar) {
+        instr = make(Op::TensorOp, op); // a splat constant: materialized in registers, no cost
+      }
+      out.push_back(instr);
+      return;
+    }
+    if (auto kind = binaryKind(name)) {
+      if (!scalar)
+        return tensorOp(0);
+      Instr instr = make(Op::Binary, op);
+      instr.sub = *kind;
+      instr.bits = scalarBits(op.getResult(0).getType());
+      instr.args = slotsOf(op.getOperands());
+      out.push_back(instr);
+      return;
+    }
+    if (auto cmp = dyn_cast<arith::CmpIOp>(op)) {
+      if (!scalar)
+        return tensorOp(0);
+      Instr instr = make(Op::Cmp, op);
+      instr.sub = static_cast<int16_t>(cmp.getPredicate());
+      instr.bits = 1;
+      instr.imm = scalarBits(op.getOperand(0).getType()); // operand width, for unsigned predicates
+      instr.args = slotsOf(op.getOperands());
+      out.push_back(instr);
+      return;
+    }
+    if (name == "arith.select" && scalar) {
+      Instr instr = make(Op::Select, op);
+      instr.bits = scalarBits(op.getResult(0).getType());
+      instr.args = slotsOf(op.getOperands());
+      out.push_back(instr);
+      return;
+    }
+    if ((name == "arith.extsi" || name == "arith.extui" || name == "arith.trunci" || name == "arith.index_cast" ||
+         name == "arith.index_castui") &&
+        scalar) {
+      Instr instr = make(Op::Cast, op);
+      instr.sub = name == "arith.extui" || name == "arith.index_castui" ? 1 : name == "arith.trunci" ? 2 : 0;
+      instr.bits = scalarBits(op.getResult(0).getType());
+      instr.imm = scalarBits(op.getOperand(0).getType());
+      instr.args = slotsOf(op.getOperands());
+      out.push_back(instr);
+      return;
+    }
+    if (name == "tt.get_program_id" || name == "tt.get_num_programs") {
+      Instr instr = make(name == "tt.get_program_id" ? Op::ProgramId : Op::NumPrograms, op);
+      instr.sub = static_cast<int16_t>(intAttr(op, "axis"));
+      instr.bits = 32;
+      out.push_back(instr);
+      return;
+    }
+    if (name == "scf.for") {
+      Instr instr = make(Op::For, op);
+      instr.args = slotsOf(op.getOperands());
+      instr.block = lowerRegion(op.getRegion(0));
+      out.push_back(instr);
+      return;
+    }
+    if (name == "scf.if") {
+      Instr instr = make(Op::If, op);
+      instr.args = slotsOf(op.getOperands());
+      instr.block = lowerRegion(op.getRegion(0));
+      instr.block2 = lowerRegion(op.getRegion(1));
+      out.push_back(instr);
+      return;
+    }
+    if (name == "scf.yield" || name == "ttg.warp_yield") {
+      Instr instr = make(Op::Yield, op);
+      instr.args = slotsOf(op.getOperands());
+      out.push_back(instr);
+      return;
+    }
+    if (name == "tt.return" || name == "ttg.warp_return") {
+      out.push_back(make(Op::Return, op));
+      return;
+    }
+    if (name == "ttg.warp_specialize") {
+      Instr instr = make(Op::WarpSpecialize, op);
+      instr.args = slotsOf(op.getOperands());
+      WarpSpecialize ws;
+      ws.defaultBlock = lowerRegion(op.getRegion(0));
+      auto numWarps = op.getAttrOfType<DenseI32ArrayAttr>("partitionNumWarps");
+      Operation *partitions = &op.getRegion(1).front().front();
+      for (unsigned i = 0; i < partitions->getNumRegions(); ++i)
+        ws.workers.push_back({lowerRegion(partitions->getRegion(i)), numWarps ? numWarps[i] : 1,
+                              "partition" + std::to_string(i)});
+      instr.imm = static_cast<int64_t>(p.warpSpecializes.size());
+      p.warpSpecializes.push_back(std::move(ws));
+      out.push_back(instr);
+      return;
+    }
+    if (name == "ttg.local_alloc") {
+      Instr instr = make(Op::LocalAlloc, op);
+      auto type = cast<ir::MemDescType>(op.getResult(0).getType());
+      Alloc alloc;
+      alloc.name = ir::variableName(op.getLoc()).value_or("alloc" + std::to_string(p.allocs.size()));
+      alloc.loc = ir::pythonLocation(op.getLoc());
+      alloc.shape.assign(type.getAllocShape().begin(), type.getAllocShape().end());
+      alloc.bytes = type.getSizeInBytes();
+      alloc.elementBytes = alloc.bytes / std::max<int64_t>(1, type.getNumElements());
+      alloc.isBarrier = type.getElementType().isInteger(64);
+      alloc.inTensorMemory = type.isTensorMemory();
+      instr.imm = static_cast<int64_t>(p.allocs.size());
+      p.allocs.push_back(alloc);
+      out.push_back(instr);
+      if (op.getNumOperands() > 0) { // allocation initialized from registers
+        Instr store = make(Op::LocalStore, op);
+        store.result = -1;
+        store.numResults = 0;
+        store.args = {slot(op.getOperand(0)), instr.result};
+        store.imm = alloc.bytes;
+        out.push_back(store);
+      }
+      return;
+    }
+    if (name == "ttg.memdesc_index" || name == "ttg.memdesc_subview") {
+      Instr instr = make(Op::MemDescIndex, op);
+      instr.args = {slot(op.getOperand(0)), slot(op.getOperand(1))};
+      instr.imm = numElements(op.getResult(0).getType());
+      out.push_back(instr);
+      return;
+    }
+    if (name == "ttg.memdesc_trans" || name == "ttg.memdesc_reshape" || name == "ttg.memdesc_reinterpret" ||
+        name == "ttg.memdesc_subslice") {
+      Instr instr = make(Op::MemDescView, op);
+      instr.args = {slot(op.getOperand(0))};
+      out.push_back(instr);
+      return;
+    }
+    if (name == "ttng.init_barrier" || name == "ttng.inval_barrier") {
+      Instr instr = make(name == "ttng.init_barrier" ? Op::InitBarrier : Op::InvalBarrier, op);
+      instr.args = {operand(op, "alloc")};
+      instr.imm = intAttr(op, "count");
+      out.push_back(instr);
+      return;
+    }
+    if (name == "ttng.barrier_expect") {
+      Instr instr = make(Op::BarrierExpect, op);
+      instr.args = {operand(op, "alloc"), operand(op, "pred")};
+      instr.imm = intAttr(op, "size");
+      out.push_back(instr);
+      return;
+    }
+    if (name == "ttng.wait_barrier") {
+      Instr instr = make(Op::WaitBarrier, op);
+      instr.args = {operand(op, "alloc"), operand(op, "phase"), operand(op, "pred")};
+      out.push_back(instr);
+      return;
+    }
+    if (name == "ttng.arrive_barrier") {
+      Instr instr = make(Op::ArriveBarrier, op);
+      instr.args = {operand(op, "alloc"), operand(op, "pred")};
+      instr.imm = intAttr(op, "count", 1);
+      out.push_back(instr);
+      return;
+    }
+    if (name == "ttng.async_tma_copy_global_to_local" || name == "ttng.async_tma_copy_local_to_global") {
+      bool load = name == "ttng.async_tma_copy_global_to_local";
+      Instr instr = make(load ? Op::TmaLoad : Op::TmaStore, op);
+      std::vector<int32_t> coords = operands(op, "coord");
+      instr.args = {operand(op, "desc")};
+      instr.args.insert(instr.args.end(), coords.begin(), coords.end());
+      if (load) {
+        instr.args.push_back(operand(op, "result"));
+        instr.args.push_back(operand(op, "barrier"));
+        instr.args.push_back(operand(op, "pred"));
+      } else {
+        instr.args.push_back(operand(op, "src"));
+      }
+      instr.imm = cast<ir::TensorDescType>(op.getOperand(0).getType()).getBlockBytes();
+      instr.imm2 = static_cast<int64_t>(coords.size());
+      out.push_back(instr);
+      return;
+    }
+    if (name == "ttng.async_tma_store_wait") {
+      Instr instr = make(Op::TmaStoreWait, op);
+      instr.imm = intAttr(op, "pendings");
+      out.push_back(instr);
+      return;
+    }
+    if (name == "ttng.fence_async_shared") {
+      out.push_back(make(Op::FenceAsync, op));
+      return;
+    }
+    if (name == "ttng.warp_group_dot") {
+      Instr instr = make(Op::WgmmaIssue, op);
+      instr.args = {operand(op, "a"), operand(op, "b"), operand(op, "c"), operand(op, "useC")};
+      Type aType = op.getOperand(0).getType(), bType = op.getOperand(1).getType();
+      auto dType = cast<RankedTensorType>(op.getResult(0).getType());
+      int64_t k = isa<ir::MemDescType>(aType) ? cast<ir::MemDescType>(aType).getShape().back()
+                                               : cast<RankedTensorType>(aType).getShape().back();
+      instr.imm = 2 * dType.getShape()[0] * dType.getShape()[1] * k;
+      if (auto a = dyn_cast<ir::MemDescType>(aType))
+        instr.imm2 += a.getSizeInBytes();
+      if (auto b = dyn_cast<ir::MemDescType>(bType))
+        instr.imm2 += b.getSizeInBytes();
+      out.push_back(instr);
+      if (!op.hasAttr("isAsync")) { // a synchronous wgmma waits for itself
+        Instr wait;
+        wait.op = Op::WgmmaWait;
+        wait.loc = instr.loc;
+        out.push_back(wait);
+      }
+      return;
+    }
+    if (name == "ttng.warp_group_dot_wait") {
+      Instr instr = make(Op::WgmmaWait, op);
+      instr.args = slotsOf(op.getOperands());
+      instr.imm = intAttr(op, "pendings");
+      out.push_back(instr);
+      return;
+    }
+    if (name == "ttg.local_store" || name == "ttg.local_load") {
+      bool store = name == "ttg.local_store";
+      Instr instr = make(store ? Op::LocalStore : Op::LocalLoad, op);
+      instr.args = slotsOf(op.getOperands());
+      auto memdesc = cast<ir::MemDescType>(op.getOperand(store ? 1 : 0).getType());
+      instr.imm = memdesc.getSizeInBytes();
+      out.push_back(instr);
+      return;
+    }
+    if (isRegisterTensorOp(name))
+      return tensorOp(isSfuOp(name) ? 1 : 0);
+
+    Instr instr = make(Op::Unknown, op);
+    instr.imm = static_cast<int64_t>(p.unknownOps.size());
+    p.unknownOps.push_back(name.str());
+    out.push_back(instr);
+  }
+};
+
+} // namespace
+
+llvm::Expected<Program> lowerModule(ModuleOp module) {
+  Program program;
+  Operation *kernel = nullptr;
+  for (Operation &op : module.getBody()->getOperations()) {
+    if (op.getName().getStringRef() != "tt.func")
+      continue;
+    auto visibility = op.getAttrOfType<StringAttr>("sym_visibility");
+    if (!kernel || (visibility && visibility.getValue() == "public"))
+      kernel = &op;
+  }
+  if (!kernel)
+    return llvm::createStringError("the module holds no tt.func kernel");
+  if (auto name = kernel->getAttrOfType<StringAttr>("sym_name"))
+    program.kernelName = name.getValue().str();
+  if (auto target = module->getAttrOfType<StringAttr>("ttg.target"))
+    program.target = target.getValue().str();
+  if (auto warps = module->getAttrOfType<IntegerAttr>("ttg.num-warps"))
+    program.numWarps = static_cast<int32_t>(warps.getInt());
+  if (auto tpw = module->getAttrOfType<IntegerAttr>("ttg.threads-per-warp"))
+    program.threadsPerWarp = static_cast<int32_t>(tpw.getInt());
+  if (auto ctas = module->getAttrOfType<IntegerAttr>("ttg.num-ctas"))
+    program.numCtas = static_cast<int32_t>(ctas.getInt());
+  Lowerer lowerer(program);
+  if (auto err = lowerer.lowerKernel(kernel))
+    return err;
+  return program;
+}
+
+} // namespace tlxsim::sim

@@ -1,0 +1,124 @@
+// The simulator's program form: a TTGIR kernel lowered to compact instructions over
+// numbered value slots (the role MCInst plays for llvm-mca). Built once by Lowering.cpp,
+// the only simulator file that sees MLIR; executed by every agent of every CTA.
+#pragma once
+
+#include "ir/Location.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tlxsim::sim {
+
+/// Instruction kinds. Scalar ops are evaluated exactly; tensor ops carry only a cost.
+enum class Op : uint8_t {
+  Const,          ///< result = imm
+  Binary,         ///< result = args[0] <sub> args[1]  (BinaryKind), `bits` wide
+  Cmp,            ///< result = args[0] <pred sub> args[1] (arith::CmpIPredicate numbering)
+  Select,         ///< result = args[0] ? args[1] : args[2]
+  Cast,           ///< ext/trunc: imm = source bits, sub = 0 sign-extend / 1 zero-extend / 2 truncate
+  ProgramId,      ///< result = program id along axis `sub`
+  NumPrograms,    ///< result = grid size along axis `sub`
+  For,            ///< args = lb, ub, step, inits...; block = body (args: iv, iter values)
+  If,             ///< args = cond; block = then, block2 = else (or -1)
+  Yield,          ///< args = values passed to the parent's results / next iteration
+  WarpSpecialize, ///< args = captures; imm = index into Program::warpSpecializes
+  Return,         ///< end of the kernel or of a worker partition
+  LocalAlloc,     ///< result = view of allocation `imm`
+  MemDescIndex,   ///< result = args[0] + args[1] * imm (element offset)
+  MemDescView,    ///< result = args[0] (trans / reshape / reinterpret)
+  InitBarrier,    ///< args = bar; imm = arrival count
+  InvalBarrier,   ///< args = bar
+  BarrierExpect,  ///< args = bar, pred; imm = tx bytes (also one arrival)
+  WaitBarrier,    ///< args = bar, phase, [pred]
+  ArriveBarrier,  ///< args = bar, [pred]; imm = count
+  TmaLoad,        ///< args = desc, coords..., dst, bar, pred; imm = box bytes; imm2 = #coords
+  TmaStore,       ///< args = desc, coords..., src; imm = box bytes; imm2 = #coords
+  TmaStoreWait,   ///< imm = pendings
+  FenceAsync,     ///< fence.proxy.async
+  WgmmaIssue,     ///< args = a, b, c, [useC]; imm = FLOPs; imm2 = smem bytes read; result = d
+  WgmmaWait,      ///< imm = pendings; results = args (accumulators become readable)
+  LocalStore,     ///< args = src, dst; imm = bytes written to shared memory
+  LocalLoad,      ///< args = src; imm = bytes read from shared memory
+  TensorOp,       ///< register work on imm elements; sub = 0 ALU, 1 SFU (exp2, ...)
+  Unknown,        ///< an op the simulator has no semantics for; name in Program::unknownOps[imm]
+};
+
+/// Scalar binary operations of Op::Binary.
+enum BinaryKind : int16_t {
+  Add, Sub, Mul, DivS, DivU, RemS, RemU, And, Or, Xor, Shl, ShrS, ShrU, MinS, MaxS, MinU, MaxU, CeilDivS, FloorDivS
+};
+
+struct Instr {
+  Op op = Op::Unknown;
+  int16_t sub = 0;
+  uint8_t bits = 64;         ///< width of a scalar result (1, 8, 16, 32, 64)
+  int32_t loc = -1;          ///< index into Program::locs
+  int32_t result = -1;       ///< first result slot
+  int32_t numResults = 0;    ///< results occupy slots result .. result + numResults - 1
+  std::vector<int32_t> args; ///< operand slots (-1 for an absent optional operand)
+  int64_t imm = 0, imm2 = 0;
+  int32_t block = -1, block2 = -1;
+};
+
+struct Block {
+  std::vector<Instr> instrs;
+  std::vector<int32_t> args; ///< slots of the block arguments
+};
+
+/// One `ttg.warp_specialize`: the default region runs on the parent's warps, each worker
+/// on its own warps.
+struct WarpSpecialize {
+  struct Worker {
+    int32_t block;
+    int32_t numWarps;
+    std::string name; ///< "partition0", ...
+  };
+  int32_t defaultBlock;
+  std::vector<Worker> workers;
+};
+
+/// A shared- or tensor-memory allocation (`ttg.local_alloc`, `ttng.tmem_alloc`).
+struct Alloc {
+  std::string name;            ///< Python variable ("ready"), or "alloc<N>"
+  ir::SourceLoc loc;
+  std::vector<int64_t> shape;  ///< allocation shape
+  int64_t bytes = 0;
+  int64_t elementBytes = 0;
+  bool isBarrier = false;      ///< an array of i64 mbarriers
+  bool inTensorMemory = false;
+};
+
+/// A kernel argument as the launch binds it (by Python name).
+struct KernelArg {
+  enum Kind { Scalar, Desc, DescShape, DescStride, Pointer } kind = Scalar;
+  std::string name; ///< Python name; a descriptor's shape/stride args share the descriptor's name
+  int32_t slot = -1;
+  int32_t dim = 0;  ///< DescShape / DescStride: the dimension
+  int32_t bits = 32;
+  std::vector<int64_t> block; ///< Desc: the box shape
+  int64_t elementBytes = 0;   ///< Desc: bytes per element
+};
+
+struct Program {
+  std::string kernelName;
+  std::string target;   ///< `ttg.target`, e.g. "cuda:90"
+  int32_t numWarps = 4; ///< `ttg.num-warps`: warps of the default partition
+  int32_t threadsPerWarp = 32;
+  int32_t numCtas = 1;
+  int32_t numSlots = 0;
+  int32_t entryBlock = -1;
+  std::vector<Block> blocks;
+  std::vector<ir::SourceLoc> locs;
+  std::vector<Alloc> allocs;
+  std::vector<KernelArg> args;
+  std::vector<WarpSpecialize> warpSpecializes;
+  std::vector<std::string> unknownOps; ///< names of ops lowered to Op::Unknown
+  /// Warps of all partitions (default + workers), as Triton's metadata counts them.
+  int32_t totalWarps() const;
+  /// Shared memory the module allocates, in bytes (sum of shared-memory allocations).
+  int64_t sharedBytes() const;
+};
+
+} // namespace tlxsim::sim

@@ -1,0 +1,168 @@
+#include "sim/SummaryView.h"
+
+#include "llvm/Support/Format.h"
+#include "llvm/Support/raw_ostream.h"
+
+namespace tlxsim::sim {
+
+std::string barrierName(const Program &program, int32_t alloc, int64_t index) {
+  if (alloc < 0 || alloc >= static_cast<int32_t>(program.allocs.size()))
+    return "<barrier>";
+  const Alloc &a = program.allocs[alloc];
+  int64_t slots = 1;
+  for (int64_t d : a.shape)
+    slots *= d;
+  return slots == 1 ? a.name : a.name + "[" + std::to_string(index) + "]";
+}
+
+SummaryView::SummaryView(const Program &program, const GpuModel &model) : program_(program), model_(model) {}
+
+void SummaryView::onAgentStart(const AgentInfo &info, Cycle t) {
+  if (agentPartition_.size() <= static_cast<size_t>(info.id)) {
+    agentPartition_.resize(info.id + 1);
+    agentStart_.resize(info.id + 1);
+    blockedSince_.resize(info.id + 1);
+  }
+  agentPartition_[info.id] = info.partition;
+  agentStart_[info.id] = t;
+  auto [it, inserted] = partitions_.try_emplace(info.partition);
+  if (inserted)
+    partitionOrder_.push_back(info.partition);
+  it->second.numWarps = info.numWarps;
+}
+
+void SummaryView::onAgentEnd(int32_t agent, Cycle t) {
+  partitions_[agentPartition_[agent]].lifetime += static_cast<double>(t - agentStart_[agent]);
+}
+
+void SummaryView::onInstr(const InstrEvent &e) {
+  PartitionStats &stats = partitions_[agentPartition_[e.agent]];
+  double span = static_cast<double>(e.end - e.start);
+  if (e.instr->op == Op::WgmmaWait || e.instr->op == Op::TmaStoreWait) {
+    stats.wait += span;
+    stats.waits[e.instr->op == Op::WgmmaWait ? "wgmma" : "tma store"] += span;
+  } else {
+    stats.busy += span;
+  }
+}
+
+void SummaryView::onBarrier(const BarrierEvent &e) {
+  if (e.action == BarrierAction::WaitBlock) {
+    blockedSince_[e.agent] = e.cycle;
+  } else if (e.action == BarrierAction::WaitResume) {
+    PartitionStats &stats = partitions_[agentPartition_[e.agent]];
+    double span = static_cast<double>(e.cycle - blockedSince_[e.agent]);
+    stats.wait += span;
+    stats.waits[program_.allocs[e.barrier.alloc].name] += span;
+  }
+}
+
+void SummaryView::onAsync(const AsyncEvent &e) {
+  if (e.unit == AsyncEvent::TensorCore) {
+    tensorBusy_ += static_cast<double>(e.end - e.start);
+    flops_ += static_cast<double>(e.flops);
+    return;
+  }
+  tmaBytes_ += static_cast<double>(e.bytes);
+  if (!e.l2Hit || e.unit == AsyncEvent::TmaStore)
+    hbmBytes_ += static_cast<double>(e.bytes);
+}
+
+SummaryView::Derived SummaryView::derive(const SimResult &r) const {
+  Derived d;
+  double cycles = std::max<double>(1, static_cast<double>(r.cycles));
+  double seconds = cycles / (r.clockMhz * 1e6);
+  d.timeUs = seconds * 1e6;
+  d.tflops = flops_ / seconds / 1e12;
+  d.bytesPerS = hbmBytes_ / seconds;
+  double sms = r.numSms;
+  d.units = {
+      {"tensor core", tensorBusy_ / (cycles * sms)},
+      {"TMA", tmaBytes_ / model_.get("tma_bytes_per_clk_sm") / (cycles * sms)},
+      {"L2", tmaBytes_ / model_.get("l2_bytes_per_clk") / cycles},
+      {"HBM", hbmBytes_ / (model_.get("hbm_bytes_per_s") * seconds)},
+  };
+  for (auto &unit : d.units)
+    unit.second = std::min(1.0, unit.second);
+  auto top = std::max_element(d.units.begin(), d.units.end(),
+                              [](const auto &a, const auto &b) { return a.second < b.second; });
+  static const std::map<std::string, std::string> boundOf = {
+      {"tensor core", "MMA"}, {"TMA", "TMA"}, {"L2", "L2"}, {"HBM", "HBM"}};
+  if (top->second >= 0.6) {
+    d.bound = boundOf.at(top->first);
+  } else {
+    // No unit is saturated: the time goes to waiting. Barrier waits mean the pipeline
+    // starves (synchronization); otherwise it is exposed latency.
+    double barrierWait = 0, total = 0;
+    for (const auto &[name, stats] : partitions_) {
+      total += stats.lifetime;
+      for (const auto &[what, span] : stats.waits)
+        if (what != "wgmma" && what != "tma store")
+          barrierWait += span;
+    }
+    d.bound = total > 0 && barrierWait / total > 0.3 ? "synchronization" : "latency";
+  }
+  return d;
+}
+
+llvm::json::Object SummaryView::toJson(const SimResult &r) const {
+  Derived d = derive(r);
+  llvm::json::Array parts;
+  for (const std::string &name : partitionOrder_) {
+    const PartitionStats &s = partitions_.find(name)->second;
+    double life = std::max(1.0, s.lifetime);
+    llvm::json::Array waits;
+    for (const auto &[what, span] : s.waits)
+      waits.push_back(llvm::json::Object{{"barrier", what}, {"frac", std::min(1.0, span / life)}});
+    parts.push_back(llvm::json::Object{{"name", name},
+                                       {"num_warps", s.numWarps},
+                                       {"busy_frac", std::min(1.0, s.busy / life)},
+                                       {"wait_frac", std::min(1.0, s.wait / life)},
+                                       {"waits", std::move(waits)}});
+  }
+  llvm::json::Array units;
+  for (const auto &[name, utilization] : d.units)
+    units.push_back(llvm::json::Object{{"name", name}, {"utilization", utilization}});
+  return llvm::json::Object{{"schema_version", 1},
+                            {"kernel", program_.kernelName},
+                            {"model", model_.name()},
+                            {"time_us", d.timeUs},
+                            {"cycles", static_cast<int64_t>(r.cycles)},
+                            {"clock_mhz", r.clockMhz},
+                            {"tflops", d.tflops},
+                            {"bytes_per_s", d.bytesPerS},
+                            {"bound", d.bound},
+                            {"ctas", r.ctasSimulated},
+                            {"ctas_per_sm", r.ctasPerSm},
+                            {"occupancy_limit", r.occupancyLimit},
+                            {"partitions", std::move(parts)},
+                            {"units", std::move(units)}};
+}
+
+void SummaryView::print(const SimResult &r, llvm::raw_ostream &os) const {
+  Derived d = derive(r);
+  os << "Kernel:            " << program_.kernelName << " (" << program_.target << ")\n";
+  os << "Model:             " << model_.name() << " (" << r.numSms << " SMs at " << llvm::format("%.0f", r.clockMhz)
+     << " MHz)\n";
+  os << "CTAs:              " << r.ctasSimulated << ", " << r.ctasPerSm << " per SM (limited by " << r.occupancyLimit
+     << ")\n";
+  os << "Cycles:            " << r.cycles << "\n";
+  os << "Time:              " << llvm::format("%.2f", d.timeUs) << " us\n";
+  os << "Throughput:        " << llvm::format("%.1f", d.tflops) << " TFLOP/s, "
+     << llvm::format("%.2f", d.bytesPerS / 1e12) << " TB/s from HBM\n";
+  os << "Bound:             " << d.bound << "\n\nPartitions:\n";
+  for (const std::string &name : partitionOrder_) {
+    const PartitionStats &s = partitions_.find(name)->second;
+    double life = std::max(1.0, s.lifetime);
+    os << "  " << llvm::format("%-12s", name.c_str()) << " warps " << s.numWarps << "  busy "
+       << llvm::format("%5.1f%%", 100 * s.busy / life) << "  waiting " << llvm::format("%5.1f%%", 100 * s.wait / life);
+    for (const auto &[what, span] : s.waits)
+      os << "  [" << what << " " << llvm::format("%.1f%%", 100 * span / life) << "]";
+    os << "\n";
+  }
+  os << "\nUnit utilization:\n";
+  for (const auto &[name, utilization] : d.units)
+    os << "  " << llvm::format("%-12s", name.c_str()) << llvm::format("%5.1f%%", 100 * utilization) << "\n";
+}
+
+} // namespace tlxsim::sim

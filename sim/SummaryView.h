@@ -1,0 +1,55 @@
+// The `predict` view: kernel time, throughput, the bound, per-partition busy/wait
+// breakdown (naming the barriers waited on) and unit utilization, from the event stream.
+#pragma once
+
+#include "sim/Engine.h"
+#include "sim/Events.h"
+
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/JSON.h"
+
+#include <map>
+
+namespace tlxsim::sim {
+
+/// "ready[2]" for slot 2 of a barrier array, "bar" for a single barrier.
+std::string barrierName(const Program &program, int32_t alloc, int64_t index);
+
+class SummaryView : public Listener {
+public:
+  SummaryView(const Program &program, const GpuModel &model);
+
+  void onAgentStart(const AgentInfo &info, Cycle t) override;
+  void onAgentEnd(int32_t agent, Cycle t) override;
+  void onInstr(const InstrEvent &e) override;
+  void onBarrier(const BarrierEvent &e) override;
+  void onAsync(const AsyncEvent &e) override;
+
+  /// The `predict --json` object of design.md (schema_version 1), for a finished run.
+  llvm::json::Object toJson(const SimResult &result) const;
+  /// The llvm-mca-style text summary.
+  void print(const SimResult &result, llvm::raw_ostream &os) const;
+
+private:
+  struct PartitionStats {
+    int32_t numWarps = 0;
+    double lifetime = 0, busy = 0, wait = 0;
+    std::map<std::string, double> waits; ///< by what was waited on: barrier array, "wgmma", "tma store"
+  };
+  struct Derived {
+    double timeUs, tflops, bytesPerS;
+    std::string bound;
+    std::vector<std::pair<std::string, double>> units;
+  };
+  Derived derive(const SimResult &result) const;
+
+  const Program &program_;
+  const GpuModel &model_;
+  std::vector<std::string> agentPartition_;
+  std::vector<Cycle> agentStart_, blockedSince_;
+  llvm::StringMap<PartitionStats> partitions_;
+  std::vector<std::string> partitionOrder_;
+  double tensorBusy_ = 0, flops_ = 0, tmaBytes_ = 0, hbmBytes_ = 0;
+};
+
+} // namespace tlxsim::sim

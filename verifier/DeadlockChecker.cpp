@@ -1,0 +1,179 @@
+#include "verifier/DeadlockChecker.h"
+
+#include "sim/SummaryView.h"
+
+#include <boost/graph/adjacency_list.hpp>
+#include <boost/graph/strong_components.hpp>
+
+namespace tlxsim::verifier {
+
+using namespace tlxsim::sim;
+
+DeadlockChecker::DeadlockChecker(const Program &program, size_t historyDepth)
+    : program_(program), historyDepth_(historyDepth) {}
+
+ir::SourceLoc DeadlockChecker::loc(int32_t index) const {
+  return index >= 0 && index < static_cast<int32_t>(program_.locs.size()) ? program_.locs[index] : ir::SourceLoc{};
+}
+
+void DeadlockChecker::onAgentStart(const AgentInfo &info, Cycle) {
+  if (agents_.size() <= static_cast<size_t>(info.id))
+    agents_.resize(info.id + 1);
+  agents_[info.id] = info;
+  ++liveAgents_[info.cta];
+}
+
+void DeadlockChecker::onAgentEnd(int32_t agent, Cycle) {
+  int64_t cta = agents_[agent].cta;
+  if (--liveAgents_[cta] > 0)
+    return;
+  // The CTA finished: its barriers can no longer be part of a deadlock.
+  liveAgents_.erase(cta);
+  for (auto it = history_.begin(); it != history_.end();)
+    it = it->first.cta == cta ? history_.erase(it) : std::next(it);
+  for (auto it = signalers_.begin(); it != signalers_.end();)
+    it = it->first.cta == cta ? signalers_.erase(it) : std::next(it);
+}
+
+void DeadlockChecker::onBarrier(const BarrierEvent &e) {
+  if (e.action == BarrierAction::WaitPass || e.action == BarrierAction::WaitResume)
+    return;
+  std::deque<BarrierEvent> &h = history_[e.barrier];
+  h.push_back(e);
+  if (h.size() > historyDepth_)
+    h.pop_front();
+  if (e.action == BarrierAction::Arrive || e.action == BarrierAction::ExpectArrive ||
+      e.action == BarrierAction::CompleteTx)
+    signalers_[e.barrier].insert(agents_[e.agent].partition);
+}
+
+std::string DeadlockChecker::describe(const BarrierEvent &e) const {
+  std::string who = "partition '" + agents_[e.agent].partition + "'";
+  std::string what;
+  switch (e.action) {
+  case BarrierAction::Init: what = "init with arrival count " + std::to_string(e.amount) + " by " + who; break;
+  case BarrierAction::Inval: what = "inval by " + who; break;
+  case BarrierAction::Arrive: what = "arrive (" + std::to_string(e.amount) + ") by " + who; break;
+  case BarrierAction::ExpectArrive: what = "expect " + std::to_string(e.amount) + " tx bytes + arrive by " + who; break;
+  case BarrierAction::CompleteTx: what = "TMA issued by " + who + " completed " + std::to_string(e.amount) + " tx bytes"; break;
+  case BarrierAction::PhaseFlip: what = "phase completed"; break;
+  case BarrierAction::WaitBlock: what = who + " blocks waiting for parity " + std::to_string(e.amount); break;
+  default: what = "wait"; break;
+  }
+  return barrierName(program_, e.barrier.alloc, e.barrier.index) + ": " + what + " at cycle " +
+         std::to_string(e.cycle) + "; now phase " + std::to_string(e.phase) + ", pending " +
+         std::to_string(e.pending) + "/" + std::to_string(e.expected) + ", tx " + std::to_string(e.tx);
+}
+
+void DeadlockChecker::onStall(Cycle, const std::vector<BlockedAgent> &blocked) {
+  // Report the lowest stalled CTA; count the others.
+  std::map<int64_t, std::vector<const BlockedAgent *>> byCta;
+  for (const BlockedAgent &b : blocked)
+    byCta[agents_[b.agent].cta].push_back(&b);
+  const std::vector<const BlockedAgent *> *group = nullptr;
+  for (const auto &[cta, agents] : byCta)
+    for (const BlockedAgent *b : agents)
+      if (b->onBarrier && !group)
+        group = &agents;
+  if (!group)
+    group = &byCta.begin()->second;
+
+  std::vector<const BlockedAgent *> waiting;
+  for (const BlockedAgent *b : *group)
+    if (b->onBarrier)
+      waiting.push_back(b);
+
+  auto iterationText = [&](const BlockedAgent &b) {
+    if (b.iterations.empty())
+      return std::string();
+    return " (iteration " + std::to_string(b.iterations.back().second) + " of the loop at " +
+           loc(b.iterations.back().first).str() + ")";
+  };
+  auto stateOf = [&](const BlockedAgent &b) {
+    const std::deque<BarrierEvent> &h = history_[b.barrier];
+    BarrierState s{barrierName(program_, b.barrier.alloc, b.barrier.index)};
+    if (!h.empty()) {
+      s.phase = h.back().phase;
+      s.pending = h.back().pending;
+      s.expected = h.back().expected;
+      s.tx = h.back().tx;
+    }
+    return s;
+  };
+  auto waitText = [&](const BlockedAgent &b) {
+    BarrierState s = stateOf(b);
+    const AgentInfo &info = agents_[b.agent];
+    return "partition '" + info.partition + "' of CTA " + std::to_string(info.cta) + " waits forever on " + s.name +
+           " for parity " + std::to_string(b.parity) + iterationText(b) + ": the barrier is in phase " +
+           std::to_string(s.phase) + " (parity " + std::to_string(s.phase & 1) + ") with " +
+           std::to_string(s.pending) + " of " + std::to_string(s.expected) + " arrivals pending and tx-count " +
+           std::to_string(s.tx);
+  };
+
+  Finding f;
+  f.cls = "deadlock";
+  if (waiting.empty()) {
+    const BlockedAgent &b = *group->front();
+    f.location = loc(b.loc);
+    f.message = "partition '" + agents_[b.agent].partition + "' of CTA " + std::to_string(agents_[b.agent].cta) +
+                " never finishes";
+    findings_.push_back(std::move(f));
+    return;
+  }
+  const BlockedAgent &primary = *waiting.front();
+  f.location = loc(primary.loc);
+  f.message = waitText(primary) + "; no partition can progress";
+  f.barrier = stateOf(primary);
+  for (size_t i = 1; i < waiting.size(); ++i) {
+    const BlockedAgent &b = *waiting[i];
+    f.related.push_back(Related{loc(b.loc), agents_[b.agent].partition,
+                                b.iterations.empty() ? -1 : b.iterations.back().second, "wait_barrier",
+                                waitText(b)});
+  }
+  for (const BlockedAgent *b : *group)
+    if (!b->onBarrier)
+      f.related.push_back(Related{loc(b->loc), agents_[b->agent].partition, -1, "warp_specialize",
+                                  "partition '" + agents_[b->agent].partition +
+                                      "' waits for its worker partitions to finish"});
+
+  // Wait-for graph over the blocked partitions: A -> B when B has signalled A's barrier.
+  using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS>;
+  Graph graph(waiting.size());
+  for (size_t i = 0; i < waiting.size(); ++i) {
+    const std::set<std::string> &signalers = signalers_[waiting[i]->barrier];
+    if (signalers.empty())
+      f.notes.emplace_back(loc(waiting[i]->loc),
+                           "no partition has arrived on " + stateOf(*waiting[i]).name + " since it was initialized");
+    for (size_t j = 0; j < waiting.size(); ++j)
+      if (signalers.count(agents_[waiting[j]->agent].partition))
+        boost::add_edge(i, j, graph);
+  }
+  std::vector<int> component(waiting.size());
+  int numComponents = boost::strong_components(graph, component.data());
+  for (int c = 0; c < numComponents; ++c) {
+    std::vector<size_t> members;
+    for (size_t i = 0; i < waiting.size(); ++i)
+      if (component[i] == c)
+        members.push_back(i);
+    if (members.size() < 2)
+      continue;
+    std::string cycle;
+    for (size_t i : members)
+      cycle += "'" + agents_[waiting[i]->agent].partition + "' (on " + stateOf(*waiting[i]).name + ") -> ";
+    cycle += "'" + agents_[waiting[members.front()]->agent].partition + "'";
+    f.notes.emplace_back(f.location, "wait-for cycle: " + cycle);
+  }
+
+  std::set<std::tuple<int64_t, int32_t, int64_t>> seen;
+  for (const BlockedAgent *b : waiting) {
+    if (!seen.insert({b->barrier.cta, b->barrier.alloc, b->barrier.index}).second)
+      continue;
+    for (const BarrierEvent &e : history_[b->barrier])
+      f.notes.emplace_back(loc(e.loc), describe(e));
+  }
+  if (byCta.size() > 1)
+    f.notes.emplace_back(f.location, std::to_string(byCta.size()) + " CTAs stalled; the first is reported");
+  findings_.push_back(std::move(f));
+}
+
+} // namespace tlxsim::verifier

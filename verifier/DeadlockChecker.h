@@ -1,0 +1,47 @@
+// The deadlock checker: a listener that keeps each barrier's recent history and, when
+// the simulation stalls, reports every blocked partition with the barrier, the parity it
+// waits for, the barrier's phase, pending arrivals and tx-count, the wait-for cycle
+// (Boost.Graph) and the history that led there.
+#pragma once
+
+#include "sim/Events.h"
+#include "verifier/Finding.h"
+
+#include <deque>
+#include <map>
+#include <set>
+#include <unordered_map>
+
+namespace tlxsim::verifier {
+
+class DeadlockChecker : public sim::Listener {
+public:
+  /// `historyDepth`: barrier events kept per barrier for the report.
+  explicit DeadlockChecker(const sim::Program &program, size_t historyDepth = 6);
+
+  void onAgentStart(const sim::AgentInfo &info, sim::Cycle t) override;
+  void onAgentEnd(int32_t agent, sim::Cycle t) override;
+  void onBarrier(const sim::BarrierEvent &e) override;
+  void onStall(sim::Cycle t, const std::vector<sim::BlockedAgent> &blocked) override;
+
+  const std::vector<Finding> &findings() const { return findings_; }
+
+private:
+  struct KeyHash {
+    size_t operator()(const sim::BarrierKey &k) const {
+      return std::hash<int64_t>()(k.cta * 1000003 + k.alloc * 7919 + k.index);
+    }
+  };
+  std::string describe(const sim::BarrierEvent &e) const;
+  ir::SourceLoc loc(int32_t index) const;
+
+  const sim::Program &program_;
+  size_t historyDepth_;
+  std::vector<sim::AgentInfo> agents_;
+  std::unordered_map<int64_t, int32_t> liveAgents_; ///< per CTA
+  std::unordered_map<sim::BarrierKey, std::deque<sim::BarrierEvent>, KeyHash> history_;
+  std::unordered_map<sim::BarrierKey, std::set<std::string>, KeyHash> signalers_;
+  std::vector<Finding> findings_;
+};
+
+} // namespace tlxsim::verifier

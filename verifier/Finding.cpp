@@ -1,0 +1,44 @@
+#include "verifier/Finding.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+namespace tlxsim::verifier {
+
+static llvm::json::Value locationJson(const ir::SourceLoc &loc) {
+  if (!loc.valid())
+    return nullptr;
+  return llvm::json::Object{{"file", loc.file}, {"line", loc.line}, {"col", loc.col}};
+}
+
+void print(const Finding &f, llvm::raw_ostream &os) {
+  os << f.location.str() << ": error: " << f.cls << ": " << f.message << "\n";
+  for (const Related &r : f.related)
+    os << r.location.str() << ": note: " << r.message << "\n";
+  for (const auto &[loc, text] : f.notes)
+    os << loc.str() << ": note: " << text << "\n";
+}
+
+llvm::json::Object toJson(const Finding &f) {
+  llvm::json::Array related;
+  for (const Related &r : f.related)
+    related.push_back(llvm::json::Object{{"location", locationJson(r.location)},
+                                         {"partition", r.partition},
+                                         {"iteration", r.iteration},
+                                         {"op", r.op},
+                                         {"message", r.message}});
+  llvm::json::Value barrier = nullptr;
+  if (f.barrier)
+    barrier = llvm::json::Object{{"name", f.barrier->name},
+                                 {"phase", f.barrier->phase},
+                                 {"pending", f.barrier->pending},
+                                 {"expected", f.barrier->expected},
+                                 {"tx", f.barrier->tx}};
+  llvm::json::Array notes;
+  for (const auto &[loc, text] : f.notes)
+    notes.push_back(llvm::json::Object{{"location", locationJson(loc)}, {"message", text}});
+  return llvm::json::Object{{"class", f.cls},       {"message", f.message},   {"location", locationJson(f.location)},
+                            {"related", std::move(related)}, {"barrier", std::move(barrier)},
+                            {"schedule", f.schedule}, {"notes", std::move(notes)}};
+}
+
+} // namespace tlxsim::verifier
