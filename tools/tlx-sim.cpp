@@ -11,7 +11,7 @@
 #include "sim/Engine.h"
 #include "sim/Lowering.h"
 #include "sim/SummaryView.h"
-#include "verifier/DeadlockChecker.h"
+#include "verifier/Verifier.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OperationSupport.h"
@@ -166,10 +166,10 @@ int run(bool predict) {
   auto engine = sim::Engine::create(*program, *model, launch, options);
   if (!engine)
     return badInput(inputFile + ": " + toString(engine.takeError()));
-  verifier::DeadlockChecker deadlocks(*program);
+  verifier::Verifier checks(*program);
   sim::SummaryView summary(*program, *model);
   WarningCollector warnings(*program);
-  (*engine)->addListener(&deadlocks);
+  checks.attach(**engine);
   (*engine)->addListener(&warnings);
   if (predict)
     (*engine)->addListener(&summary);
@@ -177,7 +177,7 @@ int run(bool predict) {
   if (!result)
     return badInput(toString(result.takeError()));
 
-  const auto &findings = deadlocks.findings();
+  const std::vector<verifier::Finding> findings = checks.findings();
   json::Array findingsJson, warningsJson;
   for (const auto &f : findings)
     findingsJson.push_back(verifier::toJson(f));

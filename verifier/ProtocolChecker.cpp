@@ -1,0 +1,50 @@
+#include "verifier/ProtocolChecker.h"
+
+#include "sim/SummaryView.h"
+
+namespace tlxsim::verifier {
+
+using namespace tlxsim::sim;
+
+void ProtocolChecker::onAgentStart(const AgentInfo &info, Cycle) {
+  if (partitions_.size() <= static_cast<size_t>(info.id))
+    partitions_.resize(info.id + 1);
+  partitions_[info.id] = info.partition;
+}
+
+void ProtocolChecker::onBarrier(const BarrierEvent &e) {
+  const char *cls = nullptr;
+  std::string what;
+  std::string name = barrierName(program_, e.barrier.alloc, e.barrier.index);
+  switch (e.status) {
+  case BarrierStatus::OverArrival:
+    cls = "arrive-count";
+    what = "over-arrival on " + name + ": " + std::to_string(e.amount) +
+           " arrival(s) when the phase had fewer pending (expected " + std::to_string(e.expected) + " per phase)";
+    break;
+  case BarrierStatus::CountOutOfRange:
+    cls = "arrive-count";
+    what = "mbarrier init count " + std::to_string(e.amount) + " of " + name + " is outside 1 .. 2^20 - 1";
+    break;
+  case BarrierStatus::NotInitialized:
+    cls = "barrier-lifecycle";
+    what = name + " is used before it is initialized (or after inval)";
+    break;
+  case BarrierStatus::Reinitialized:
+    cls = "barrier-lifecycle";
+    what = name + " is initialized again while live, without mbarrier.inval (PTX ISA 9.1 9.7.13.15.3)";
+    break;
+  default:
+    return;
+  }
+  if (!reported_.insert({e.loc, static_cast<int>(e.status)}).second)
+    return;
+  Finding f;
+  f.cls = cls;
+  f.location = e.loc >= 0 ? program_.locs[e.loc] : ir::SourceLoc{};
+  f.message = what + " (partition '" + partitions_[e.agent] + "', CTA " + std::to_string(e.barrier.cta) + ")";
+  f.barrier = BarrierState{name, e.phase, e.pending, e.expected, e.tx};
+  findings_.push_back(std::move(f));
+}
+
+} // namespace tlxsim::verifier

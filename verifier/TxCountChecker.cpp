@@ -1,0 +1,80 @@
+#include "verifier/TxCountChecker.h"
+
+#include "sim/SummaryView.h"
+
+namespace tlxsim::verifier {
+
+using namespace tlxsim::sim;
+
+ir::SourceLoc TxCountChecker::loc(int32_t index) const {
+  return index >= 0 && index < static_cast<int32_t>(program_.locs.size()) ? program_.locs[index] : ir::SourceLoc{};
+}
+
+void TxCountChecker::onAgentStart(const AgentInfo &info, Cycle) {
+  if (partitions_.size() <= static_cast<size_t>(info.id))
+    partitions_.resize(info.id + 1);
+  partitions_[info.id] = info.partition;
+}
+
+void TxCountChecker::onBarrier(const BarrierEvent &e) {
+  switch (e.action) {
+  case BarrierAction::Init:
+  case BarrierAction::PhaseFlip:
+    phases_.erase(e.barrier);
+    break;
+  case BarrierAction::ExpectArrive: {
+    Phase &p = phases_[e.barrier];
+    p.expected += e.amount;
+    p.expectLoc = e.loc;
+    p.expectAgent = e.agent;
+    break;
+  }
+  case BarrierAction::CompleteTx: {
+    Phase &p = phases_[e.barrier];
+    p.delivered += e.amount;
+    ++p.copies;
+    break;
+  }
+  default:
+    break;
+  }
+  if (e.status == BarrierStatus::TxOutOfRange && reportedLocs_.insert(e.loc).second) {
+    Finding f;
+    f.cls = "tx-count";
+    f.location = loc(e.loc);
+    f.message = "tx-count of " + barrierName(program_, e.barrier.alloc, e.barrier.index) + " reached " +
+                std::to_string(e.tx) + " bytes, outside the +-(2^20 - 1) the mbarrier holds (PTX ISA 9.1 9.7.13.15.2)";
+    f.barrier = BarrierState{barrierName(program_, e.barrier.alloc, e.barrier.index), e.phase, e.pending, e.expected, e.tx};
+    findings_.push_back(std::move(f));
+  }
+}
+
+void TxCountChecker::onStall(Cycle, const std::vector<BlockedAgent> &blocked) {
+  for (const BlockedAgent &b : blocked) {
+    if (!b.onBarrier)
+      continue;
+    auto it = phases_.find(b.barrier);
+    if (it == phases_.end())
+      continue;
+    const Phase &p = it->second;
+    if (p.expected == p.delivered || p.expectLoc < 0 || !reportedLocs_.insert(p.expectLoc).second)
+      continue;
+    std::string name = barrierName(program_, b.barrier.alloc, b.barrier.index);
+    Finding f;
+    f.cls = "tx-count";
+    f.location = loc(p.expectLoc);
+    int64_t diff = p.expected - p.delivered;
+    f.message = "expect-tx registered " + std::to_string(p.expected) + " bytes on " + name + ", but the " +
+                std::to_string(p.copies) + " TMA cop" + (p.copies == 1 ? "y" : "ies") + " completing on it delivered " +
+                std::to_string(p.delivered) + "; " +
+                (diff > 0 ? std::to_string(diff) + " bytes never arrive"
+                          : std::to_string(-diff) + " bytes too many arrive") +
+                ", so the phase never completes";
+    f.related.push_back(Related{loc(b.loc), partitions_[b.agent], b.iterations.empty() ? -1 : b.iterations.back().second,
+                                "wait_barrier",
+                                "partition '" + partitions_[b.agent] + "' waits on " + name + " forever"});
+    findings_.push_back(std::move(f));
+  }
+}
+
+} // namespace tlxsim::verifier

@@ -1,0 +1,46 @@
+// tx-count checks (PTX ISA 9.1 §9.7.13.15.2, §9.7.13.15.5): per barrier phase, the bytes
+// registered with expect-tx must equal the bytes the TMA copies complete on it, and
+// |tx-count| must stay within 2^20 - 1.
+#pragma once
+
+#include "sim/Events.h"
+#include "verifier/Finding.h"
+
+#include <set>
+#include <unordered_map>
+
+namespace tlxsim::verifier {
+
+class TxCountChecker : public sim::Listener {
+public:
+  explicit TxCountChecker(const sim::Program &program) : program_(program) {}
+
+  void onAgentStart(const sim::AgentInfo &info, sim::Cycle t) override;
+  void onBarrier(const sim::BarrierEvent &e) override;
+  /// A stalled waiter whose barrier has all arrivals but a non-zero tx-count waits for
+  /// bytes that never come (or got more than it expected): report the expect site.
+  void onStall(sim::Cycle t, const std::vector<sim::BlockedAgent> &blocked) override;
+
+  const std::vector<Finding> &findings() const { return findings_; }
+
+private:
+  /// Accounting of the current phase of one barrier.
+  struct Phase {
+    int64_t expected = 0, delivered = 0, copies = 0;
+    int32_t expectLoc = -1, expectAgent = -1;
+  };
+  struct KeyHash {
+    size_t operator()(const sim::BarrierKey &k) const {
+      return std::hash<int64_t>()(k.cta * 1000003 + k.alloc * 7919 + k.index);
+    }
+  };
+  ir::SourceLoc loc(int32_t index) const;
+
+  const sim::Program &program_;
+  std::vector<std::string> partitions_;
+  std::unordered_map<sim::BarrierKey, Phase, KeyHash> phases_;
+  std::set<int32_t> reportedLocs_;
+  std::vector<Finding> findings_;
+};
+
+} // namespace tlxsim::verifier
