@@ -26,9 +26,10 @@ ParseResult parseTableOp(OpAsmParser &parser, OperationState &state) {
 }
 
 ParseResult parseUnknownOp(OpAsmParser &parser, OperationState &state) {
+  // MLIR prefixes this message with "custom op '<name>' ".
   return parser.emitError(parser.getNameLoc())
-         << "unsupported op '" << state.name.getStringRef() << "' in custom syntax (tlx-sim reads the TTGIR of Triton "
-         << kTritonVersion << "; ops it does not know are accepted in MLIR generic form)";
+         << "is not supported in custom syntax (tlx-sim reads the TTGIR of Triton " << kTritonVersion
+         << "; ops it does not know are accepted in MLIR generic form)";
 }
 
 /// Parse hook for ops of a shim dialect: custom parser, table entry, or a clear error.

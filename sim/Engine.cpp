@@ -162,6 +162,8 @@ struct Engine::Impl {
 
   llvm::Error computeOccupancy() {
     int64_t shared = options.sharedBytesPerCta >= 0 ? options.sharedBytesPerCta : program.sharedBytes();
+    result.sharedBytesPerCta = shared;
+    result.registersPerThread = options.registersPerThread;
     double perCta = static_cast<double>(shared) + costs.smemReserved;
     int32_t bySmem = static_cast<int32_t>(costs.smemPerSm / perCta);
     int32_t byWarps = static_cast<int32_t>(costs.maxWarps / program.totalWarps());

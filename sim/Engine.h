@@ -27,6 +27,8 @@ struct SimResult {
   int32_t ctasPerSm = 0;   ///< occupancy
   int32_t numSms = 0;
   double clockMhz = 0;     ///< SM clock the time is computed at (depends on tensor-core load)
+  int64_t sharedBytesPerCta = 0;   ///< what occupancy assumed
+  int32_t registersPerThread = -1; ///< what occupancy assumed (-1: unknown)
   std::string occupancyLimit; ///< what limits CTAs per SM ("shared memory", "warps", "CTA slots", "registers")
 };
 

@@ -135,6 +135,8 @@ llvm::json::Object SummaryView::toJson(const SimResult &r) const {
                             {"ctas", r.ctasSimulated},
                             {"ctas_per_sm", r.ctasPerSm},
                             {"occupancy_limit", r.occupancyLimit},
+                            {"shared_bytes_per_cta", r.sharedBytesPerCta},
+                            {"registers_per_thread", r.registersPerThread},
                             {"partitions", std::move(parts)},
                             {"units", std::move(units)}};
 }

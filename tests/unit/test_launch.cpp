@@ -1,0 +1,69 @@
+// Launch binding: flags, JSON, and errors that name what is missing.
+#include "sim/Launch.h"
+
+#include <doctest/doctest.h>
+
+using namespace tlxsim::sim;
+
+namespace {
+Program programWithArgs() {
+  Program p;
+  p.numSlots = 6;
+  KernelArg desc;
+  desc.kind = KernelArg::Desc;
+  desc.name = "a_desc";
+  desc.slot = 0;
+  desc.block = {128, 64};
+  p.args.push_back(desc);
+  for (int i = 0; i < 4; ++i) {
+    KernelArg part;
+    part.kind = i < 2 ? KernelArg::DescShape : KernelArg::DescStride;
+    part.name = "a_desc";
+    part.slot = 1 + i;
+    part.dim = i % 2;
+    p.args.push_back(part);
+  }
+  KernelArg k;
+  k.name = "K";
+  k.slot = 5;
+  p.args.push_back(k);
+  return p;
+}
+} // namespace
+
+TEST_CASE("flags bind scalars by name and expand descriptor shapes and strides") {
+  Launch l;
+  REQUIRE_FALSE(llvm::errorToBool(l.setGrid("64,2")));
+  REQUIRE_FALSE(llvm::errorToBool(l.setArg("K=8192")));
+  REQUIRE_FALSE(llvm::errorToBool(l.setDesc("a_desc=4096x8192")));
+  CHECK(l.numCtas() == 128);
+  auto frame = l.bind(programWithArgs());
+  REQUIRE(frame);
+  CHECK((*frame)[0].kind == Value::Desc);
+  CHECK((*frame)[1].i == 4096);
+  CHECK((*frame)[2].i == 8192);
+  CHECK((*frame)[3].i == 8192); // row stride
+  CHECK((*frame)[4].i == 1);
+  CHECK((*frame)[5].i == 8192);
+}
+
+TEST_CASE("a missing value is an error naming it") {
+  Launch l;
+  auto frame = l.bind(programWithArgs());
+  REQUIRE_FALSE(frame);
+  std::string message = llvm::toString(frame.takeError());
+  CHECK(message.find("the grid") != std::string::npos);
+  CHECK(message.find("'K'") != std::string::npos);
+  CHECK(message.find("'a_desc'") != std::string::npos);
+}
+
+TEST_CASE("malformed flags are rejected") {
+  Launch l;
+  CHECK(llvm::errorToBool(l.setGrid("0")));
+  CHECK(llvm::errorToBool(l.setGrid("1,2,3,4")));
+  CHECK(llvm::errorToBool(l.setGrid("x")));
+  CHECK(llvm::errorToBool(l.setArg("K")));
+  CHECK(llvm::errorToBool(l.setArg("K=abc")));
+  CHECK(llvm::errorToBool(l.setDesc("a_desc=12xq")));
+  CHECK(llvm::errorToBool(l.loadJson("/nonexistent/launch.json")));
+}
