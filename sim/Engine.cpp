@@ -144,6 +144,7 @@ struct Engine::Impl {
   int64_t nextCta = 0, totalCtas = 0;
   Cycle l2Free = 0, hbmFree = 0, endCycle = 0;
   double tensorBusy = 0; ///< tensor-core busy cycles summed over SMs
+  uint64_t instructions = 0;
   std::set<const Instr *> reportedUnknown;
   std::string error;
   // L2 residency of TMA boxes (LRU over box keys)
@@ -472,8 +473,11 @@ struct Engine::Impl {
         case CeilDivS: ok = y != 0; v = ok ? (x / y + ((x % y != 0) && ((x < 0) == (y < 0)))) : 0; break;
         case FloorDivS: ok = y != 0; v = ok ? (x / y - ((x % y != 0) && ((x < 0) != (y < 0)))) : 0; break;
         }
-        if (ok)
-          out = Value::integer(truncateTo(v, in.bits));
+        if (!ok)
+          return err("integer division by zero in CTA (" + std::to_string(cta.pid[0]) + ", " +
+                     std::to_string(cta.pid[1]) + ", " + std::to_string(cta.pid[2]) +
+                     "); is the launch (grid, arguments) the one the kernel expects?");
+        out = Value::integer(truncateTo(v, in.bits));
       }
       a.frame[in.result] = out;
       busy(costs.scalarOp);
@@ -749,8 +753,11 @@ struct Engine::Impl {
   bool runAgent(Agent &a, Cycle now) {
     a.time = std::max(a.time, now);
     while (a.state == Agent::Ready) {
-      if (a.time > options.maxCycles) {
-        error = "the simulation exceeded " + std::to_string(options.maxCycles) + " cycles";
+      if (a.time > options.maxCycles || ++instructions > options.maxInstructions) {
+        error = "the simulation stopped after " + std::to_string(instructions) + " instructions and " +
+                std::to_string(a.time) + " cycles (limits " + std::to_string(options.maxInstructions) + ", " +
+                std::to_string(options.maxCycles) +
+                "): the launch is too large to simulate whole; pass --max-ctas N to simulate the first N CTAs";
         return false;
       }
       Ctl &c = a.stack.back();

@@ -18,6 +18,9 @@ struct SimOptions {
   int32_t registersPerThread = -1; ///< from the captured binary; -1: unknown (registers do not limit occupancy)
   int64_t maxCtas = -1;           ///< simulate only the first N CTAs (-1: the whole grid)
   Cycle maxCycles = Cycle(1) << 40;
+  /// Guard against runaway simulations (huge grids or trip counts): instructions executed
+  /// over all agents before the run stops with an error (about a minute of simulation).
+  uint64_t maxInstructions = 1'000'000'000ull;
 };
 
 struct SimResult {

@@ -23,26 +23,30 @@ void SummaryView::onAgentStart(const AgentInfo &info, Cycle t) {
     agentStart_.resize(info.id + 1);
     blockedSince_.resize(info.id + 1);
   }
-  agentPartition_[info.id] = info.partition;
+  auto it = std::find(partitionNames_.begin(), partitionNames_.end(), info.partition);
+  if (it == partitionNames_.end()) {
+    partitionNames_.push_back(info.partition);
+    partitions_.emplace_back();
+    partitions_.back().name = info.partition;
+    it = std::prev(partitionNames_.end());
+  }
+  agentPartition_[info.id] = static_cast<int32_t>(it - partitionNames_.begin());
   agentStart_[info.id] = t;
-  auto [it, inserted] = partitions_.try_emplace(info.partition);
-  if (inserted)
-    partitionOrder_.push_back(info.partition);
-  it->second.numWarps = info.numWarps;
+  stats(info.id).numWarps = info.numWarps;
 }
 
 void SummaryView::onAgentEnd(int32_t agent, Cycle t) {
-  partitions_[agentPartition_[agent]].lifetime += static_cast<double>(t - agentStart_[agent]);
+  stats(agent).lifetime += static_cast<double>(t - agentStart_[agent]);
 }
 
 void SummaryView::onInstr(const InstrEvent &e) {
-  PartitionStats &stats = partitions_[agentPartition_[e.agent]];
+  PartitionStats &s = stats(e.agent);
   double span = static_cast<double>(e.end - e.start);
   if (e.instr->op == Op::WgmmaWait || e.instr->op == Op::TmaStoreWait) {
-    stats.wait += span;
-    stats.waits[e.instr->op == Op::WgmmaWait ? "wgmma" : "tma store"] += span;
+    s.wait += span;
+    s.waits[e.instr->op == Op::WgmmaWait ? "wgmma" : "tma store"] += span;
   } else {
-    stats.busy += span;
+    s.busy += span;
   }
 }
 
@@ -50,10 +54,10 @@ void SummaryView::onBarrier(const BarrierEvent &e) {
   if (e.action == BarrierAction::WaitBlock) {
     blockedSince_[e.agent] = e.cycle;
   } else if (e.action == BarrierAction::WaitResume) {
-    PartitionStats &stats = partitions_[agentPartition_[e.agent]];
+    PartitionStats &s = stats(e.agent);
     double span = static_cast<double>(e.cycle - blockedSince_[e.agent]);
-    stats.wait += span;
-    stats.waits[program_.allocs[e.barrier.alloc].name] += span;
+    s.wait += span;
+    s.waits[program_.allocs[e.barrier.alloc].name] += span;
   }
 }
 
@@ -94,9 +98,9 @@ SummaryView::Derived SummaryView::derive(const SimResult &r) const {
     // No unit is saturated: the time goes to waiting. Barrier waits mean the pipeline
     // starves (synchronization); otherwise it is exposed latency.
     double barrierWait = 0, total = 0;
-    for (const auto &[name, stats] : partitions_) {
-      total += stats.lifetime;
-      for (const auto &[what, span] : stats.waits)
+    for (const PartitionStats &s : partitions_) {
+      total += s.lifetime;
+      for (const auto &[what, span] : s.waits)
         if (what != "wgmma" && what != "tma store")
           barrierWait += span;
     }
@@ -108,13 +112,12 @@ SummaryView::Derived SummaryView::derive(const SimResult &r) const {
 llvm::json::Object SummaryView::toJson(const SimResult &r) const {
   Derived d = derive(r);
   llvm::json::Array parts;
-  for (const std::string &name : partitionOrder_) {
-    const PartitionStats &s = partitions_.find(name)->second;
+  for (const PartitionStats &s : partitions_) {
     double life = std::max(1.0, s.lifetime);
     llvm::json::Array waits;
     for (const auto &[what, span] : s.waits)
       waits.push_back(llvm::json::Object{{"barrier", what}, {"frac", std::min(1.0, span / life)}});
-    parts.push_back(llvm::json::Object{{"name", name},
+    parts.push_back(llvm::json::Object{{"name", s.name},
                                        {"num_warps", s.numWarps},
                                        {"busy_frac", std::min(1.0, s.busy / life)},
                                        {"wait_frac", std::min(1.0, s.wait / life)},
@@ -153,10 +156,9 @@ void SummaryView::print(const SimResult &r, llvm::raw_ostream &os) const {
   os << "Throughput:        " << llvm::format("%.1f", d.tflops) << " TFLOP/s, "
      << llvm::format("%.2f", d.bytesPerS / 1e12) << " TB/s from HBM\n";
   os << "Bound:             " << d.bound << "\n\nPartitions:\n";
-  for (const std::string &name : partitionOrder_) {
-    const PartitionStats &s = partitions_.find(name)->second;
+  for (const PartitionStats &s : partitions_) {
     double life = std::max(1.0, s.lifetime);
-    os << "  " << llvm::format("%-12s", name.c_str()) << " warps " << s.numWarps << "  busy "
+    os << "  " << llvm::format("%-12s", s.name.c_str()) << " warps " << s.numWarps << "  busy "
        << llvm::format("%5.1f%%", 100 * s.busy / life) << "  waiting " << llvm::format("%5.1f%%", 100 * s.wait / life);
     for (const auto &[what, span] : s.waits)
       os << "  [" << what << " " << llvm::format("%.1f%%", 100 * span / life) << "]";

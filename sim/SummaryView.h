@@ -32,6 +32,7 @@ public:
 
 private:
   struct PartitionStats {
+    std::string name;
     int32_t numWarps = 0;
     double lifetime = 0, busy = 0, wait = 0;
     std::map<std::string, double> waits; ///< by what was waited on: barrier array, "wgmma", "tma store"
@@ -45,10 +46,12 @@ private:
 
   const Program &program_;
   const GpuModel &model_;
-  std::vector<std::string> agentPartition_;
+  PartitionStats &stats(int32_t agent) { return partitions_[agentPartition_[agent]]; }
+
+  std::vector<int32_t> agentPartition_; ///< agent -> index into partitions_
   std::vector<Cycle> agentStart_, blockedSince_;
-  llvm::StringMap<PartitionStats> partitions_;
-  std::vector<std::string> partitionOrder_;
+  std::vector<PartitionStats> partitions_; ///< in order of first appearance
+  std::vector<std::string> partitionNames_;
   double tensorBusy_ = 0, flops_ = 0, tmaBytes_ = 0, hbmBytes_ = 0;
 };
 

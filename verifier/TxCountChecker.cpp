@@ -38,6 +38,9 @@ void TxCountChecker::onBarrier(const BarrierEvent &e) {
   default:
     break;
   }
+  if (auto it = phases_.find(e.barrier); it != phases_.end())
+    it->second.state = BarrierState{barrierName(program_, e.barrier.alloc, e.barrier.index), e.phase, e.pending,
+                                    e.expected, e.tx};
   if (e.status == BarrierStatus::TxOutOfRange && reportedLocs_.insert(e.loc).second) {
     Finding f;
     f.cls = "tx-count";
@@ -70,6 +73,7 @@ void TxCountChecker::onStall(Cycle, const std::vector<BlockedAgent> &blocked) {
                 (diff > 0 ? std::to_string(diff) + " bytes never arrive"
                           : std::to_string(-diff) + " bytes too many arrive") +
                 ", so the phase never completes";
+    f.barrier = p.state;
     f.related.push_back(Related{loc(b.loc), partitions_[b.agent], b.iterations.empty() ? -1 : b.iterations.back().second,
                                 "wait_barrier",
                                 "partition '" + partitions_[b.agent] + "' waits on " + name + " forever"});

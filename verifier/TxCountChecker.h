@@ -28,6 +28,7 @@ private:
   struct Phase {
     int64_t expected = 0, delivered = 0, copies = 0;
     int32_t expectLoc = -1, expectAgent = -1;
+    BarrierState state; ///< after the latest event
   };
   struct KeyHash {
     size_t operator()(const sim::BarrierKey &k) const {
