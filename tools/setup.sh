@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Sets up tlx-sim on a fresh Debian 12 machine and builds it:
+#   apt packages (LLVM/MLIR 22, Z3, Boost.Graph, doctest, lit/FileCheck, CMake, Ninja),
+#   a Python virtual environment .venv with triton==3.6.0 (compiles kernels with no GPU)
+#   and jsonschema (tests), then a CMake + Ninja build in build/.
+# Run as root (or with sudo available). Idempotent.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends \
+  ca-certificates g++ cmake ninja-build pkg-config \
+  llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools \
+  libz3-dev libboost-graph-dev doctest-dev \
+  python3 python3-venv python3-pip > /dev/null
+
+if [ ! -x .venv/bin/python3 ]; then python3 -m venv .venv; fi
+.venv/bin/python3 -m pip install -q --upgrade pip
+.venv/bin/python3 -m pip install -q triton==3.6.0 jsonschema
+
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPython3_EXECUTABLE="$PWD/.venv/bin/python3" > /dev/null
+ninja -C build
