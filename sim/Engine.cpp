@@ -13,51 +13,103 @@ namespace tlxsim::sim {
 
 namespace {
 
-constexpr llvm::StringRef kParams[] = {
-    "num_sms",           "clock_max_mhz",      "clock_full_tensor_load_mhz",          "smem_per_sm_bytes",     "smem_reserved_per_cta_bytes",
-    "max_warps_per_sm",  "max_ctas_per_sm",    "tensor_flops_per_clk_sm_fp16", "wgmma_issue_cycles",
-    "wgmma_latency_cycles", "tma_issue_cycles", "tma_latency_cycles",   "tma_bytes_per_clk_sm",
-    "l2_bytes_per_clk",  "l2_size_bytes",      "hbm_bytes_per_s",       "hbm_extra_latency_cycles",
-    "mbarrier_op_cycles", "mbarrier_wake_cycles", "scalar_op_cycles",   "alu_lanes_per_clk_sm",
-    "sfu_ops_per_clk_sm", "smem_bytes_per_clk_sm", "cta_launch_cycles", "fence_cycles",
-    "regs_per_sm",       "reg_alloc_unit",     "tma_request_bytes_per_clk"};
-
-/// Model parameters, read once.
+/// Model parameters the engine reads, as numbers (see models/*.json for units and sources).
 struct Costs {
-  int32_t numSms;
-  double clockMaxMhz, clockFullLoadMhz, smemPerSm, smemReserved, maxWarps, maxCtas, tensorFlopsPerClk, wgmmaIssue, wgmmaLatency,
-      tmaIssue, tmaLatency, tmaBytesPerClk, l2BytesPerClk, l2Size, hbmBytesPerClk, hbmExtraLatency, mbarOp, mbarWake,
-      scalarOp, aluLanes, sfuOps, smemBytesPerClk, ctaLaunch, fence, regsPerSm, regAllocUnit, tmaRequestBytesPerClk;
-  explicit Costs(const GpuModel &m)
-      : numSms(static_cast<int32_t>(m.get("num_sms"))), clockMaxMhz(m.get("clock_max_mhz")),
-        clockFullLoadMhz(m.get("clock_full_tensor_load_mhz")),
-        smemPerSm(m.get("smem_per_sm_bytes")), smemReserved(m.get("smem_reserved_per_cta_bytes")),
-        maxWarps(m.get("max_warps_per_sm")), maxCtas(m.get("max_ctas_per_sm")),
-        tensorFlopsPerClk(m.get("tensor_flops_per_clk_sm_fp16")), wgmmaIssue(m.get("wgmma_issue_cycles")),
-        wgmmaLatency(m.get("wgmma_latency_cycles")), tmaIssue(m.get("tma_issue_cycles")),
-        tmaLatency(m.get("tma_latency_cycles")), tmaBytesPerClk(m.get("tma_bytes_per_clk_sm")),
-        l2BytesPerClk(m.get("l2_bytes_per_clk")), l2Size(m.get("l2_size_bytes")),
-        // Bandwidths in bytes/s convert to bytes per SM cycle at the maximum clock.
-        hbmBytesPerClk(m.get("hbm_bytes_per_s") / (m.get("clock_max_mhz") * 1e6)),
-        hbmExtraLatency(m.get("hbm_extra_latency_cycles")), mbarOp(m.get("mbarrier_op_cycles")),
-        mbarWake(m.get("mbarrier_wake_cycles")), scalarOp(m.get("scalar_op_cycles")),
-        aluLanes(m.get("alu_lanes_per_clk_sm")), sfuOps(m.get("sfu_ops_per_clk_sm")),
-        smemBytesPerClk(m.get("smem_bytes_per_clk_sm")), ctaLaunch(m.get("cta_launch_cycles")),
-        fence(m.get("fence_cycles")), regsPerSm(m.get("regs_per_sm")), regAllocUnit(m.get("reg_alloc_unit")),
-        tmaRequestBytesPerClk(m.get("tma_request_bytes_per_clk")) {}
+  double numSms, clockMaxMhz, clockFullLoadMhz, smemPerSm, smemReserved, maxWarps, maxCtas, tensorFlopsPerClk,
+      wgmmaIssue, wgmmaLatency, tmaIssue, tmaLatency, tmaBytesPerClk, l2BytesPerClk, l2Size, hbmBytesPerS,
+      hbmExtraLatency, mbarOp, mbarWake, scalarOp, aluLanes, sfuOps, smemBytesPerClk, ctaLaunch, fence, regsPerSm,
+      regAllocUnit, tmaRequestBytesPerClk;
+  double hbmBytesPerClk = 0; ///< derived: hbmBytesPerS at the maximum clock
 };
 
-Cycle cycles(double x) { return static_cast<Cycle>(std::ceil(std::max(0.0, x))); }
+/// One model parameter: its name, where it goes, and what values make sense.
+struct Knob {
+  llvm::StringLiteral name;
+  double Costs::*field;
+  enum Rule { Count, Positive, NonNegative } rule; ///< Count: an integer >= 1
+};
 
-int64_t truncateTo(int64_t value, unsigned bits) {
+constexpr Knob kKnobs[] = {
+    {"num_sms", &Costs::numSms, Knob::Count},
+    {"clock_max_mhz", &Costs::clockMaxMhz, Knob::Positive},
+    {"clock_full_tensor_load_mhz", &Costs::clockFullLoadMhz, Knob::Positive},
+    {"smem_per_sm_bytes", &Costs::smemPerSm, Knob::Positive},
+    {"smem_reserved_per_cta_bytes", &Costs::smemReserved, Knob::NonNegative},
+    {"max_warps_per_sm", &Costs::maxWarps, Knob::Count},
+    {"max_ctas_per_sm", &Costs::maxCtas, Knob::Count},
+    {"regs_per_sm", &Costs::regsPerSm, Knob::Count},
+    {"reg_alloc_unit", &Costs::regAllocUnit, Knob::Count},
+    {"tensor_flops_per_clk_sm_fp16", &Costs::tensorFlopsPerClk, Knob::Positive},
+    {"wgmma_issue_cycles", &Costs::wgmmaIssue, Knob::NonNegative},
+    {"wgmma_latency_cycles", &Costs::wgmmaLatency, Knob::NonNegative},
+    {"tma_issue_cycles", &Costs::tmaIssue, Knob::NonNegative},
+    {"tma_latency_cycles", &Costs::tmaLatency, Knob::NonNegative},
+    {"tma_bytes_per_clk_sm", &Costs::tmaBytesPerClk, Knob::Positive},
+    {"tma_request_bytes_per_clk", &Costs::tmaRequestBytesPerClk, Knob::Positive},
+    {"l2_bytes_per_clk", &Costs::l2BytesPerClk, Knob::Positive},
+    {"l2_size_bytes", &Costs::l2Size, Knob::NonNegative},
+    {"hbm_bytes_per_s", &Costs::hbmBytesPerS, Knob::Positive},
+    {"hbm_extra_latency_cycles", &Costs::hbmExtraLatency, Knob::NonNegative},
+    {"mbarrier_op_cycles", &Costs::mbarOp, Knob::NonNegative},
+    {"mbarrier_wake_cycles", &Costs::mbarWake, Knob::NonNegative},
+    {"scalar_op_cycles", &Costs::scalarOp, Knob::NonNegative},
+    {"alu_lanes_per_clk_sm", &Costs::aluLanes, Knob::Positive},
+    {"sfu_ops_per_clk_sm", &Costs::sfuOps, Knob::Positive},
+    {"smem_bytes_per_clk_sm", &Costs::smemBytesPerClk, Knob::Positive},
+    {"cta_launch_cycles", &Costs::ctaLaunch, Knob::NonNegative},
+    {"fence_cycles", &Costs::fence, Knob::NonNegative},
+};
+
+/// Reads and checks every knob: finite, in range, a count where a count is meant.
+llvm::Expected<Costs> readCosts(const GpuModel &model) {
+  if (auto err = model.require(Engine::requiredParams()))
+    return err;
+  Costs costs{};
+  for (const Knob &knob : kKnobs) {
+    double value = model.get(knob.name);
+    bool ok = std::isfinite(value) && value <= 1e18 &&
+              (knob.rule == Knob::Count      ? value >= 1 && value == std::floor(value) && value <= 1e6
+               : knob.rule == Knob::Positive ? value > 0
+                                             : value >= 0);
+    if (!ok)
+      return llvm::createStringError("model '%s': parameter %s = %g must be %s", model.name().c_str(),
+                                     knob.name.data(), value,
+                                     knob.rule == Knob::Count      ? "an integer between 1 and 10^6"
+                                     : knob.rule == Knob::Positive ? "finite and positive"
+                                                                   : "finite and non-negative");
+    costs.*knob.field = value;
+  }
+  if (costs.clockFullLoadMhz > costs.clockMaxMhz)
+    return llvm::createStringError("model '%s': clock_full_tensor_load_mhz (%g) exceeds clock_max_mhz (%g)",
+                                   model.name().c_str(), costs.clockFullLoadMhz, costs.clockMaxMhz);
+  // Bandwidths in bytes/s convert to bytes per SM cycle at the maximum clock.
+  costs.hbmBytesPerClk = costs.hbmBytesPerS / (costs.clockMaxMhz * 1e6);
+  return costs;
+}
+
+/// A cost in cycles, rounded up; saturates (rather than overflowing) for huge or
+/// non-finite costs so that the cycle limit stops the run.
+Cycle cycles(double x) {
+  constexpr double kMax = 4.0e18;
+  if (!(x > 0))
+    return 0;
+  return x >= kMax ? static_cast<Cycle>(kMax) : static_cast<Cycle>(std::ceil(x));
+}
+
+/// `value` (of width `bits`) sign-extended to 64 bits.
+int64_t signExtend(int64_t value, unsigned bits) {
   if (bits >= 64)
     return value;
+  uint64_t v = static_cast<uint64_t>(value) & ((uint64_t(1) << bits) - 1);
+  uint64_t sign = uint64_t(1) << (bits - 1);
+  return static_cast<int64_t>((v ^ sign) - sign);
+}
+
+/// A `bits`-wide result as stored in a slot: i1 as 0/1, wider integers sign-extended.
+int64_t truncateTo(int64_t value, unsigned bits) {
   if (bits == 1)
     return value & 1;
-  uint64_t mask = (uint64_t(1) << bits) - 1;
-  uint64_t v = static_cast<uint64_t>(value) & mask;
-  uint64_t sign = uint64_t(1) << (bits - 1);
-  return static_cast<int64_t>((v ^ sign) - sign); // sign-extend
+  return signExtend(value, bits);
 }
 
 uint64_t asUnsigned(int64_t value, unsigned bits) {
@@ -70,6 +122,29 @@ struct Ctl {
   int32_t pc = 0;
   const Instr *owner = nullptr;
   int64_t iv = 0, lb = 0, ub = 0, step = 1;
+  bool isUnsigned = false; ///< scf.for {unsignedCmp}
+  unsigned bits = 64;      ///< width of the induction variable
+
+  /// Whether the loop runs an iteration with induction value `v` (`v < ub`).
+  bool inRange(int64_t v) const {
+    return isUnsigned ? asUnsigned(v, bits) < asUnsigned(ub, bits) : v < ub;
+  }
+  /// Advances the induction variable; false when it would leave its type's range (the
+  /// loop has then ended: every value below ub was visited).
+  bool advance() {
+    if (isUnsigned) {
+      uint64_t next = asUnsigned(iv, bits) + asUnsigned(step, bits);
+      if (next < asUnsigned(iv, bits) || (bits < 64 && next >> bits))
+        return false;
+      iv = static_cast<int64_t>(next);
+      return true;
+    }
+    int64_t next;
+    if (__builtin_add_overflow(iv, step, &next) || signExtend(next, bits) != next)
+      return false;
+    iv = next;
+    return true;
+  }
 };
 
 struct Cta;
@@ -84,6 +159,7 @@ struct Agent {
   std::deque<Cycle> wgmmaGroups, storeGroups;
   int32_t liveWorkers = 0;
   int32_t mainAgent = -1; ///< for workers: the agent running the default partition
+  int32_t joinLoc = -1;   ///< the warp_specialize an agent waits to join
   // while blocked on a barrier
   int32_t waitLoc = -1;
   BarrierKey waitKey{};
@@ -152,8 +228,8 @@ struct Engine::Impl {
   std::unordered_map<uint64_t, std::list<std::pair<uint64_t, int64_t>>::iterator> l2Index;
   int64_t l2Bytes = 0;
 
-  Impl(const Program &p, const GpuModel &model, const Launch &l, SimOptions o, std::vector<Value> frame)
-      : program(p), launch(l), options(o), costs(model), initialFrame(std::move(frame)) {}
+  Impl(const Program &p, Costs c, const Launch &l, SimOptions o, std::vector<Value> frame)
+      : program(p), launch(l), options(o), costs(c), initialFrame(std::move(frame)) {}
 
   void push(Cycle t, Event::Kind kind, int32_t id) { queue.push(Event{t, seq++, kind, id}); }
   template <typename F> void emit(F &&f) {
@@ -254,8 +330,12 @@ struct Engine::Impl {
 
   bool intOf(Agent &a, int32_t slot, const Instr &in, int64_t &out) {
     const Value &v = a.frame[slot];
-    if (v.kind != Value::Int)
-      return fail(in, "the simulator needs this scalar, but it depends on an op without simulator semantics");
+    if (v.kind != Value::Int) {
+      if (v.kind == Value::Unknown && v.alloc >= 0)
+        return fail(in, "the simulator needs this scalar, but it depends on '" + program.unknownOps[v.alloc] +
+                            "', which has no simulator semantics yet");
+      return fail(in, "the simulator needs this scalar, but it is not an integer the simulator can compute");
+    }
     out = v.i;
     return true;
   }
@@ -373,15 +453,22 @@ struct Engine::Impl {
 
   enum class Step { Continue, Suspend, Error };
 
+  /// Leaves the innermost region: its owner's results take `values`, the parent goes on.
+  void exitRegion(Agent &a, const std::vector<Value> &values) {
+    const Instr *owner = a.stack.back().owner;
+    a.stack.pop_back();
+    setResults(a, *owner, values);
+    a.stack.back().pc++;
+  }
+
   Step yield(Agent &a, const Instr &in) {
     std::vector<Value> values;
     for (int32_t s : in.args)
       values.push_back(a.frame[s]);
     Ctl &c = a.stack.back();
     switch (c.kind) {
-    case Ctl::For: {
-      c.iv += c.step;
-      if (c.iv < c.ub) {
+    case Ctl::For:
+      if (c.advance() && c.inRange(c.iv)) {
         const Block &body = program.blocks[c.block];
         a.frame[body.args[0]] = Value::integer(c.iv);
         for (size_t i = 0; i < values.size() && i + 1 < body.args.size(); ++i)
@@ -390,33 +477,23 @@ struct Engine::Impl {
         a.time += cycles(costs.scalarOp);
         return Step::Continue;
       }
-      const Instr *owner = c.owner;
-      a.stack.pop_back();
-      setResults(a, *owner, values);
-      a.stack.back().pc++;
+      exitRegion(a, values);
       return Step::Continue;
-    }
-    case Ctl::If: {
-      const Instr *owner = c.owner;
-      a.stack.pop_back();
-      setResults(a, *owner, values);
-      a.stack.back().pc++;
+    case Ctl::If:
+      exitRegion(a, values);
       return Step::Continue;
-    }
-    case Ctl::WsDefault: {
-      const Instr *owner = c.owner;
-      a.stack.pop_back();
-      setResults(a, *owner, values);
-      a.stack.back().pc++;
+    case Ctl::WsDefault:
+      a.joinLoc = c.owner->loc;
+      exitRegion(a, values);
       if (a.liveWorkers > 0) {
         a.state = Agent::Joining;
         return Step::Suspend;
       }
       return Step::Continue;
-    }
     case Ctl::Root:
-      return fail(in, "a yield outside any region") ? Step::Continue : Step::Error;
+      break;
     }
+    fail(in, "a yield outside any region");
     return Step::Error;
   }
 
@@ -445,7 +522,7 @@ struct Engine::Impl {
       return next();
     case Op::Binary: {
       const Value &l = a.frame[in.args[0]], &r = a.frame[in.args[1]];
-      Value out{Value::Unknown};
+      Value out = Value::unknown(Value::originOf(l, r));
       if (l.kind == Value::Int && r.kind == Value::Int) {
         x = l.i;
         y = r.i;
@@ -456,9 +533,9 @@ struct Engine::Impl {
         case Add: v = static_cast<int64_t>(static_cast<uint64_t>(x) + static_cast<uint64_t>(y)); break;
         case Sub: v = static_cast<int64_t>(static_cast<uint64_t>(x) - static_cast<uint64_t>(y)); break;
         case Mul: v = static_cast<int64_t>(static_cast<uint64_t>(x) * static_cast<uint64_t>(y)); break;
-        case DivS: ok = y != 0; v = ok ? x / y : 0; break;
+        case DivS: ok = y != 0; v = !ok ? 0 : y == -1 ? static_cast<int64_t>(0 - static_cast<uint64_t>(x)) : x / y; break;
         case DivU: ok = uy != 0; v = ok ? static_cast<int64_t>(ux / uy) : 0; break;
-        case RemS: ok = y != 0; v = ok ? x % y : 0; break;
+        case RemS: ok = y != 0; v = !ok || y == -1 ? 0 : x % y; break;
         case RemU: ok = uy != 0; v = ok ? static_cast<int64_t>(ux % uy) : 0; break;
         case And: v = x & y; break;
         case Or: v = x | y; break;
@@ -470,8 +547,15 @@ struct Engine::Impl {
         case MaxS: v = std::max(x, y); break;
         case MinU: v = static_cast<int64_t>(std::min(ux, uy)); break;
         case MaxU: v = static_cast<int64_t>(std::max(ux, uy)); break;
-        case CeilDivS: ok = y != 0; v = ok ? (x / y + ((x % y != 0) && ((x < 0) == (y < 0)))) : 0; break;
-        case FloorDivS: ok = y != 0; v = ok ? (x / y - ((x % y != 0) && ((x < 0) != (y < 0)))) : 0; break;
+        case CeilDivS:
+        case FloorDivS:
+          ok = y != 0;
+          if (ok && y == -1)
+            v = static_cast<int64_t>(0 - static_cast<uint64_t>(x)); // exact: no rounding, wraps like arith
+          else if (ok)
+            v = x / y + (in.sub == CeilDivS ? ((x % y != 0) && ((x < 0) == (y < 0)))
+                                            : -static_cast<int64_t>((x % y != 0) && ((x < 0) != (y < 0))));
+          break;
         }
         if (!ok)
           return err("integer division by zero in CTA (" + std::to_string(cta.pid[0]) + ", " +
@@ -485,7 +569,7 @@ struct Engine::Impl {
     }
     case Op::Cmp: {
       const Value &l = a.frame[in.args[0]], &r = a.frame[in.args[1]];
-      Value out{Value::Unknown};
+      Value out = Value::unknown(Value::originOf(l, r));
       if (l.kind == Value::Int && r.kind == Value::Int) {
         unsigned bits = static_cast<unsigned>(in.imm ? in.imm : 64);
         uint64_t ux = asUnsigned(l.i, bits), uy = asUnsigned(r.i, bits);
@@ -510,16 +594,20 @@ struct Engine::Impl {
     }
     case Op::Select: {
       const Value &cond = a.frame[in.args[0]];
-      a.frame[in.result] = cond.kind != Value::Int ? Value{Value::Unknown} : a.frame[in.args[cond.i ? 1 : 2]];
+      a.frame[in.result] =
+          cond.kind != Value::Int ? Value::unknown(Value::originOf(cond)) : a.frame[in.args[cond.i ? 1 : 2]];
       busy(costs.scalarOp);
       return next();
     }
     case Op::Cast: {
       const Value &src = a.frame[in.args[0]];
-      Value out{Value::Unknown};
+      Value out = Value::unknown(Value::originOf(src));
       if (src.kind == Value::Int)
-        out = Value::integer(in.sub == 1 ? static_cast<int64_t>(asUnsigned(src.i, static_cast<unsigned>(in.imm)))
-                                         : truncateTo(src.i, in.bits));
+        // sub 0: sign-extend from the source width, 1: zero-extend, 2: truncate.
+        out = Value::integer(truncateTo(in.sub == 1   ? static_cast<int64_t>(asUnsigned(src.i, static_cast<unsigned>(in.imm)))
+                                        : in.sub == 0 ? signExtend(src.i, static_cast<unsigned>(in.imm))
+                                                      : src.i,
+                                        in.bits));
       a.frame[in.result] = out;
       busy(costs.scalarOp);
       return next();
@@ -539,7 +627,8 @@ struct Engine::Impl {
       if (step <= 0)
         return err("scf.for with a non-positive step (" + std::to_string(step) + ")");
       busy(costs.scalarOp);
-      if (lb >= ub) {
+      Ctl loop{Ctl::For, in.block, 0, &in, lb, lb, ub, step, in.sub == 1, in.bits};
+      if (!loop.inRange(lb)) {
         std::vector<Value> inits;
         for (size_t i = 3; i < in.args.size(); ++i)
           inits.push_back(a.frame[in.args[i]]);
@@ -550,7 +639,7 @@ struct Engine::Impl {
       a.frame[body.args[0]] = Value::integer(lb);
       for (size_t i = 3; i < in.args.size() && i - 2 < body.args.size(); ++i)
         a.frame[body.args[i - 2]] = a.frame[in.args[i]];
-      a.stack.push_back(Ctl{Ctl::For, in.block, 0, &in, lb, lb, ub, step});
+      a.stack.push_back(loop);
       return Step::Continue;
     }
     case Op::If: {
@@ -596,6 +685,9 @@ struct Engine::Impl {
         return err("memdesc_index of a value that is not a shared-memory view");
       if (!intOf(a, in.args[1], in, index))
         return Step::Error;
+      if (index < 0 || (in.imm2 > 0 && index >= in.imm2))
+        return err("memdesc index " + std::to_string(index) + " is out of bounds for a buffer array of " +
+                   std::to_string(in.imm2) + " (allocation '" + program.allocs[src.alloc].name + "')");
       a.frame[in.result] = Value::mem(src.alloc, src.i + index * in.imm);
       busy(costs.scalarOp);
       return next();
@@ -742,7 +834,7 @@ struct Engine::Impl {
       if (reportedUnknown.insert(&in).second)
         emit([&](Listener &l) { l.onUnknownOp(program.unknownOps[in.imm], in.loc); });
       for (int32_t i = 0; i < in.numResults; ++i)
-        a.frame[in.result + i] = Value{Value::Unknown};
+        a.frame[in.result + i] = Value::unknown(static_cast<int32_t>(in.imm));
       busy(costs.scalarOp);
       return next();
     }
@@ -795,14 +887,14 @@ struct Engine::Impl {
   llvm::Expected<SimResult> run() {
     if (auto err = computeOccupancy())
       return err;
-    result.numSms = costs.numSms;
+    result.numSms = static_cast<int32_t>(costs.numSms);
     totalCtas = launch.numCtas();
     if (options.maxCtas >= 0)
       totalCtas = std::min(totalCtas, options.maxCtas);
-    sms.assign(costs.numSms, Sm{});
+    sms.assign(result.numSms, Sm{});
     // Initial wave: CTAs go round-robin over the SMs, up to the occupancy.
     for (int32_t slot = 0; slot < result.ctasPerSm; ++slot)
-      for (int32_t s = 0; s < costs.numSms; ++s)
+      for (int32_t s = 0; s < result.numSms; ++s)
         startCta(s, 0);
     while (!queue.empty()) {
       Event e = queue.top();
@@ -828,7 +920,8 @@ struct Engine::Impl {
     for (const auto &agent : agents) {
       if (agent->state == Agent::Done)
         continue;
-      BlockedAgent b{agent->info.id, agent->waitLoc, agent->state == Agent::Blocked, agent->waitKey,
+      bool onBarrier = agent->state == Agent::Blocked;
+      BlockedAgent b{agent->info.id, onBarrier ? agent->waitLoc : agent->joinLoc, onBarrier, agent->waitKey,
                      agent->waitParity, {}};
       for (const Ctl &c : agent->stack)
         if (c.kind == Ctl::For)
@@ -855,16 +948,28 @@ struct Engine::Impl {
 Engine::Engine(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Engine::~Engine() = default;
 
-llvm::ArrayRef<llvm::StringRef> Engine::requiredParams() { return kParams; }
+llvm::ArrayRef<llvm::StringRef> Engine::requiredParams() {
+  static const std::vector<llvm::StringRef> names = [] {
+    std::vector<llvm::StringRef> out;
+    for (const Knob &knob : kKnobs)
+      out.push_back(knob.name);
+    return out;
+  }();
+  return names;
+}
 
 llvm::Expected<std::unique_ptr<Engine>> Engine::create(const Program &program, const GpuModel &model,
                                                        const Launch &launch, SimOptions options) {
-  if (auto err = model.require(requiredParams()))
-    return err;
+  auto costs = readCosts(model);
+  if (!costs)
+    return costs.takeError();
+  if (options.maxCtas == 0 || options.maxCtas < -1)
+    return llvm::createStringError("--max-ctas must be a positive number of CTAs, got %lld",
+                                   static_cast<long long>(options.maxCtas));
   auto frame = launch.bind(program);
   if (!frame)
     return frame.takeError();
-  return std::unique_ptr<Engine>(new Engine(std::make_unique<Impl>(program, model, launch, options, std::move(*frame))));
+  return std::unique_ptr<Engine>(new Engine(std::make_unique<Impl>(program, *costs, launch, options, std::move(*frame))));
 }
 
 void Engine::addListener(Listener *listener) { impl_->listeners.push_back(listener); }

@@ -5,6 +5,17 @@
 
 namespace tlxsim::sim {
 
+/// CUDA's maximum grid dimensions (CUDA C++ Programming Guide section 20.2).
+static constexpr int64_t kMaxGrid[3] = {(int64_t(1) << 31) - 1, 65535, 65535};
+
+static llvm::Error checkGrid(const std::array<int64_t, 3> &grid, llvm::StringRef where) {
+  for (int i = 0; i < 3; ++i)
+    if (grid[i] > kMaxGrid[i])
+      return llvm::createStringError("%s: grid dimension %d is %lld, above the limit %lld", where.str().c_str(), i,
+                                     static_cast<long long>(grid[i]), static_cast<long long>(kMaxGrid[i]));
+  return llvm::Error::success();
+}
+
 static llvm::Error parseDims(llvm::StringRef text, char sep, std::vector<int64_t> &dims, llvm::StringRef what) {
   llvm::SmallVector<llvm::StringRef> parts;
   text.split(parts, sep);
@@ -29,7 +40,7 @@ llvm::Error Launch::setGrid(llvm::StringRef text) {
   for (size_t i = 0; i < dims.size(); ++i)
     grid[i] = dims[i];
   haveGrid = true;
-  return llvm::Error::success();
+  return checkGrid(grid, "--grid");
 }
 
 llvm::Error Launch::setArg(llvm::StringRef text) {
@@ -38,6 +49,7 @@ llvm::Error Launch::setArg(llvm::StringRef text) {
   if (name.empty() || value.trim().getAsInteger(0, number))
     return llvm::createStringError("--arg expects NAME=INTEGER, got '%s'", text.str().c_str());
   args[name] = number;
+  flagArgs.insert(name);
   return llvm::Error::success();
 }
 
@@ -74,6 +86,8 @@ llvm::Error Launch::loadJson(llvm::StringRef path) {
       grid[i] = *d;
     }
     haveGrid = true;
+    if (auto err = checkGrid(grid, path.str() + ": \"grid\""))
+      return err;
   }
   if (const llvm::json::Object *scalars = root->getObject("args")) {
     for (const auto &[name, value] : *scalars) {
@@ -106,7 +120,19 @@ llvm::Error Launch::loadJson(llvm::StringRef path) {
 
 llvm::Expected<std::vector<Value>> Launch::bind(const Program &program) const {
   std::vector<Value> frame(program.numSlots);
-  std::vector<std::string> missing;
+  std::vector<std::string> missing, invalid;
+  for (const auto &name : flagArgs) {
+    bool known = false;
+    std::string scalars;
+    for (const KernelArg &arg : program.args)
+      if (arg.kind == KernelArg::Scalar) {
+        known |= arg.name == name.getKey();
+        scalars += (scalars.empty() ? "" : ", ") + arg.name;
+      }
+    if (!known)
+      invalid.push_back("--arg " + name.getKey().str() + ": the kernel has no scalar argument of that name (it has: " +
+                        (scalars.empty() ? std::string("none") : scalars) + ")");
+  }
   if (!haveGrid)
     missing.push_back("the grid (--grid X[,Y[,Z]])");
   for (size_t i = 0; i < program.args.size(); ++i) {
@@ -114,10 +140,19 @@ llvm::Expected<std::vector<Value>> Launch::bind(const Program &program) const {
     switch (arg.kind) {
     case KernelArg::Scalar: {
       auto it = args.find(arg.name);
-      if (it == args.end())
+      if (it == args.end()) {
         missing.push_back("scalar argument '" + arg.name + "' (--arg " + arg.name + "=VALUE)");
+        break;
+      }
+      // The value must fit the argument's type, read as signed or as unsigned.
+      int64_t value = it->second;
+      if (arg.bits < 64 && (value < -(int64_t(1) << (arg.bits - 1)) || value >= (int64_t(1) << arg.bits)))
+        invalid.push_back("argument '" + arg.name + "' = " + std::to_string(value) + " does not fit its i" +
+                          std::to_string(arg.bits) + " type");
       else
-        frame[arg.slot] = Value::integer(it->second);
+        frame[arg.slot] = Value::integer(arg.bits < 64 && value >= (int64_t(1) << (arg.bits - 1))
+                                             ? value - (int64_t(1) << arg.bits) // stored sign-extended
+                                             : value);
       break;
     }
     case KernelArg::Pointer:
@@ -125,9 +160,14 @@ llvm::Expected<std::vector<Value>> Launch::bind(const Program &program) const {
       break;
     case KernelArg::Desc: {
       auto it = descShapes.find(arg.name);
-      if (it == descShapes.end() || it->second.size() != arg.block.size()) {
+      if (it == descShapes.end()) {
         missing.push_back("the " + std::to_string(arg.block.size()) + "-d global shape of descriptor '" + arg.name +
                           "' (--desc " + arg.name + "=D0x...)");
+        break;
+      }
+      if (it->second.size() != arg.block.size()) {
+        invalid.push_back("descriptor '" + arg.name + "' is " + std::to_string(arg.block.size()) +
+                          "-d, but its shape has " + std::to_string(it->second.size()) + " dimensions");
         break;
       }
       frame[arg.slot] = Value{Value::Desc, static_cast<int32_t>(i), 0};
@@ -150,8 +190,12 @@ llvm::Expected<std::vector<Value>> Launch::bind(const Program &program) const {
     }
     }
   }
-  if (!missing.empty()) {
-    std::string message = "the launch lacks ";
+  if (!missing.empty() || !invalid.empty()) {
+    std::string message;
+    for (size_t i = 0; i < invalid.size(); ++i)
+      message += (i ? "; " : "") + invalid[i];
+    if (!missing.empty())
+      message += (message.empty() ? "" : "; ") + std::string("the launch lacks ");
     for (size_t i = 0; i < missing.size(); ++i)
       message += (i ? "; " : "") + missing[i];
     return llvm::createStringError("%s", message.c_str());

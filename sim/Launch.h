@@ -6,6 +6,7 @@
 #include "sim/Value.h"
 
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/Error.h"
 
 #include <array>
@@ -17,9 +18,11 @@ struct Launch {
   std::array<int64_t, 3> grid{1, 1, 1};
   bool haveGrid = false;
   llvm::StringMap<int64_t> args;                    ///< scalar arguments by Python name
+  llvm::StringSet<> flagArgs;                       ///< names given with --arg (must exist in the kernel)
   llvm::StringMap<std::vector<int64_t>> descShapes; ///< global shape of each descriptor argument
 
-  /// `--grid X[,Y[,Z]]`.
+  /// `--grid X[,Y[,Z]]`, within CUDA's grid limits (x < 2^31, y and z < 2^16; CUDA C++
+  /// Programming Guide section 20.2).
   llvm::Error setGrid(llvm::StringRef text);
   /// `--arg NAME=VALUE`.
   llvm::Error setArg(llvm::StringRef text);
@@ -33,7 +36,10 @@ struct Launch {
 
   /// The initial frame of a CTA: every kernel argument bound by Python name (descriptor
   /// shape/stride arguments from the descriptor's global shape, row-major, contiguous).
-  /// Fails naming every value the launch lacks (the grid, a scalar, a descriptor).
+  /// Fails naming every value the launch lacks (the grid, a scalar, a descriptor), a
+  /// value that does not fit its argument's type, a descriptor shape of the wrong rank,
+  /// and an `--arg` the kernel does not have (a launch JSON may carry extra arguments,
+  /// e.g. ones the JIT specialized into constants).
   llvm::Expected<std::vector<Value>> bind(const Program &program) const;
 };
 

@@ -76,17 +76,20 @@ public:
   explicit Lowerer(Program &program) : p(program) {}
 
   llvm::Error lowerKernel(Operation *func) {
-    Region &body = func->getRegion(0);
-    if (body.empty())
+    if (func->getNumRegions() != 1 || func->getRegion(0).empty())
       return llvm::createStringError("kernel '%s' has no body", p.kernelName.c_str());
+    Region &body = func->getRegion(0);
     if (auto err = lowerArgs(body.front()))
       return err;
-    p.entryBlock = lowerBlock(body.front());
+    p.entryBlock = lowerRegion(body);
+    if (!error.empty())
+      return llvm::createStringError("%s", error.c_str());
     return llvm::Error::success();
   }
 
 private:
   Program &p;
+  std::string error; ///< the first malformed op; lowering stops there
   llvm::DenseMap<mlir::Value, int32_t> slots;
   llvm::DenseMap<Attribute, int32_t> locIndex;
 
@@ -140,6 +143,28 @@ private:
     return llvm::Error::success();
   }
 
+  /// Records that `op` is not what Triton emits (the reader's shim dialects do not verify
+  /// Triton ops); the first such error is reported.
+  void malformed(Operation &op, const llvm::Twine &what) {
+    if (error.empty())
+      error = (op.getName().getStringRef() + " at " + ir::pythonLocation(op.getLoc()).str() + ": " + what).str();
+  }
+
+  static std::string typeString(Type type) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    type.print(os);
+    return text;
+  }
+
+  /// The type of `value` as T, or a malformed-op error naming `what` and the type found.
+  template <typename T> T typed(Operation &op, mlir::Value value, StringRef what, StringRef expected) {
+    auto type = dyn_cast<T>(value.getType());
+    if (!type)
+      malformed(op, what + " has type " + typeString(value.getType()) + ", expected " + expected);
+    return type;
+  }
+
   int32_t lowerBlock(mlir::Block &block) {
     int32_t index = static_cast<int32_t>(p.blocks.size());
     p.blocks.emplace_back();
@@ -147,14 +172,26 @@ private:
     for (BlockArgument arg : block.getArguments())
       args.push_back(slot(arg));
     std::vector<Instr> instrs;
-    for (Operation &op : block)
+    for (Operation &op : block) {
+      if (!error.empty())
+        break;
       lowerOp(op, instrs);
+    }
     p.blocks[index].args = std::move(args);
     p.blocks[index].instrs = std::move(instrs);
     return index;
   }
 
-  int32_t lowerRegion(Region &region) { return region.empty() ? -1 : lowerBlock(region.front()); }
+  int32_t lowerRegion(Region &region) {
+    if (region.empty())
+      return -1;
+    if (!region.hasOneBlock()) {
+      malformed(*region.getParentOp(), "regions with several blocks (cf.br / cf.cond_br control flow) are not "
+                                       "supported by the simulator yet");
+      return -1;
+    }
+    return lowerBlock(region.front());
+  }
 
   Instr make(Op kind, Operation &op) {
     Instr instr;
@@ -180,6 +217,37 @@ private:
   int32_t operand(Operation &op, StringRef group) {
     auto range = ir::getOperandGroup(&op, group);
     return range && !range->empty() ? slot(range->front()) : -1;
+  }
+
+  /// Slot of the required operand `group`; a malformed-op error if it is missing.
+  int32_t required(Operation &op, StringRef group) {
+    int32_t s = operand(op, group);
+    if (s < 0)
+      malformed(op, "lacks its '" + group + "' operand");
+    return s;
+  }
+
+  /// The value of the required operand `group` (null, with an error, if missing).
+  mlir::Value requiredValue(Operation &op, StringRef group) {
+    auto range = ir::getOperandGroup(&op, group);
+    if (!range || range->empty()) {
+      malformed(op, "lacks its '" + group + "' operand");
+      return {};
+    }
+    return range->front();
+  }
+
+  /// Whether an op without simulator semantics holds synchronization or memory ops in
+  /// its regions: skipping it would silently drop them.
+  static bool holdsSideEffects(Operation &op) {
+    bool found = false;
+    op.walk([&](Operation *inner) {
+      StringRef name = inner->getName().getStringRef();
+      if (inner != &op && !isRegisterTensorOp(name) && !name.ends_with(".return") && !name.ends_with("yield") &&
+          !name.starts_with("arith.") && !name.starts_with("math."))
+        found = true;
+    });
+    return found;
   }
 
   std::vector<int32_t> operands(Operation &op, StringRef group) {
@@ -261,13 +329,21 @@ private:
       return;
     }
     if (name == "scf.for") {
+      if (op.getNumOperands() < 3 || op.getNumRegions() != 1 || op.getRegion(0).empty() ||
+          op.getRegion(0).front().getNumArguments() != op.getNumOperands() - 2)
+        return malformed(op, "expected lower bound, upper bound, step and a body taking the induction variable and "
+                             "the iteration arguments");
       Instr instr = make(Op::For, op);
       instr.args = slotsOf(op.getOperands());
       instr.block = lowerRegion(op.getRegion(0));
+      instr.sub = op.hasAttr("unsignedCmp") ? 1 : 0;
+      instr.bits = scalarBits(op.getOperand(0).getType());
       out.push_back(instr);
       return;
     }
     if (name == "scf.if") {
+      if (op.getNumOperands() != 1 || op.getNumRegions() != 2)
+        return malformed(op, "expected a condition, a then region and an else region");
       Instr instr = make(Op::If, op);
       instr.args = slotsOf(op.getOperands());
       instr.block = lowerRegion(op.getRegion(0));
@@ -289,20 +365,36 @@ private:
       Instr instr = make(Op::WarpSpecialize, op);
       instr.args = slotsOf(op.getOperands());
       WarpSpecialize ws;
-      ws.defaultBlock = lowerRegion(op.getRegion(0));
       auto numWarps = op.getAttrOfType<DenseI32ArrayAttr>("partitionNumWarps");
+      if (op.getNumRegions() != 2 || op.getRegion(0).empty() || op.getRegion(1).empty() ||
+          op.getRegion(1).front().empty())
+        return malformed(op, "expected a default region and a region holding ttg.warp_specialize.partitions");
       Operation *partitions = &op.getRegion(1).front().front();
-      for (unsigned i = 0; i < partitions->getNumRegions(); ++i)
-        ws.workers.push_back({lowerRegion(partitions->getRegion(i)), numWarps ? numWarps[i] : 1,
-                              "partition" + std::to_string(i)});
+      if (!numWarps || numWarps.size() != static_cast<int64_t>(partitions->getNumRegions()))
+        return malformed(op, "partitionNumWarps must give one warp count per partition (" +
+                                 llvm::Twine(partitions->getNumRegions()) + ")");
+      ws.defaultBlock = lowerRegion(op.getRegion(0));
+      for (unsigned i = 0; i < partitions->getNumRegions(); ++i) {
+        if (numWarps[i] <= 0)
+          return malformed(op, "partition" + llvm::Twine(i) + " has num_warps " + llvm::Twine(numWarps[i]));
+        Region &region = partitions->getRegion(i);
+        if (region.empty() || region.front().getNumArguments() != op.getNumOperands())
+          return malformed(op, "partition" + llvm::Twine(i) + " must take one argument per capture (" +
+                                   llvm::Twine(op.getNumOperands()) + ")");
+        ws.workers.push_back({lowerRegion(region), numWarps[i], "partition" + std::to_string(i)});
+      }
       instr.imm = static_cast<int64_t>(p.warpSpecializes.size());
       p.warpSpecializes.push_back(std::move(ws));
       out.push_back(instr);
       return;
     }
     if (name == "ttg.local_alloc") {
+      if (op.getNumResults() != 1)
+        return malformed(op, "expected one result");
+      auto type = typed<ir::MemDescType>(op, op.getResult(0), "the result", "!ttg.memdesc");
+      if (!type)
+        return;
       Instr instr = make(Op::LocalAlloc, op);
-      auto type = cast<ir::MemDescType>(op.getResult(0).getType());
       Alloc alloc;
       alloc.name = ir::variableName(op.getLoc()).value_or("alloc" + std::to_string(p.allocs.size()));
       alloc.loc = ir::pythonLocation(op.getLoc());
@@ -325,7 +417,12 @@ private:
       return;
     }
     if (name == "ttg.memdesc_index" || name == "ttg.memdesc_subview") {
+      if (op.getNumOperands() < 2 || op.getNumResults() != 1 ||
+          !typed<ir::MemDescType>(op, op.getOperand(0), "the source", "!ttg.memdesc") ||
+          !typed<ir::MemDescType>(op, op.getResult(0), "the result", "!ttg.memdesc"))
+        return malformed(op, "expected a memdesc source, an index and a memdesc result");
       Instr instr = make(Op::MemDescIndex, op);
+      instr.imm2 = cast<ir::MemDescType>(op.getOperand(0).getType()).getShape().front(); // bound of the index
       instr.args = {slot(op.getOperand(0)), slot(op.getOperand(1))};
       instr.imm = numElements(op.getResult(0).getType());
       out.push_back(instr);
@@ -333,6 +430,8 @@ private:
     }
     if (name == "ttg.memdesc_trans" || name == "ttg.memdesc_reshape" || name == "ttg.memdesc_reinterpret" ||
         name == "ttg.memdesc_subslice") {
+      if (op.getNumOperands() < 1 || op.getNumResults() != 1)
+        return malformed(op, "expected a source and one result");
       Instr instr = make(Op::MemDescView, op);
       instr.args = {slot(op.getOperand(0))};
       out.push_back(instr);
@@ -340,45 +439,53 @@ private:
     }
     if (name == "ttng.init_barrier" || name == "ttng.inval_barrier") {
       Instr instr = make(name == "ttng.init_barrier" ? Op::InitBarrier : Op::InvalBarrier, op);
-      instr.args = {operand(op, "alloc")};
+      instr.args = {required(op, "alloc")};
       instr.imm = intAttr(op, "count");
       out.push_back(instr);
       return;
     }
     if (name == "ttng.barrier_expect") {
       Instr instr = make(Op::BarrierExpect, op);
-      instr.args = {operand(op, "alloc"), operand(op, "pred")};
+      instr.args = {required(op, "alloc"), required(op, "pred")};
       instr.imm = intAttr(op, "size");
       out.push_back(instr);
       return;
     }
     if (name == "ttng.wait_barrier") {
       Instr instr = make(Op::WaitBarrier, op);
-      instr.args = {operand(op, "alloc"), operand(op, "phase"), operand(op, "pred")};
+      instr.args = {required(op, "alloc"), required(op, "phase"), operand(op, "pred")};
       out.push_back(instr);
       return;
     }
     if (name == "ttng.arrive_barrier") {
       Instr instr = make(Op::ArriveBarrier, op);
-      instr.args = {operand(op, "alloc"), operand(op, "pred")};
+      instr.args = {required(op, "alloc"), operand(op, "pred")};
       instr.imm = intAttr(op, "count", 1);
       out.push_back(instr);
       return;
     }
     if (name == "ttng.async_tma_copy_global_to_local" || name == "ttng.async_tma_copy_local_to_global") {
       bool load = name == "ttng.async_tma_copy_global_to_local";
+      mlir::Value descValue = requiredValue(op, "desc");
+      auto desc = descValue ? typed<ir::TensorDescType>(op, descValue, "the descriptor", "!tt.tensordesc")
+                            : ir::TensorDescType();
+      if (!desc)
+        return;
       Instr instr = make(load ? Op::TmaLoad : Op::TmaStore, op);
       std::vector<int32_t> coords = operands(op, "coord");
-      instr.args = {operand(op, "desc")};
+      if (coords.size() != static_cast<size_t>(desc.getBlockType().getRank()))
+        return malformed(op, "has " + llvm::Twine(coords.size()) + " coordinates for a rank-" +
+                                 llvm::Twine(desc.getBlockType().getRank()) + " descriptor");
+      instr.args = {slot(descValue)};
       instr.args.insert(instr.args.end(), coords.begin(), coords.end());
       if (load) {
-        instr.args.push_back(operand(op, "result"));
-        instr.args.push_back(operand(op, "barrier"));
-        instr.args.push_back(operand(op, "pred"));
+        instr.args.push_back(required(op, "result"));
+        instr.args.push_back(required(op, "barrier"));
+        instr.args.push_back(required(op, "pred"));
       } else {
-        instr.args.push_back(operand(op, "src"));
+        instr.args.push_back(required(op, "src"));
       }
-      instr.imm = cast<ir::TensorDescType>(op.getOperand(0).getType()).getBlockBytes();
+      instr.imm = desc.getBlockBytes();
       instr.imm2 = static_cast<int64_t>(coords.size());
       out.push_back(instr);
       return;
@@ -394,10 +501,15 @@ private:
       return;
     }
     if (name == "ttng.warp_group_dot") {
-      Instr instr = make(Op::WgmmaIssue, op);
-      instr.args = {operand(op, "a"), operand(op, "b"), operand(op, "c"), operand(op, "useC")};
+      if (op.getNumOperands() < 3 || op.getNumResults() != 1)
+        return malformed(op, "expected operands a, b, c and one result");
       Type aType = op.getOperand(0).getType(), bType = op.getOperand(1).getType();
-      auto dType = cast<RankedTensorType>(op.getResult(0).getType());
+      auto dType = typed<RankedTensorType>(op, op.getResult(0), "the result", "a rank-2 tensor");
+      bool aOk = isa<ir::MemDescType, RankedTensorType>(aType);
+      if (!dType || dType.getRank() != 2 || !aOk || !isa<ir::MemDescType>(bType))
+        return malformed(op, "expected a (memdesc or tensor) x b (memdesc) -> rank-2 tensor");
+      Instr instr = make(Op::WgmmaIssue, op);
+      instr.args = {required(op, "a"), required(op, "b"), required(op, "c"), operand(op, "useC")};
       int64_t k = isa<ir::MemDescType>(aType) ? cast<ir::MemDescType>(aType).getShape().back()
                                                : cast<RankedTensorType>(aType).getShape().back();
       instr.imm = 2 * dType.getShape()[0] * dType.getShape()[1] * k;
@@ -423,15 +535,23 @@ private:
     }
     if (name == "ttg.local_store" || name == "ttg.local_load") {
       bool store = name == "ttg.local_store";
+      if (op.getNumOperands() < (store ? 2u : 1u))
+        return malformed(op, "lacks its operands");
+      auto memdesc = typed<ir::MemDescType>(op, op.getOperand(store ? 1 : 0), store ? "the destination" : "the source",
+                                            "!ttg.memdesc");
+      if (!memdesc)
+        return;
       Instr instr = make(store ? Op::LocalStore : Op::LocalLoad, op);
       instr.args = slotsOf(op.getOperands());
-      auto memdesc = cast<ir::MemDescType>(op.getOperand(store ? 1 : 0).getType());
       instr.imm = memdesc.getSizeInBytes();
       out.push_back(instr);
       return;
     }
     if (isRegisterTensorOp(name))
       return tensorOp(isSfuOp(name) ? 1 : 0);
+    if (op.getNumRegions() > 0 && holdsSideEffects(op))
+      return malformed(op, "holds barrier, memory or other non-register ops in its regions, and the simulator has no "
+                           "semantics for it yet (supported control flow: scf.for, scf.if, ttg.warp_specialize)");
 
     Instr instr = make(Op::Unknown, op);
     instr.imm = static_cast<int64_t>(p.unknownOps.size());
@@ -464,6 +584,10 @@ llvm::Expected<Program> lowerModule(ModuleOp module) {
     program.threadsPerWarp = static_cast<int32_t>(tpw.getInt());
   if (auto ctas = module->getAttrOfType<IntegerAttr>("ttg.num-ctas"))
     program.numCtas = static_cast<int32_t>(ctas.getInt());
+  if (program.numWarps < 1 || program.threadsPerWarp < 1 || program.numCtas < 1)
+    return llvm::createStringError("module attributes ttg.num-warps (%d), ttg.threads-per-warp (%d) and ttg.num-ctas "
+                                   "(%d) must be positive",
+                                   program.numWarps, program.threadsPerWarp, program.numCtas);
   Lowerer lowerer(program);
   if (auto err = lowerer.lowerKernel(kernel))
     return err;

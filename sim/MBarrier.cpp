@@ -34,6 +34,8 @@ BarrierStatus MBarrier::arrive(int64_t count, bool &completed) {
   completed = false;
   if (!initialized_)
     return BarrierStatus::NotInitialized;
+  if (count < 1)
+    return BarrierStatus::CountOutOfRange; // an arrive-on counts at least one arrival
   if (count > pending_) {
     pending_ = 0; // saturate so the simulation can go on; the caller reports the error
     completed = tryComplete();

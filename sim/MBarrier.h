@@ -19,7 +19,7 @@ enum class BarrierStatus : uint8_t {
   Reinitialized,   ///< init of a live barrier without inval (§9.7.13.15.3)
   OverArrival,     ///< arrive with pending == 0 (or more arrivals than pending)
   TxOutOfRange,    ///< |tx-count| > 2^20 - 1
-  CountOutOfRange, ///< init count outside 1 .. 2^20 - 1
+  CountOutOfRange, ///< init count outside 1 .. 2^20 - 1, or an arrive count below 1
 };
 
 /// One mbarrier. All operations are O(1) and report whether the phase completed.

@@ -17,14 +17,19 @@ void ProtocolChecker::onBarrier(const BarrierEvent &e) {
   std::string what;
   std::string name = barrierName(program_, e.barrier.alloc, e.barrier.index);
   switch (e.status) {
-  case BarrierStatus::OverArrival:
+  case BarrierStatus::OverArrival: {
+    // arrive.expect_tx is one arrival; `amount` is then the tx byte count.
+    int64_t arrivals = e.action == BarrierAction::ExpectArrive ? 1 : e.amount;
     cls = "arrive-count";
-    what = "over-arrival on " + name + ": " + std::to_string(e.amount) +
+    what = "over-arrival on " + name + ": " + std::to_string(arrivals) +
            " arrival(s) when the phase had fewer pending (expected " + std::to_string(e.expected) + " per phase)";
     break;
+  }
   case BarrierStatus::CountOutOfRange:
     cls = "arrive-count";
-    what = "mbarrier init count " + std::to_string(e.amount) + " of " + name + " is outside 1 .. 2^20 - 1";
+    what = e.action == BarrierAction::Init
+               ? "mbarrier init count " + std::to_string(e.amount) + " of " + name + " is outside 1 .. 2^20 - 1"
+               : "arrive with count " + std::to_string(e.amount) + " on " + name + " (must be at least 1)";
     break;
   case BarrierStatus::NotInitialized:
     cls = "barrier-lifecycle";
