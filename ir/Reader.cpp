@@ -13,8 +13,7 @@ using namespace mlir;
 
 namespace tlxsim::ir {
 
-/// Resolves a Triton cache directory to its single `.ttgir`; returns `path` for files.
-static std::string resolveInput(llvm::StringRef path, llvm::raw_ostream &diag) {
+std::string resolveTTGIRPath(llvm::StringRef path, llvm::raw_ostream &diag) {
   if (!llvm::sys::fs::is_directory(path))
     return path.str();
   std::vector<std::string> found;
@@ -29,7 +28,7 @@ static std::string resolveInput(llvm::StringRef path, llvm::raw_ostream &diag) {
 }
 
 OwningOpRef<ModuleOp> readTTGIR(llvm::StringRef path, MLIRContext &ctx, llvm::raw_ostream &diag) {
-  std::string file = resolveInput(path, diag);
+  std::string file = resolveTTGIRPath(path, diag);
   if (file.empty())
     return nullptr;
   auto buffer = llvm::MemoryBuffer::getFileOrSTDIN(file, /*IsText=*/true);

@@ -171,6 +171,8 @@ struct Cta {
   int32_t sm;
   int64_t pid[3];
   int32_t liveAgents = 0;
+  int32_t pendingTmas = 0;       ///< TMA loads still to complete on this CTA's barriers
+  std::vector<int32_t> agentIds; ///< freed with the CTA once it is done
   Cycle lastEnd = 0;
   std::unordered_map<uint64_t, MBarrier> barriers;
   std::unordered_map<uint64_t, std::vector<int32_t>> waiters;
@@ -222,6 +224,7 @@ struct Engine::Impl {
   double tensorBusy = 0; ///< tensor-core busy cycles summed over SMs
   uint64_t instructions = 0;
   std::set<const Instr *> reportedUnknown;
+  std::vector<int64_t> finishedCtas; ///< CTAs whose memory is released after the current event
   std::string error;
   // L2 residency of TMA boxes (LRU over box keys)
   std::list<std::pair<uint64_t, int64_t>> l2Lru;
@@ -256,11 +259,12 @@ struct Engine::Impl {
                             : result.ctasPerSm == byWarps                               ? "warps"
                                                                                         : "CTA slots";
     if (result.ctasPerSm < 1)
-      return llvm::createStringError("one CTA does not fit on an SM: it needs %lld bytes of shared memory, %d warps and "
-                                     "%d registers per thread; an SM of the model has %.0f bytes, %.0f warps and %.0f "
-                                     "registers",
-                                     static_cast<long long>(shared), program.totalWarps(), options.registersPerThread,
-                                     costs.smemPerSm, costs.maxWarps, costs.regsPerSm);
+      return llvm::createStringError(
+          "one CTA does not fit on an SM (limited by %s): it needs %lld bytes of shared memory (+%.0f reserved), %d "
+          "warps and %s registers per thread; the model's SM has %.0f bytes, %.0f warps and %.0f registers",
+          result.occupancyLimit.c_str(), static_cast<long long>(shared), costs.smemReserved, program.totalWarps(),
+          options.registersPerThread > 0 ? std::to_string(options.registersPerThread).c_str() : "an unknown number of",
+          costs.smemPerSm, costs.maxWarps, costs.regsPerSm);
     return llvm::Error::success();
   }
 
@@ -291,6 +295,7 @@ struct Engine::Impl {
     agent->cta = &cta;
     agent->time = t;
     ++cta.liveAgents;
+    cta.agentIds.push_back(agent->info.id);
     agents.push_back(std::move(agent));
     return *agents.back();
   }
@@ -315,6 +320,8 @@ struct Engine::Impl {
     if (--cta.liveAgents == 0) {
       endCycle = std::max(endCycle, cta.lastEnd);
       push(cta.lastEnd + cycles(costs.ctaLaunch), Event::StartCta, cta.sm);
+      if (cta.pendingTmas == 0)
+        finishedCtas.push_back(cta.id);
     }
   }
 
@@ -774,6 +781,7 @@ struct Engine::Impl {
         tmas.emplace_back();
       }
       tmas[id] = PendingTma{a.info.id, &cta, key, in.imm, in.loc};
+      ++cta.pendingTmas;
       push(done, Event::TmaDone, id);
       AsyncEvent e{AsyncEvent::TmaLoad, cta.sm, a.info.id, in.loc, a.time, done, in.imm, 0, hit};
       emit([&](Listener &l) { l.onAsync(e); });
@@ -848,8 +856,10 @@ struct Engine::Impl {
       if (a.time > options.maxCycles || ++instructions > options.maxInstructions) {
         error = "the simulation stopped after " + std::to_string(instructions) + " instructions and " +
                 std::to_string(a.time) + " cycles (limits " + std::to_string(options.maxInstructions) + ", " +
-                std::to_string(options.maxCycles) +
-                "): the launch is too large to simulate whole; pass --max-ctas N to simulate the first N CTAs";
+                std::to_string(options.maxCycles) + "): ";
+        error += result.ctasSimulated > 1
+                     ? "the launch is too large to simulate whole; pass --max-ctas N to simulate the first N CTAs"
+                     : "one CTA alone exceeds it (is a trip count huge?)";
         return false;
       }
       Ctl &c = a.stack.back();
@@ -882,6 +892,19 @@ struct Engine::Impl {
     barrierEvent(t, BarrierAction::CompleteTx, tma.barrier, bar, tma.agent, tma.loc, tma.bytes, status);
     if (completed)
       phaseFlipped(*tma.cta, tma.barrier, bar, t, tma.agent, tma.loc);
+    if (--tma.cta->pendingTmas == 0 && tma.cta->liveAgents == 0)
+      finishedCtas.push_back(tma.cta->id);
+  }
+
+  /// Frees the agents and barriers of finished CTAs: memory stays bounded by the CTAs
+  /// resident at once, whatever the grid.
+  void releaseFinishedCtas() {
+    for (int64_t id : finishedCtas) {
+      for (int32_t agent : ctas[id]->agentIds)
+        agents[agent].reset();
+      ctas[id].reset();
+    }
+    finishedCtas.clear();
   }
 
   llvm::Expected<SimResult> run() {
@@ -901,8 +924,8 @@ struct Engine::Impl {
       queue.pop();
       switch (e.kind) {
       case Event::RunAgent: {
-        Agent &a = *agents[e.id];
-        if (a.state == Agent::Ready && !runAgent(a, e.t))
+        Agent *a = agents[e.id].get();
+        if (a && a->state == Agent::Ready && !runAgent(*a, e.t))
           return llvm::createStringError("%s", error.c_str());
         break;
       }
@@ -915,10 +938,11 @@ struct Engine::Impl {
       }
       if (!error.empty())
         return llvm::createStringError("%s", error.c_str());
+      releaseFinishedCtas();
     }
     std::vector<BlockedAgent> blocked;
     for (const auto &agent : agents) {
-      if (agent->state == Agent::Done)
+      if (!agent || agent->state == Agent::Done)
         continue;
       bool onBarrier = agent->state == Agent::Blocked;
       BlockedAgent b{agent->info.id, onBarrier ? agent->waitLoc : agent->joinLoc, onBarrier, agent->waitKey,
@@ -932,7 +956,8 @@ struct Engine::Impl {
       result.stalled = true;
       Cycle t = 0;
       for (const auto &agent : agents)
-        t = std::max(t, agent->time);
+        if (agent)
+          t = std::max(t, agent->time);
       emit([&](Listener &l) { l.onStall(t, blocked); });
     }
     result.cycles = endCycle;

@@ -32,6 +32,16 @@ int64_t Program::sharedBytes() const {
   return bytes;
 }
 
+std::string Program::barrierName(int32_t alloc, int64_t index) const {
+  if (alloc < 0 || alloc >= static_cast<int32_t>(allocs.size()))
+    return "<barrier>";
+  const Alloc &a = allocs[alloc];
+  int64_t slots = 1;
+  for (int64_t d : a.shape)
+    slots *= d;
+  return slots == 1 ? a.name : a.name + "[" + std::to_string(index) + "]";
+}
+
 namespace {
 
 int64_t numElements(Type type) {

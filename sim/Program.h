@@ -119,6 +119,9 @@ struct Program {
   int32_t totalWarps() const;
   /// Shared memory the module allocates, in bytes (sum of shared-memory allocations).
   int64_t sharedBytes() const;
+  /// The Python name of slot `index` of allocation `alloc`: "ready[2]" for a barrier
+  /// array, "bar" for a single barrier.
+  std::string barrierName(int32_t alloc, int64_t index) const;
 };
 
 } // namespace tlxsim::sim

@@ -5,16 +5,6 @@
 
 namespace tlxsim::sim {
 
-std::string barrierName(const Program &program, int32_t alloc, int64_t index) {
-  if (alloc < 0 || alloc >= static_cast<int32_t>(program.allocs.size()))
-    return "<barrier>";
-  const Alloc &a = program.allocs[alloc];
-  int64_t slots = 1;
-  for (int64_t d : a.shape)
-    slots *= d;
-  return slots == 1 ? a.name : a.name + "[" + std::to_string(index) + "]";
-}
-
 SummaryView::SummaryView(const Program &program, const GpuModel &model) : program_(program), model_(model) {}
 
 void SummaryView::onAgentStart(const AgentInfo &info, Cycle t) {

@@ -12,9 +12,6 @@
 
 namespace tlxsim::sim {
 
-/// "ready[2]" for slot 2 of a barrier array, "bar" for a single barrier.
-std::string barrierName(const Program &program, int32_t alloc, int64_t index);
-
 class SummaryView : public Listener {
 public:
   SummaryView(const Program &program, const GpuModel &model);

@@ -152,11 +152,12 @@ int run(bool predict) {
 
   sim::SimOptions options;
   options.maxCtas = maxCtasOpt;
-  auto shared = sharedBytesFromMetadata(inputFile);
+  std::string ttgirPath = ir::resolveTTGIRPath(inputFile, nulls()); // companions of a cache dir's .ttgir
+  auto shared = sharedBytesFromMetadata(ttgirPath);
   if (!shared)
     return badInput(toString(shared.takeError()));
   options.sharedBytesPerCta = *shared;
-  if (std::string cubin = companionFile(inputFile, binaryOpt, ".cubin"); !cubin.empty()) {
+  if (std::string cubin = companionFile(ttgirPath, binaryOpt, ".cubin"); !cubin.empty()) {
     auto resources = sim::readCubinResources(cubin, program->kernelName);
     if (!resources)
       return badInput(toString(resources.takeError()));
@@ -174,8 +175,11 @@ int run(bool predict) {
   if (predict)
     (*engine)->addListener(&summary);
   auto result = (*engine)->run();
-  if (!result)
+  if (!result) {
+    for (const auto &w : warnings.warnings) // they often explain the failure
+      errs() << w << "\n";
     return badInput(toString(result.takeError()));
+  }
 
   const std::vector<verifier::Finding> findings = checks.findings();
   json::Array findingsJson, warningsJson;

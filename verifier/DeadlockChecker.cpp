@@ -1,6 +1,5 @@
 #include "verifier/DeadlockChecker.h"
 
-#include "sim/SummaryView.h"
 
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/strong_components.hpp>
@@ -10,29 +9,23 @@ namespace tlxsim::verifier {
 using namespace tlxsim::sim;
 
 DeadlockChecker::DeadlockChecker(const Program &program, size_t historyDepth)
-    : program_(program), historyDepth_(historyDepth) {}
+    : CheckerBase(program), historyDepth_(historyDepth) {}
 
-ir::SourceLoc DeadlockChecker::loc(int32_t index) const {
-  return index >= 0 && index < static_cast<int32_t>(program_.locs.size()) ? program_.locs[index] : ir::SourceLoc{};
-}
-
-void DeadlockChecker::onAgentStart(const AgentInfo &info, Cycle) {
-  if (agents_.size() <= static_cast<size_t>(info.id))
-    agents_.resize(info.id + 1);
-  agents_[info.id] = info;
+void DeadlockChecker::onAgentStart(const AgentInfo &info, Cycle t) {
+  CheckerBase::onAgentStart(info, t);
   ++liveAgents_[info.cta];
 }
 
 void DeadlockChecker::onAgentEnd(int32_t agent, Cycle) {
-  int64_t cta = agents_[agent].cta;
-  if (--liveAgents_[cta] > 0)
+  int64_t done = cta(agent);
+  if (--liveAgents_[done] > 0)
     return;
   // The CTA finished: its barriers can no longer be part of a deadlock.
-  liveAgents_.erase(cta);
+  liveAgents_.erase(done);
   for (auto it = history_.begin(); it != history_.end();)
-    it = it->first.cta == cta ? history_.erase(it) : std::next(it);
+    it = it->first.cta == done ? history_.erase(it) : std::next(it);
   for (auto it = signalers_.begin(); it != signalers_.end();)
-    it = it->first.cta == cta ? signalers_.erase(it) : std::next(it);
+    it = it->first.cta == done ? signalers_.erase(it) : std::next(it);
 }
 
 void DeadlockChecker::onBarrier(const BarrierEvent &e) {
@@ -44,11 +37,11 @@ void DeadlockChecker::onBarrier(const BarrierEvent &e) {
     h.pop_front();
   if (e.action == BarrierAction::Arrive || e.action == BarrierAction::ExpectArrive ||
       e.action == BarrierAction::CompleteTx)
-    signalers_[e.barrier].insert(agents_[e.agent].partition);
+    signalers_[e.barrier].insert(partition(e.agent));
 }
 
 std::string DeadlockChecker::describe(const BarrierEvent &e) const {
-  std::string who = "partition '" + agents_[e.agent].partition + "'";
+  std::string who = "partition '" + partition(e.agent) + "'";
   std::string what;
   switch (e.action) {
   case BarrierAction::Init: what = "init with arrival count " + std::to_string(e.amount) + " by " + who; break;
@@ -60,8 +53,8 @@ std::string DeadlockChecker::describe(const BarrierEvent &e) const {
   case BarrierAction::WaitBlock: what = who + " blocks waiting for parity " + std::to_string(e.amount); break;
   default: what = "wait"; break;
   }
-  return barrierName(program_, e.barrier.alloc, e.barrier.index) + ": " + what + " at cycle " +
-         std::to_string(e.cycle) + "; now phase " + std::to_string(e.phase) + ", pending " +
+  return program_.barrierName(e.barrier.alloc, e.barrier.index) + ": " + what + " at cycle " +
+         std::to_string(e.cycle) + "; after it: phase " + std::to_string(e.phase) + ", pending " +
          std::to_string(e.pending) + "/" + std::to_string(e.expected) + ", tx " + std::to_string(e.tx);
 }
 
@@ -69,7 +62,7 @@ void DeadlockChecker::onStall(Cycle, const std::vector<BlockedAgent> &blocked) {
   // Report the lowest stalled CTA; count the others.
   std::map<int64_t, std::vector<const BlockedAgent *>> byCta;
   for (const BlockedAgent &b : blocked)
-    byCta[agents_[b.agent].cta].push_back(&b);
+    byCta[cta(b.agent)].push_back(&b);
   const std::vector<const BlockedAgent *> *group = nullptr;
   for (const auto &[cta, agents] : byCta)
     for (const BlockedAgent *b : agents)
@@ -91,7 +84,7 @@ void DeadlockChecker::onStall(Cycle, const std::vector<BlockedAgent> &blocked) {
   };
   auto stateOf = [&](const BlockedAgent &b) {
     const std::deque<BarrierEvent> &h = history_[b.barrier];
-    BarrierState s{barrierName(program_, b.barrier.alloc, b.barrier.index)};
+    BarrierState s{program_.barrierName(b.barrier.alloc, b.barrier.index)};
     if (!h.empty()) {
       s.phase = h.back().phase;
       s.pending = h.back().pending;
@@ -102,8 +95,7 @@ void DeadlockChecker::onStall(Cycle, const std::vector<BlockedAgent> &blocked) {
   };
   auto waitText = [&](const BlockedAgent &b) {
     BarrierState s = stateOf(b);
-    const AgentInfo &info = agents_[b.agent];
-    return "partition '" + info.partition + "' of CTA " + std::to_string(info.cta) + " waits forever on " + s.name +
+    return "partition '" + partition(b.agent) + "' of CTA " + std::to_string(cta(b.agent)) + " waits forever on " + s.name +
            " for parity " + std::to_string(b.parity) + iterationText(b) + ": the barrier is in phase " +
            std::to_string(s.phase) + " (parity " + std::to_string(s.phase & 1) + ") with " +
            std::to_string(s.pending) + " of " + std::to_string(s.expected) + " arrivals pending and tx-count " +
@@ -115,8 +107,7 @@ void DeadlockChecker::onStall(Cycle, const std::vector<BlockedAgent> &blocked) {
   if (waiting.empty()) {
     const BlockedAgent &b = *group->front();
     f.location = loc(b.loc);
-    f.message = "partition '" + agents_[b.agent].partition + "' of CTA " + std::to_string(agents_[b.agent].cta) +
-                " never finishes";
+    f.message = "partition '" + partition(b.agent) + "' of CTA " + std::to_string(cta(b.agent)) + " never finishes";
     findings_.push_back(std::move(f));
     return;
   }
@@ -126,14 +117,14 @@ void DeadlockChecker::onStall(Cycle, const std::vector<BlockedAgent> &blocked) {
   f.barrier = stateOf(primary);
   for (size_t i = 1; i < waiting.size(); ++i) {
     const BlockedAgent &b = *waiting[i];
-    f.related.push_back(Related{loc(b.loc), agents_[b.agent].partition,
+    f.related.push_back(Related{loc(b.loc), partition(b.agent),
                                 b.iterations.empty() ? -1 : b.iterations.back().second, "wait_barrier",
                                 waitText(b)});
   }
   for (const BlockedAgent *b : *group)
     if (!b->onBarrier)
-      f.related.push_back(Related{loc(b->loc), agents_[b->agent].partition, -1, "warp_specialize",
-                                  "partition '" + agents_[b->agent].partition +
+      f.related.push_back(Related{loc(b->loc), partition(b->agent), -1, "warp_specialize",
+                                  "partition '" + partition(b->agent) +
                                       "' waits for its worker partitions to finish"});
 
   // Wait-for graph over the blocked partitions: A -> B when B has signalled A's barrier.
@@ -141,11 +132,16 @@ void DeadlockChecker::onStall(Cycle, const std::vector<BlockedAgent> &blocked) {
   Graph graph(waiting.size());
   for (size_t i = 0; i < waiting.size(); ++i) {
     const std::set<std::string> &signalers = signalers_[waiting[i]->barrier];
+    const std::deque<BarrierEvent> &h = history_[waiting[i]->barrier];
+    bool initialized = std::any_of(h.begin(), h.end(), [](const BarrierEvent &e) {
+      return e.action == BarrierAction::Init && e.status == BarrierStatus::Ok;
+    });
     if (signalers.empty())
-      f.notes.emplace_back(loc(waiting[i]->loc),
-                           "no partition has arrived on " + stateOf(*waiting[i]).name + " since it was initialized");
+      f.notes.emplace_back(loc(waiting[i]->loc), "no partition has arrived on " + stateOf(*waiting[i]).name +
+                                                     (initialized ? " since it was initialized"
+                                                                  : ", and it was never initialized"));
     for (size_t j = 0; j < waiting.size(); ++j)
-      if (signalers.count(agents_[waiting[j]->agent].partition))
+      if (signalers.count(partition(waiting[j]->agent)))
         boost::add_edge(i, j, graph);
   }
   std::vector<int> component(waiting.size());
@@ -159,8 +155,8 @@ void DeadlockChecker::onStall(Cycle, const std::vector<BlockedAgent> &blocked) {
       continue;
     std::string cycle;
     for (size_t i : members)
-      cycle += "'" + agents_[waiting[i]->agent].partition + "' (on " + stateOf(*waiting[i]).name + ") -> ";
-    cycle += "'" + agents_[waiting[members.front()]->agent].partition + "'";
+      cycle += "'" + partition(waiting[i]->agent) + "' (on " + stateOf(*waiting[i]).name + ") -> ";
+    cycle += "'" + partition(waiting[members.front()]->agent) + "'";
     f.notes.emplace_back(f.location, "wait-for cycle: " + cycle);
   }
 

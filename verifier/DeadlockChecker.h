@@ -4,7 +4,7 @@
 // (Boost.Graph) and the history that led there.
 #pragma once
 
-#include "sim/Events.h"
+#include "verifier/CheckerBase.h"
 #include "verifier/Finding.h"
 
 #include <deque>
@@ -14,7 +14,7 @@
 
 namespace tlxsim::verifier {
 
-class DeadlockChecker : public sim::Listener {
+class DeadlockChecker : public CheckerBase {
 public:
   /// `historyDepth`: barrier events kept per barrier for the report.
   explicit DeadlockChecker(const sim::Program &program, size_t historyDepth = 6);
@@ -33,11 +33,8 @@ private:
     }
   };
   std::string describe(const sim::BarrierEvent &e) const;
-  ir::SourceLoc loc(int32_t index) const;
 
-  const sim::Program &program_;
   size_t historyDepth_;
-  std::vector<sim::AgentInfo> agents_;
   std::unordered_map<int64_t, int32_t> liveAgents_; ///< per CTA
   std::unordered_map<sim::BarrierKey, std::deque<sim::BarrierEvent>, KeyHash> history_;
   std::unordered_map<sim::BarrierKey, std::set<std::string>, KeyHash> signalers_;

@@ -1,21 +1,14 @@
 #include "verifier/ProtocolChecker.h"
 
-#include "sim/SummaryView.h"
 
 namespace tlxsim::verifier {
 
 using namespace tlxsim::sim;
 
-void ProtocolChecker::onAgentStart(const AgentInfo &info, Cycle) {
-  if (partitions_.size() <= static_cast<size_t>(info.id))
-    partitions_.resize(info.id + 1);
-  partitions_[info.id] = info.partition;
-}
-
 void ProtocolChecker::onBarrier(const BarrierEvent &e) {
   const char *cls = nullptr;
   std::string what;
-  std::string name = barrierName(program_, e.barrier.alloc, e.barrier.index);
+  std::string name = program_.barrierName(e.barrier.alloc, e.barrier.index);
   switch (e.status) {
   case BarrierStatus::OverArrival: {
     // arrive.expect_tx is one arrival; `amount` is then the tx byte count.
@@ -46,8 +39,8 @@ void ProtocolChecker::onBarrier(const BarrierEvent &e) {
     return;
   Finding f;
   f.cls = cls;
-  f.location = e.loc >= 0 ? program_.locs[e.loc] : ir::SourceLoc{};
-  f.message = what + " (partition '" + partitions_[e.agent] + "', CTA " + std::to_string(e.barrier.cta) + ")";
+  f.location = loc(e.loc);
+  f.message = what + " (partition '" + partition(e.agent) + "', CTA " + std::to_string(e.barrier.cta) + ")";
   f.barrier = BarrierState{name, e.phase, e.pending, e.expected, e.tx};
   findings_.push_back(std::move(f));
 }

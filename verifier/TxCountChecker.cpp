@@ -1,20 +1,9 @@
 #include "verifier/TxCountChecker.h"
 
-#include "sim/SummaryView.h"
 
 namespace tlxsim::verifier {
 
 using namespace tlxsim::sim;
-
-ir::SourceLoc TxCountChecker::loc(int32_t index) const {
-  return index >= 0 && index < static_cast<int32_t>(program_.locs.size()) ? program_.locs[index] : ir::SourceLoc{};
-}
-
-void TxCountChecker::onAgentStart(const AgentInfo &info, Cycle) {
-  if (partitions_.size() <= static_cast<size_t>(info.id))
-    partitions_.resize(info.id + 1);
-  partitions_[info.id] = info.partition;
-}
 
 void TxCountChecker::onBarrier(const BarrierEvent &e) {
   switch (e.action) {
@@ -39,15 +28,15 @@ void TxCountChecker::onBarrier(const BarrierEvent &e) {
     break;
   }
   if (auto it = phases_.find(e.barrier); it != phases_.end())
-    it->second.state = BarrierState{barrierName(program_, e.barrier.alloc, e.barrier.index), e.phase, e.pending,
+    it->second.state = BarrierState{program_.barrierName(e.barrier.alloc, e.barrier.index), e.phase, e.pending,
                                     e.expected, e.tx};
   if (e.status == BarrierStatus::TxOutOfRange && reportedLocs_.insert(e.loc).second) {
     Finding f;
     f.cls = "tx-count";
     f.location = loc(e.loc);
-    f.message = "tx-count of " + barrierName(program_, e.barrier.alloc, e.barrier.index) + " reached " +
+    f.message = "tx-count of " + program_.barrierName(e.barrier.alloc, e.barrier.index) + " reached " +
                 std::to_string(e.tx) + " bytes, outside the +-(2^20 - 1) the mbarrier holds (PTX ISA 9.1 9.7.13.15.2)";
-    f.barrier = BarrierState{barrierName(program_, e.barrier.alloc, e.barrier.index), e.phase, e.pending, e.expected, e.tx};
+    f.barrier = BarrierState{program_.barrierName(e.barrier.alloc, e.barrier.index), e.phase, e.pending, e.expected, e.tx};
     findings_.push_back(std::move(f));
   }
 }
@@ -62,7 +51,7 @@ void TxCountChecker::onStall(Cycle, const std::vector<BlockedAgent> &blocked) {
     const Phase &p = it->second;
     if (p.expected == p.delivered || p.expectLoc < 0 || !reportedLocs_.insert(p.expectLoc).second)
       continue;
-    std::string name = barrierName(program_, b.barrier.alloc, b.barrier.index);
+    std::string name = program_.barrierName(b.barrier.alloc, b.barrier.index);
     Finding f;
     f.cls = "tx-count";
     f.location = loc(p.expectLoc);
@@ -74,9 +63,9 @@ void TxCountChecker::onStall(Cycle, const std::vector<BlockedAgent> &blocked) {
                           : std::to_string(-diff) + " bytes too many arrive") +
                 ", so the phase never completes";
     f.barrier = p.state;
-    f.related.push_back(Related{loc(b.loc), partitions_[b.agent], b.iterations.empty() ? -1 : b.iterations.back().second,
+    f.related.push_back(Related{loc(b.loc), partition(b.agent), b.iterations.empty() ? -1 : b.iterations.back().second,
                                 "wait_barrier",
-                                "partition '" + partitions_[b.agent] + "' waits on " + name + " forever"});
+                                "partition '" + partition(b.agent) + "' waits on " + name + " forever"});
     findings_.push_back(std::move(f));
   }
 }

@@ -3,7 +3,7 @@
 // |tx-count| must stay within 2^20 - 1.
 #pragma once
 
-#include "sim/Events.h"
+#include "verifier/CheckerBase.h"
 #include "verifier/Finding.h"
 
 #include <set>
@@ -11,11 +11,10 @@
 
 namespace tlxsim::verifier {
 
-class TxCountChecker : public sim::Listener {
+class TxCountChecker : public CheckerBase {
 public:
-  explicit TxCountChecker(const sim::Program &program) : program_(program) {}
+  explicit TxCountChecker(const sim::Program &program) : CheckerBase(program) {}
 
-  void onAgentStart(const sim::AgentInfo &info, sim::Cycle t) override;
   void onBarrier(const sim::BarrierEvent &e) override;
   /// A stalled waiter whose barrier has all arrivals but a non-zero tx-count waits for
   /// bytes that never come (or got more than it expected): report the expect site.
@@ -35,10 +34,6 @@ private:
       return std::hash<int64_t>()(k.cta * 1000003 + k.alloc * 7919 + k.index);
     }
   };
-  ir::SourceLoc loc(int32_t index) const;
-
-  const sim::Program &program_;
-  std::vector<std::string> partitions_;
   std::unordered_map<sim::BarrierKey, Phase, KeyHash> phases_;
   std::set<int32_t> reportedLocs_;
   std::vector<Finding> findings_;

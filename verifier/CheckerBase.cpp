@@ -1,0 +1,23 @@
+#include "verifier/CheckerBase.h"
+
+#include <algorithm>
+
+namespace tlxsim::verifier {
+
+void CheckerBase::onAgentStart(const sim::AgentInfo &info, sim::Cycle) {
+  if (agentPartition_.size() <= static_cast<size_t>(info.id)) {
+    agentPartition_.resize(info.id + 1);
+    agentCta_.resize(info.id + 1);
+  }
+  auto it = std::find(partitionNames_.begin(), partitionNames_.end(), info.partition);
+  if (it == partitionNames_.end())
+    it = partitionNames_.insert(partitionNames_.end(), info.partition);
+  agentPartition_[info.id] = static_cast<int32_t>(it - partitionNames_.begin());
+  agentCta_[info.id] = info.cta;
+}
+
+ir::SourceLoc CheckerBase::loc(int32_t index) const {
+  return index >= 0 && index < static_cast<int32_t>(program_.locs.size()) ? program_.locs[index] : ir::SourceLoc{};
+}
+
+} // namespace tlxsim::verifier

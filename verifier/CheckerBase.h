@@ -1,0 +1,33 @@
+// What every checker needs from the event stream: which partition and CTA an agent is,
+// and the Python location of an op. Compact per agent (an index and a CTA id).
+#pragma once
+
+#include "sim/Events.h"
+
+#include <string>
+#include <vector>
+
+namespace tlxsim::verifier {
+
+class CheckerBase : public sim::Listener {
+public:
+  void onAgentStart(const sim::AgentInfo &info, sim::Cycle t) override;
+
+protected:
+  explicit CheckerBase(const sim::Program &program) : program_(program) {}
+  /// The partition name of `agent` ("default", "partition0", ...).
+  const std::string &partition(int32_t agent) const { return partitionNames_[agentPartition_[agent]]; }
+  /// The CTA `agent` belongs to.
+  int64_t cta(int32_t agent) const { return agentCta_[agent]; }
+  /// The Python location of Program::locs[index]; unknown for -1.
+  ir::SourceLoc loc(int32_t index) const;
+
+  const sim::Program &program_;
+
+private:
+  std::vector<int32_t> agentPartition_;
+  std::vector<int64_t> agentCta_;
+  std::vector<std::string> partitionNames_;
+};
+
+} // namespace tlxsim::verifier
