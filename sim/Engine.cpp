@@ -421,13 +421,17 @@ struct Engine::Impl {
   /// the fixed latency (a single copy does not reach the SM's fill bandwidth; hw-params.md
   /// section 7); the SM's TMA engine, the device L2 and HBM are FIFO pipes whose
   /// bandwidth delays a request only once they saturate.
-  Cycle transfer(Sm &sm, Cycle t, int64_t bytes, bool l2Hit) {
+  /// A store (`writeBack`) completes once L2 has taken the data; its write-back still
+  /// occupies HBM bandwidth.
+  Cycle transfer(Sm &sm, Cycle t, int64_t bytes, bool l2Hit, bool writeBack = false) {
     Cycle latency = cycles(costs.tmaLatency);
     Cycle done = t + latency + cycles(bytes / costs.tmaRequestBytesPerClk);
     sm.tmaFree = std::max(t, sm.tmaFree) + cycles(bytes / costs.tmaBytesPerClk);
     l2Free = std::max(t, l2Free) + cycles(bytes / costs.l2BytesPerClk);
     done = std::max({done, sm.tmaFree + latency, l2Free + latency});
-    if (!l2Hit) {
+    if (writeBack) {
+      hbmFree = std::max(t, hbmFree) + cycles(bytes / costs.hbmBytesPerClk);
+    } else if (!l2Hit) {
       hbmFree = std::max(t, hbmFree) + cycles(bytes / costs.hbmBytesPerClk);
       done = std::max(done, hbmFree + latency + cycles(costs.hbmExtraLatency));
     }
@@ -789,7 +793,7 @@ struct Engine::Impl {
     }
     case Op::TmaStore: {
       busy(costs.tmaIssue);
-      Cycle done = transfer(sm, a.time, in.imm, /*l2Hit=*/true);
+      Cycle done = transfer(sm, a.time, in.imm, /*l2Hit=*/true, /*writeBack=*/true);
       a.storeGroups.push_back(done);
       AsyncEvent e{AsyncEvent::TmaStore, cta.sm, a.info.id, in.loc, a.time, done, in.imm, 0, true};
       emit([&](Listener &l) { l.onAsync(e); });

@@ -12,6 +12,14 @@ void TxCountChecker::onBarrier(const BarrierEvent &e) {
     phases_.erase(e.barrier);
     break;
   case BarrierAction::ExpectArrive: {
+    if (e.amount < 0 && reportedLocs_.insert(e.loc).second) {
+      Finding f;
+      f.cls = "tx-count";
+      f.location = loc(e.loc);
+      f.message = "expect-tx of a negative byte count (" + std::to_string(e.amount) + ") on " +
+                  program_.barrierName(e.barrier.alloc, e.barrier.index);
+      findings_.push_back(std::move(f));
+    }
     Phase &p = phases_[e.barrier];
     p.expected += e.amount;
     p.expectLoc = e.loc;
