@@ -110,13 +110,9 @@ struct WarningCollector : sim::Listener {
 
 int run(bool predict) {
   auto ctx = ir::makeContext();
-  std::string diagnostics;
-  raw_string_ostream diag(diagnostics);
-  auto module = ir::readTTGIR(inputFile, *ctx, diag);
-  if (!module) {
-    errs() << diagnostics;
+  auto module = ir::readTTGIR(inputFile, *ctx, errs());
+  if (!module)
     return kBadInput;
-  }
   auto program = sim::lowerModule(*module);
   if (!program)
     return badInput(inputFile + ": " + toString(program.takeError()));
@@ -220,13 +216,9 @@ int run(bool predict) {
 
 int printIr() {
   auto ctx = ir::makeContext();
-  std::string diagnostics;
-  raw_string_ostream diag(diagnostics);
-  auto module = ir::readTTGIR(inputFile, *ctx, diag);
-  if (!module) {
-    errs() << diagnostics;
+  auto module = ir::readTTGIR(inputFile, *ctx, errs());
+  if (!module)
     return kBadInput;
-  }
   module->print(outs(), mlir::OpPrintingFlags().printGenericOpForm().enableDebugInfo());
   outs() << "\n";
   return kClean;

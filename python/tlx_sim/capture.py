@@ -158,12 +158,8 @@ def main(argv=None) -> int:
 
 
 def cli() -> int:
-    """Entry point: ``main`` with usage-level errors (unknown module, config, target, shape) as exit code 2."""
-    try:
-        return main()
-    except kmod.UsageError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
+    """Entry point: ``main`` with usage errors as exit code 2."""
+    return kmod.run_cli(main)
 
 
 if __name__ == "__main__":

@@ -98,6 +98,15 @@ class KernelModule:
         return self.root / "tests" / "inputs" / Path(*parts)
 
 
+def run_cli(main) -> int:
+    """Runs a command's ``main()``; a UsageError (unknown module, config, target, shape) prints and exits 2."""
+    try:
+        return main()
+    except UsageError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+
+
 def load_module(spec: str) -> KernelModule:
     """Import a kernel module from a file path (``kernels/hopper/ws_gemm.py``) or a dotted name.
 
