@@ -1,6 +1,5 @@
 // Shim dialects for Triton's dialects.
 #include "ir/Dialects.h"
-#include "ir/CustomOps.h"
 #include "ir/OpSyntax.h"
 #include "ir/TypeSyntax.h"
 #include "ir/TypeStorage.h"
@@ -35,12 +34,11 @@ ParseResult parseUnknownOp(OpAsmParser &parser, OperationState &state) {
 /// Parse hook for ops of a shim dialect: custom parser, table entry, or a clear error.
 /// (ParseOpHook is a function_ref: every hook is a plain function.)
 std::optional<Dialect::ParseOpHook> shimParseHook(StringRef opName) {
-  if (opName == "tt.func")
-    return Dialect::ParseOpHook(parseFuncOp);
-  if (opName == "ttg.warp_specialize")
-    return Dialect::ParseOpHook(parseWarpSpecializeOp);
-  if (const OpSpec *spec = lookupOpSpec(opName); spec && spec->format)
+  const OpSpec *spec = lookupOpSpec(opName);
+  if (spec && spec->format)
     return Dialect::ParseOpHook(parseTableOp);
+  if (spec && spec->custom)
+    return Dialect::ParseOpHook(spec->custom);
   return Dialect::ParseOpHook(parseUnknownOp);
 }
 

@@ -20,13 +20,17 @@
 
 namespace tlxsim::ir {
 
+/// A hand-written parser for an op whose syntax the format language cannot express.
+using CustomParser = mlir::ParseResult (*)(mlir::OpAsmParser &, mlir::OperationState &);
+
 /// One op of the table. All strings are static.
 struct OpSpec {
-  const char *name;     ///< full op name, e.g. "ttng.wait_barrier"
-  const char *operands; ///< operand groups in ODS order
-  const char *attrs;    ///< attributes written positionally in the format
-  const char *results;  ///< result groups
-  const char *format;   ///< assembly format; nullptr: the op has a custom C++ parser
+  const char *name;             ///< full op name, e.g. "ttng.wait_barrier"
+  const char *operands;         ///< operand groups in ODS order
+  const char *attrs;            ///< attributes written positionally in the format
+  const char *results;          ///< result groups
+  const char *format;           ///< assembly format; nullptr when `custom` parses the op
+  CustomParser custom = nullptr; ///< hand-written parser (CustomOps.h), used when format is null
 };
 
 /// The entry for `opName`, or nullptr for an op the table does not know.

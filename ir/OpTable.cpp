@@ -5,6 +5,7 @@
 // TritonNvidiaGPU/IR/TritonNvidiaGPUOps.td) and were checked against what
 // `triton.compile(...).asm["ttgir"]` prints for the project's kernels (tests/inputs).
 // Entries with a null format have a hand-written parser (CustomOps.cpp).
+#include "ir/CustomOps.h"
 #include "ir/OpSyntax.h"
 
 #include "llvm/ADT/StringMap.h"
@@ -14,7 +15,7 @@ namespace {
 
 const OpSpec kOpSpecs[] = {
     // ---- tt -------------------------------------------------------------------------
-    {"tt.func", "", "", "", nullptr},
+    {"tt.func", "", "", "", nullptr, parseFuncOp},
     {"tt.return", "srcs*", "", "", "attr-dict ($srcs^ `:` type($srcs))?"},
     {"tt.get_program_id", "", "axis:enum(x|y|z)", "result", "$axis attr-dict `:` type($result)"},
     {"tt.get_num_programs", "", "axis:enum(x|y|z)", "result", "$axis attr-dict `:` type($result)"},
@@ -26,7 +27,7 @@ const OpSpec kOpSpecs[] = {
     {"tt.bitcast", "src", "", "result", "$src attr-dict `:` type($src) `->` type($result)"},
     {"tt.fp_to_fp", "src", "", "result", "$src attr-dict `:` type($src) `->` type($result)"},
     // ---- ttg ------------------------------------------------------------------------
-    {"ttg.warp_specialize", "", "", "", nullptr},
+    {"ttg.warp_specialize", "", "", "", nullptr, parseWarpSpecializeOp},
     {"ttg.warp_yield", "values*", "", "", "($values^ `:` type($values))? attr-dict"},
     {"ttg.warp_return", "", "", "", "attr-dict"},
     {"ttg.local_alloc", "src?", "", "result", "($src^)? attr-dict `:` functional-type(operands, results)"},
