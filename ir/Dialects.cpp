@@ -118,6 +118,9 @@ std::unique_ptr<MLIRContext> makeContext() {
   registerDialects(registry);
   auto ctx = std::make_unique<MLIRContext>(registry, MLIRContext::Threading::DISABLED);
   ctx->loadAllAvailableDialects();
+  // Ops of dialects tlx-sim does not know are kept in generic form (and reported by the
+  // simulator), never rejected; Triton's own dialects still parse their syntax themselves.
+  ctx->allowUnregisteredDialects();
   return ctx;
 }
 

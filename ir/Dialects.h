@@ -13,7 +13,8 @@ namespace tlxsim::ir {
 /// Adds every dialect tlx-sim reads to `registry`.
 void registerDialects(mlir::DialectRegistry &registry);
 
-/// A context with all those dialects loaded, and multithreading off (deterministic output).
+/// A context with all those dialects loaded, multithreading off (deterministic output),
+/// and ops of unknown dialects accepted in generic form.
 std::unique_ptr<mlir::MLIRContext> makeContext();
 
 } // namespace tlxsim::ir

@@ -27,8 +27,32 @@ std::string resolveTTGIRPath(llvm::StringRef path, llvm::raw_ostream &diag) {
   return {};
 }
 
-OwningOpRef<ModuleOp> readTTGIR(llvm::StringRef path, MLIRContext &ctx, llvm::raw_ostream &diag) {
-  std::string file = resolveTTGIRPath(path, diag);
+/// Parses and verifies one buffer; diagnostics name `buffer`'s identifier.
+static OwningOpRef<ModuleOp> parseBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer, MLIRContext &ctx,
+                                         llvm::raw_ostream &diag) {
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
+  SourceMgrDiagnosticHandler handler(sourceMgr, &ctx, diag);
+  // Only the first error is reported: later ones follow from it (MLIR's lexer, for one,
+  // repeats an error each time a type parser re-reads the bad token).
+  bool reported = false;
+  ScopedDiagnosticHandler firstErrorOnly(&ctx, [&](Diagnostic &d) -> LogicalResult {
+    if (d.getSeverity() != DiagnosticSeverity::Error)
+      return failure(); // to the source-manager handler
+    if (reported)
+      return success(); // swallowed
+    reported = true;
+    return failure();
+  });
+  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(&ctx));
+  if (!module || failed(verify(*module)))
+    return nullptr;
+  return module;
+}
+
+static std::unique_ptr<llvm::MemoryBuffer> readBuffer(llvm::StringRef path, llvm::raw_ostream &diag,
+                                                      std::string &file) {
+  file = resolveTTGIRPath(path, diag);
   if (file.empty())
     return nullptr;
   auto buffer = llvm::MemoryBuffer::getFileOrSTDIN(file, /*IsText=*/true);
@@ -36,15 +60,55 @@ OwningOpRef<ModuleOp> readTTGIR(llvm::StringRef path, MLIRContext &ctx, llvm::ra
     diag << file << ": error: cannot read file: " << buffer.getError().message() << "\n";
     return nullptr;
   }
-  llvm::SourceMgr sourceMgr;
-  sourceMgr.AddNewSourceBuffer(std::move(*buffer), llvm::SMLoc());
-  SourceMgrDiagnosticHandler handler(sourceMgr, &ctx, diag);
-  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(&ctx));
-  if (!module)
-    return nullptr;
-  if (failed(verify(*module)))
-    return nullptr;
-  return module;
+  return std::move(*buffer);
+}
+
+OwningOpRef<ModuleOp> readTTGIR(llvm::StringRef path, MLIRContext &ctx, llvm::raw_ostream &diag) {
+  std::string file;
+  auto buffer = readBuffer(path, diag, file);
+  return buffer ? parseBuffer(std::move(buffer), ctx, diag) : nullptr;
+}
+
+OwningOpRef<ModuleOp> readTTGIRText(llvm::StringRef text, llvm::StringRef name, MLIRContext &ctx,
+                                    llvm::raw_ostream &diag) {
+  return parseBuffer(llvm::MemoryBuffer::getMemBufferCopy(text, name), ctx, diag);
+}
+
+std::vector<OwningOpRef<ModuleOp>> readTTGIRSplit(llvm::StringRef path, MLIRContext &ctx, llvm::raw_ostream &diag) {
+  std::string file;
+  auto buffer = readBuffer(path, diag, file);
+  if (!buffer)
+    return {};
+  std::vector<OwningOpRef<ModuleOp>> modules;
+  bool ok = true;
+  llvm::StringRef text = buffer->getBuffer();
+  size_t lineOfChunk = 0, line = 0;
+  std::string chunk;
+  auto flush = [&]() {
+    // Pad with the lines before the chunk so that diagnostics keep the file's line numbers.
+    std::string padded(lineOfChunk, '\n');
+    padded += chunk;
+    auto module = parseBuffer(llvm::MemoryBuffer::getMemBufferCopy(padded, file), ctx, diag);
+    ok &= static_cast<bool>(module);
+    if (module)
+      modules.push_back(std::move(module));
+  };
+  while (!text.empty()) {
+    auto [current, rest] = text.split('\n');
+    if (current.trim() == "// -----") {
+      flush();
+      chunk.clear();
+      lineOfChunk = line + 1;
+    } else {
+      chunk += current.str() + "\n";
+    }
+    text = rest;
+    ++line;
+  }
+  flush();
+  if (!ok)
+    modules.clear();
+  return modules;
 }
 
 } // namespace tlxsim::ir

@@ -5,6 +5,7 @@
 #include "mlir/IR/OwningOpRef.h"
 
 #include <string>
+#include <vector>
 
 namespace llvm {
 class raw_ostream;
@@ -22,5 +23,15 @@ namespace tlxsim::ir {
 std::string resolveTTGIRPath(llvm::StringRef path, llvm::raw_ostream &diag);
 
 mlir::OwningOpRef<mlir::ModuleOp> readTTGIR(llvm::StringRef path, mlir::MLIRContext &ctx, llvm::raw_ostream &diag);
+
+/// Reads TTGIR text held in memory; `name` is the file name diagnostics use.
+mlir::OwningOpRef<mlir::ModuleOp> readTTGIRText(llvm::StringRef text, llvm::StringRef name, mlir::MLIRContext &ctx,
+                                                llvm::raw_ostream &diag);
+
+/// Like readTTGIR for a file holding several modules separated by `// -----` lines (as
+/// `mlir-opt --split-input-file`); each chunk keeps its line numbers in the whole file.
+/// Every chunk is read and diagnosed; the result is empty if any chunk fails.
+std::vector<mlir::OwningOpRef<mlir::ModuleOp>> readTTGIRSplit(llvm::StringRef path, mlir::MLIRContext &ctx,
+                                                               llvm::raw_ostream &diag);
 
 } // namespace tlxsim::ir

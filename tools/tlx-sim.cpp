@@ -7,6 +7,7 @@
 // Exit codes (design.md): 0 clean, 1 findings, 2 bad input or usage, 3 internal error.
 #include "ir/Dialects.h"
 #include "ir/Reader.h"
+#include "ir/Stats.h"
 #include "sim/Binary.h"
 #include "sim/Engine.h"
 #include "sim/Lowering.h"
@@ -21,6 +22,8 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
 
 using namespace llvm;
 using namespace tlxsim;
@@ -63,7 +66,11 @@ cl::opt<std::string> modelOpt("model", cl::desc("GPU model name (models/<name>.j
 cl::list<std::string> setOpts("set", cl::desc("Override a model parameter (repeatable)"), cl::value_desc("KNOB=VALUE"),
                               cl::cat(launchCat), cl::sub(checkCmd), cl::sub(predictCmd));
 cl::opt<bool> jsonOpt("json", cl::desc("Print one JSON object (schema_version 1)"), cl::cat(outputCat),
-                      cl::sub(checkCmd), cl::sub(predictCmd));
+                      cl::sub(checkCmd), cl::sub(predictCmd), cl::sub(irCmd));
+cl::opt<bool> splitOpt("split-input-file", cl::desc("The file holds several modules separated by '// -----' lines"),
+                       cl::cat(outputCat), cl::sub(irCmd));
+cl::opt<bool> statsOpt("stats", cl::desc("Print op counts and the ops the reader does not know, not the module"),
+                       cl::cat(outputCat), cl::sub(irCmd));
 
 /// A user-facing error: `tlx-sim: error: ...`, exit 2.
 int badInput(const Twine &message) {
@@ -214,13 +221,51 @@ int run(bool predict) {
   return findings.empty() ? kClean : kFindings;
 }
 
+void printStats(const ir::OpStats &stats) {
+  if (jsonOpt) {
+    json::Object counts;
+    for (const auto &[name, count] : stats.counts)
+      counts[name] = count;
+    json::Array unknown;
+    for (const std::string &name : stats.unknown)
+      unknown.push_back(name);
+    outs() << formatv("{0:2}", json::Value(json::Object{{"schema_version", 1},
+                                                         {"command", "ir"},
+                                                         {"total_ops", stats.total},
+                                                         {"ops", std::move(counts)},
+                                                         {"unknown_ops", std::move(unknown)}}))
+           << "\n";
+    return;
+  }
+  outs() << stats.total << " ops, " << stats.counts.size() << " distinct, " << stats.unknown.size() << " unknown\n";
+  std::vector<std::pair<int64_t, std::string>> sorted;
+  for (const auto &[name, count] : stats.counts)
+    sorted.emplace_back(-count, name);
+  std::sort(sorted.begin(), sorted.end());
+  for (const auto &[count, name] : sorted)
+    outs() << formatv("{0,8} {1}{2}\n", -count, name, stats.unknown.count(name) ? "  (unknown)" : "");
+}
+
 int printIr() {
   auto ctx = ir::makeContext();
-  auto module = ir::readTTGIR(inputFile, *ctx, errs());
-  if (!module)
+  std::vector<mlir::OwningOpRef<mlir::ModuleOp>> modules;
+  if (splitOpt) {
+    modules = ir::readTTGIRSplit(inputFile, *ctx, errs());
+  } else if (auto module = ir::readTTGIR(inputFile, *ctx, errs())) {
+    modules.push_back(std::move(module));
+  }
+  if (modules.empty())
     return kBadInput;
-  module->print(outs(), mlir::OpPrintingFlags().printGenericOpForm().enableDebugInfo());
-  outs() << "\n";
+  for (size_t i = 0; i < modules.size(); ++i) {
+    if (i > 0)
+      outs() << "// -----\n";
+    if (statsOpt) {
+      printStats(ir::collectOpStats(*modules[i]));
+      continue;
+    }
+    modules[i]->print(outs(), mlir::OpPrintingFlags().printGenericOpForm().enableDebugInfo());
+    outs() << "\n";
+  }
   return kClean;
 }
 

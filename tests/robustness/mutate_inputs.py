@@ -1,0 +1,95 @@
+"""Bad input is normal input: truncate and corrupt every captured TTGIR, run `tlx-sim ir`.
+
+For each input (tests/inputs/**/*.ttgir and its generic form) the script cuts the text at
+50 offsets and corrupts 20 tokens (deterministic, seeded), and requires for every variant:
+exit code 2, exactly one `file:line:col: error:` line on stderr, and no sanitizer report
+(AddressSanitizer / UndefinedBehaviorSanitizer / LeakSanitizer) and no signal.
+
+usage: mutate_inputs.py TLX_SIM INPUT_ROOT [--cuts 50] [--corruptions 20]
+Prints one line per failing variant and a summary; exits 1 on any failure.
+"""
+import argparse
+import pathlib
+import random
+import re
+import subprocess
+import sys
+import tempfile
+
+ERROR_LINE = re.compile(r"^\S+:\d+:\d+: error: ", re.MULTILINE)
+SANITIZER = re.compile(r"(AddressSanitizer|UndefinedBehaviorSanitizer|LeakSanitizer|runtime error:)")
+# Corruptions that can never leave valid TTGIR: they break a token the grammar needs.
+CORRUPTIONS = [
+    lambda tok: tok + "}",        # unbalanced brace
+    lambda tok: "@" + tok + "(",  # a symbol where none may stand
+    lambda tok: tok + " %",       # a dangling value sigil
+    lambda tok: tok + "q9",       # an op or type name no dialect has
+]
+# Op and type names (followed by a space, '<' or '"'), where every corruption above breaks the text.
+TOKEN = re.compile(r'!ttg\.memdesc|!tt\.tensordesc|"?(?:ttng|ttg|tt|scf|arith)\.[a-z_]+"?(?=[ (<])')
+
+
+def variants(text: str, cuts: int, corruptions: int, rng: random.Random):
+    body_end = text.rfind("\n} loc(") if "\n} loc(" in text else len(text) // 2
+    for i in range(cuts):
+        offset = rng.randrange(1, max(2, body_end))
+        yield f"cut@{offset}", text[:offset]
+    tokens = [m for m in TOKEN.finditer(text[:body_end])]
+    for i in range(min(corruptions, len(tokens))):
+        m = rng.choice(tokens)
+        how = rng.randrange(len(CORRUPTIONS))
+        yield f"corrupt@{m.start()}#{how}", text[: m.start()] + CORRUPTIONS[how](m.group(0)) + text[m.end():]
+
+
+def check(tlx_sim: str, path: pathlib.Path, label: str, text: str, workdir: pathlib.Path) -> str | None:
+    variant = workdir / "variant.ttgir"
+    variant.write_text(text)
+    try:
+        proc = subprocess.run([tlx_sim, "ir", str(variant)], capture_output=True, text=True, timeout=60)
+    except subprocess.TimeoutExpired:
+        return "hang (> 60 s)"
+    if proc.returncode < 0:
+        return f"signal {-proc.returncode}"
+    if SANITIZER.search(proc.stderr):
+        return "sanitizer report: " + SANITIZER.search(proc.stderr).group(0)
+    if proc.returncode != 2:
+        return f"exit {proc.returncode}, expected 2"
+    errors = ERROR_LINE.findall(proc.stderr)
+    if len(errors) != 1:
+        return f"{len(errors)} 'file:line:col: error:' lines, expected 1: {proc.stderr[:200]!r}"
+    return None
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("tlx_sim")
+    parser.add_argument("input_root")
+    parser.add_argument("--cuts", type=int, default=50)
+    parser.add_argument("--corruptions", type=int, default=20)
+    args = parser.parse_args()
+    inputs = sorted(pathlib.Path(args.input_root).rglob("*.ttgir"))
+    if not inputs:
+        print(f"no .ttgir under {args.input_root}", file=sys.stderr)
+        return 1
+    failures = total = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        workdir = pathlib.Path(tmp)
+        for path in inputs:
+            text = path.read_text()
+            generic = subprocess.run([args.tlx_sim, "ir", str(path)], capture_output=True, text=True).stdout
+            for form, source in (("pretty", text), ("generic", generic)):
+                if not source:
+                    continue
+                rng = random.Random(f"{path.name}:{form}")
+                for label, variant in variants(source, args.cuts, args.corruptions, rng):
+                    total += 1
+                    problem = check(args.tlx_sim, path, label, variant, workdir)
+                    if problem:
+                        failures += 1
+                        print(f"FAIL {path} [{form} {label}]: {problem}")
+    print(f"{total - failures} of {total} variants of {len(inputs)} inputs rejected cleanly")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
