@@ -11,12 +11,17 @@ code* rather than re-deriving it:
   ``specialize_impl`` in triton/backends/nvidia/driver.py of older wheels):
   - ``int``: type ``i32`` (``i64`` beyond 32 bits, ``u64`` beyond 63); the value 1 becomes a ``constexpr``;
     a value with ``value % 16 == 0`` gets key ``"D"`` -> ``tt.divisibility = 16``;
-  - a pointer (``data_ptr()``) gets ``"D"`` when 16-byte aligned (stand-ins here report address 0, i.e. aligned);
+  - a pointer (``data_ptr()``) gets ``"D"`` when 16-byte aligned (stand-ins here report address 0, i.e. aligned,
+    as a fresh torch allocation is), so a ``*fp16`` argument gets ``tt.divisibility = 16``; on hip targets a
+    tensor of at most 2**31 - 1 bytes also gets ``"S"`` -> ``tt.pointer_range = 32`` (buffer ops), which the stand-in
+    decides from its byte size exactly as ``HIPBackend.is_within_2gb`` does for a torch tensor;
   - a Gluon host ``TensorDescriptor`` becomes ``tensordesc<fp16[128, 64],NVMMASharedLayout(...)>`` built from
     the block shape and the layout's repr; no divisibility is recorded for descriptors;
 * ``JITFunction._pack_args`` turns that into (options, signature, constexprs keyed by ``(index,)``,
   attrs ``{(index,): [["tt.divisibility", 16]]}``), with the same launch keywords a launch adds
-  (``debug``, ``instrumentation_mode`` from ``triton.knobs``);
+  (``debug``, ``instrumentation_mode`` from ``triton.knobs``) plus the config's launch options (a config key
+  that is not a kernel parameter, e.g. ``num_stages``, is a keyword of the launch, as ``KERNEL[grid](**config)``
+  makes it);
 * ``GluonASTSource`` (or ``ASTSource`` for plain ``@triton.jit``) plus ``triton.compile(src, target,
   options=options.__dict__)``, as ``JITFunction._do_compile`` does.
 
@@ -81,21 +86,41 @@ class KernelModule:
         return dict(self.module.DEFAULT_SHAPE)
 
     def config(self, name: str) -> dict:
-        """The constexpr dict of config ``name``; UsageError lists the known names."""
+        """The dict of config ``name`` (constexprs and launch options); UsageError lists the known names."""
         try:
             return self.module.CONFIGS[name]
         except KeyError:
             raise UsageError(f"{self.path}: no config {name!r} (known: {', '.join(self.module.CONFIGS)})") from None
 
+    def constexprs(self, name: str) -> dict:
+        """The entries of config ``name`` that are kernel parameters (its ``constexpr`` arguments)."""
+        params = {p.name for p in self.kernel.params}
+        return {k: v for k, v in self.config(name).items() if k in params}
+
+    def launch_options(self, name: str) -> dict:
+        """The entries of config ``name`` that are launch options rather than parameters (``num_stages``, ...)."""
+        params = {p.name for p in self.kernel.params}
+        return {k: v for k, v in self.config(name).items() if k not in params}
+
     def launch(self, config_name: str, shape: dict) -> dict:
-        """The module's launch spec (grid, args, descs) for one config and shape."""
+        """The module's launch spec (grid, args, descs, ptrs) for one config and shape."""
         return self.module.launch(self.config(config_name), shape)
 
-    def capture_dir(self) -> Path:
-        """Where the committed capture lives: kernels/hopper/ws_gemm.py -> tests/inputs/hopper/ws_gemm."""
+    def capture_dir(self, target=None) -> Path:
+        """Where the committed capture for ``target`` (default: the first of TARGETS) lives.
+
+        ``tests/inputs/<arch>/<kernel>`` with ``<arch>`` from the target (``arch_dir``: cuda:90 -> hopper,
+        cuda:100 -> blackwell, hip:gfx942 -> amd-gfx942) and ``<kernel>`` the module's path under ``kernels/``
+        less a leading architecture folder (hopper, blackwell, amd), other folders joined with ``_``:
+        kernels/hopper/ws_gemm.py -> tests/inputs/hopper/ws_gemm; kernels/amd/gemm.py for hip:gfx950 ->
+        tests/inputs/amd-gfx950/gemm; kernels/triton/gemm.py for cuda:90 -> tests/inputs/hopper/triton_gemm.
+        """
+        target = parse_target(self.targets[0]) if target is None else target
         rel = Path(self.path).with_suffix("")
-        parts = rel.parts[1:] if rel.parts and rel.parts[0] == "kernels" else rel.parts
-        return self.root / "tests" / "inputs" / Path(*parts)
+        parts = list(rel.parts[1:] if rel.parts and rel.parts[0] == "kernels" else rel.parts)
+        if len(parts) > 1 and parts[0] in ARCH_FOLDERS:
+            parts = parts[1:]
+        return self.root / "tests" / "inputs" / arch_dir(target) / "_".join(parts)
 
 
 def run_cli(main) -> int:
@@ -170,6 +195,17 @@ def target_str(target) -> str:
     return f"{target.backend}:{target.arch}"
 
 
+ARCH_FOLDERS = ("hopper", "blackwell", "amd")  # kernels/<folder>/ named after an architecture
+_CUDA_ARCH_DIRS = {80: "ampere", 90: "hopper", 100: "blackwell", 103: "blackwell-sm103", 120: "blackwell-sm120"}
+
+
+def arch_dir(target) -> str:
+    """The ``tests/inputs`` folder of a target: cuda:90 -> hopper, cuda:100 -> blackwell, hip:gfx942 -> amd-gfx942."""
+    if target.backend == "cuda":
+        return _CUDA_ARCH_DIRS.get(target.arch, f"sm{target.arch}")
+    return f"amd-{target.arch}"
+
+
 @contextlib.contextmanager
 def fresh_triton_cache():
     """Point TRITON_CACHE_DIR at a new temporary directory for the duration (stale caches can't interfere)."""
@@ -200,11 +236,15 @@ class Specialization:
 
     def divisibility(self) -> dict:
         """``{"M": 16, ...}``: the ``tt.divisibility`` of each specialized argument, by name."""
+        return self.attribute("tt.divisibility")
+
+    def attribute(self, attr: str) -> dict:
+        """One argument attribute (``tt.divisibility``, ``tt.pointer_range``) by argument name, where present."""
         names = list(self.signature)
         out = {}
         for (index, *_), pairs in self.attrs.items():
             for key, value in pairs:
-                if key == "tt.divisibility":
+                if key == attr:
                     out[names[index]] = value
         return out
 
@@ -226,13 +266,65 @@ def specialize(km: KernelModule, config_name: str, shape: dict, target) -> Speci
     backend = make_backend(target)
     binder = create_function_from_signature(fn.signature, fn.params, backend)
     descs = {name: _stand_in_desc(d, MockTensor(tl.dtype(d["dtype"]), d["shape"])) for name, d in spec["descs"].items()}
-    # The keywords JITFunction.run adds before binding (triton/runtime/jit.py).
-    kwargs = {"num_warps": km.num_warps,
+    ptrs = {name: StandInTensor(tl.dtype(p["dtype"]), p["shape"]) for name, p in spec.get("ptrs", {}).items()}
+    launch_options = km.launch_options(config_name)
+    allowed = {f.name for f in dataclasses.fields(backend.parse_options({}))}
+    unknown = sorted(set(launch_options) - allowed)
+    if "num_warps" in launch_options:
+        raise UsageError(f"{km.path}: config {config_name!r} sets num_warps; it is the module's NUM_WARPS")
+    if unknown:
+        raise UsageError(f"{km.path}: config {config_name!r} has {', '.join(unknown)}: neither a parameter of "
+                         f"{km.kernel_name} nor a launch option of the {target.backend} backend")
+    # The keywords JITFunction.run adds before binding (triton/runtime/jit.py), after the launch's own.
+    kwargs = {"num_warps": km.num_warps, **launch_options,
               "debug": fn.debug or knobs.runtime.debug,
               "instrumentation_mode": knobs.compilation.instrumentation_mode}
-    bound_args, specialization, options = binder(**descs, **spec["args"], **km.config(config_name), **kwargs)
+    with _torch_free_hip_binder(target):
+        bound_args, specialization, options = binder(**descs, **ptrs, **spec["args"], **km.constexprs(config_name),
+                                                     **kwargs)
     options, signature, constexprs, attrs = fn._pack_args(backend, kwargs, bound_args, specialization, options)
     return Specialization(signature=signature, constexprs=constexprs, attrs=attrs, options=options)
+
+
+class StandInTensor:
+    """A stand-in for a torch tensor passed as a pointer argument: 16-byte aligned (address 0), ``nbytes`` long.
+
+    Like ``triton.runtime.jit.MockTensor`` but its ``ptr_range()`` is the tensor's real byte size, so the hip
+    backend's "fits in 2 GB" test (``tt.pointer_range = 32``) answers as it would for the real tensor.
+    """
+
+    def __init__(self, dtype, shape):
+        self.dtype = dtype
+        self.shape = list(shape)
+
+    @staticmethod
+    def data_ptr():
+        return 0
+
+    def ptr_range(self) -> int:
+        count = 1
+        for size in self.shape:
+            count *= size
+        return count * self.dtype.primitive_bitwidth // 8
+
+
+@contextlib.contextmanager
+def _torch_free_hip_binder(target):
+    """On hip targets, let ``HIPBackend.is_within_2gb`` answer without importing torch.
+
+    Triton 3.6's version imports torch before it asks the argument's ``ptr_range()``; our stand-ins always have
+    ``ptr_range()``, so the answer is the same, and capture still runs where torch is absent.
+    """
+    if target.backend != "hip":
+        yield
+        return
+    from triton.backends.amd.compiler import HIPBackend
+    saved = HIPBackend.__dict__["is_within_2gb"]
+    HIPBackend.is_within_2gb = staticmethod(lambda arg: arg.ptr_range() <= 2**31 - 1)
+    try:
+        yield
+    finally:
+        HIPBackend.is_within_2gb = saved
 
 
 def _stand_in_desc(desc: dict, base):
@@ -314,6 +406,11 @@ def launch_json(km: KernelModule, config_name: str, shape: dict, target, sp: Spe
         descs[name] = {k: d[k] for k in ("shape", "strides", "block", "dtype")}
         if "layout" in d:
             descs[name]["layout"] = repr(d["layout"])
+    extra = {}
+    if spec.get("ptrs"):  # pointer arguments of plain @triton.jit kernels: {"shape", "dtype"} by name
+        extra["ptrs"] = {name: {"shape": list(p["shape"]), "dtype": p["dtype"]} for name, p in spec["ptrs"].items()}
+    if km.launch_options(config_name):  # launch keywords of the config (num_stages, ...)
+        extra["options"] = dict(km.launch_options(config_name))
     return {
         "schema_version": LAUNCH_SCHEMA_VERSION,
         "kernel": km.kernel_name,
@@ -329,6 +426,8 @@ def launch_json(km: KernelModule, config_name: str, shape: dict, target, sp: Spe
         "shape": dict(shape),
         "signature": dict(sp.signature),
         "divisibility": sp.divisibility(),
+        **({"pointer_range": sp.attribute("tt.pointer_range")} if sp.attribute("tt.pointer_range") else {}),
+        **extra,
         "triton_version": triton.__version__,
     }
 

@@ -1,0 +1,110 @@
+"""Plain Triton fp16 GEMM with Triton's automatic warp specialization, for Blackwell (sm_100a).
+
+C[M, N] = A[M, K] @ B[K, N], fp16 inputs, fp32 accumulation, fp16 output.  One ``BM x BN`` output tile per
+program, grouped tile order (``GROUP_M``); A, B and C are host ``TensorDescriptor``s
+(``triton.tools.tensor_descriptor``).
+
+The source has no partitions, barriers or async ops: the K loop is ``tl.range(..., warp_specialize=True)`` over
+``desc.load`` + ``tl.dot``.  Triton's automatic warp specialization (its ``tritongpu-automatic-warp-
+specialization`` pass, run for sm_100) splits the loop into a TMA load partition, a tcgen05 MMA partition and the
+default partition, with ``num_stages`` (the config's launch option) buffers and mbarriers between them; the TTGIR
+is a ``ttg.warp_specialize`` op as in a hand-written Gluon kernel.  Same kernel body as ``tma_gemm.py`` except
+for ``warp_specialize=True``.
+
+This module follows the kernel-module convention of ``kernels/README.md``.
+"""
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def autows_gemm_kernel(a_desc, b_desc, c_desc, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
+                    GROUP_M: tl.constexpr):
+    pid = tl.program_id(0)
+    num_pid_m = tl.cdiv(M, BM)
+    num_pid_n = tl.cdiv(N, BN)
+    num_pid_in_group = GROUP_M * num_pid_n
+    group_id = pid // num_pid_in_group
+    first_pid_m = group_id * GROUP_M
+    group_size_m = min(num_pid_m - first_pid_m, GROUP_M)
+    pid_m = first_pid_m + (pid % group_size_m)
+    pid_n = (pid % num_pid_in_group) // group_size_m
+    off_m = pid_m * BM
+    off_n = pid_n * BN
+
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in tl.range(0, tl.cdiv(K, BK), warp_specialize=True):
+        a = a_desc.load([off_m, k * BK])
+        b = b_desc.load([k * BK, off_n])
+        acc = tl.dot(a, b, acc)
+    c_desc.store([off_m, off_n], acc.to(tl.float16))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Kernel-module convention (kernels/README.md).  Nothing here imports torch at import time.
+# ---------------------------------------------------------------------------------------------------------------
+
+KERNEL = autows_gemm_kernel
+TARGETS = ["cuda:100"]
+NUM_WARPS = 4  # the default partition; the compiler adds its own partitions (metadata num_warps is the total)
+DEFAULT_SHAPE = {"M": 8192, "N": 8192, "K": 8192}
+
+_TILE = {"BM": 128, "BN": 128, "BK": 64, "GROUP_M": 8}
+CONFIGS = {  # num_stages is a launch option, not a kernel parameter
+    "s3": {**_TILE, "num_stages": 3},
+    "s4": {**_TILE, "num_stages": 4},
+}
+
+
+def _fp16_desc(shape, block):
+    """One row-major fp16 host tensor descriptor (no layout: plain Triton picks the shared layout itself)."""
+    return {"shape": list(shape), "strides": [shape[1], 1], "block": list(block), "dtype": "fp16"}
+
+
+def launch(config, shape):
+    """Launch spec of one config on a problem shape {"M", "N", "K"} (no GPU, no torch); see kernels/README.md."""
+    M, N, K = shape["M"], shape["N"], shape["K"]
+    BM, BN, BK = config["BM"], config["BN"], config["BK"]
+    return {
+        "grid": [-(-M // BM) * -(-N // BN), 1, 1],
+        "args": {"M": M, "N": N, "K": K},
+        "descs": {
+            "a_desc": _fp16_desc([M, K], [BM, BK]),
+            "b_desc": _fp16_desc([K, N], [BK, BN]),
+            "c_desc": _fp16_desc([M, N], [BM, BN]),
+        },
+    }
+
+
+def flops(config, shape):
+    """Floating-point operations of one launch: 2 * M * N * K."""
+    return 2 * shape["M"] * shape["N"] * shape["K"]
+
+
+def make_inputs(shape, device="cuda", seed=0):
+    """Random fp16 A [M, K], B [K, N] and an output C [M, N] on `device` (imports torch)."""
+    import torch
+    gen = torch.Generator(device=device).manual_seed(seed)
+    M, N, K = shape["M"], shape["N"], shape["K"]
+    return {
+        "a": torch.randn((M, K), device=device, dtype=torch.float16, generator=gen),
+        "b": torch.randn((K, N), device=device, dtype=torch.float16, generator=gen),
+        "c": torch.empty((M, N), device=device, dtype=torch.float16),
+    }
+
+
+def reference(inputs):
+    """torch.matmul(A, B) in fp16 (fp32 accumulation)."""
+    import torch
+    return torch.matmul(inputs["a"], inputs["b"])
+
+
+def run(config, shape, inputs):
+    """Launch the kernel once on the current GPU; returns (C, the JIT's CompiledKernel)."""
+    from triton.tools.tensor_descriptor import TensorDescriptor
+    spec = launch(config, shape)
+    tensors = {"a_desc": inputs["a"], "b_desc": inputs["b"], "c_desc": inputs["c"]}
+    descs = {name: TensorDescriptor(tensors[name], d["shape"], d["strides"], d["block"])
+             for name, d in spec["descs"].items()}
+    compiled = KERNEL[tuple(spec["grid"])](**descs, **spec["args"], **config, num_warps=NUM_WARPS)
+    return inputs["c"], compiled
