@@ -19,7 +19,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path[:0] = [str(ROOT / "python"), str(ROOT)]
 
-from tlx_sim import capture, kernel_module  # noqa: E402
+from tlx_sim import capture, kernel_module, ttgir_ops  # noqa: E402
 
 MODULE = "kernels/hopper/ws_gemm.py"
 CAPTURES = ROOT / "tests" / "inputs" / "hopper" / "ws_gemm"
@@ -253,6 +253,25 @@ class KernelKinds(unittest.TestCase):
                                   cwd=ROOT, env=ENV, capture_output=True, text=True)
             self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
             self.assertEqual(proc.stdout.count(": ok ("), len(list((INPUTS / where).glob("*/launch.json"))))
+
+
+class TtgirOps(unittest.TestCase):
+
+    def test_ops_of(self):
+        text = ('#blocked = #ttg.blocked<{sizePerThread = [1]}>\n'
+                '    %m = "tt.reduce"(%qk) <{axis = 1 : i32}> ({\n'
+                '      tt.reduce.return %x : f32 loc(#loc1)\n'
+                '    %acc:2 = scf.for %k = %c0 to %n step %c1 iter_args(%a = %b) -> (i32) : i32 {\n'
+                '      ttng.wait_barrier %b, %p : !ttg.memdesc<1xi64, #shared, #smem, mutable>\n'
+                '#loc1 = loc("kernels/x.py":1:2)\n')
+        self.assertEqual(ttgir_ops.ops_of(text), {"tt.reduce", "tt.reduce.return", "scf.for", "ttng.wait_barrier"})
+
+    def test_inputs_per_arch(self):
+        found = ttgir_ops.collect(INPUTS)
+        self.assertLessEqual({"hopper", "blackwell", "amd-gfx942", "amd-gfx950"}, set(found))
+        blackwell = set().union(*found["blackwell"].values())
+        self.assertLessEqual({"ttng.tc_gen5_mma", "ttng.tmem_alloc", "ttg.warp_specialize"}, blackwell)
+        self.assertIn("amdg.buffer_load", set().union(*found["amd-gfx942"].values()))
 
 
 if __name__ == "__main__":
