@@ -27,11 +27,46 @@ std::string resolveTTGIRPath(llvm::StringRef path, llvm::raw_ostream &diag) {
   return {};
 }
 
+/// Deepest bracket nesting the reader accepts. MLIR's parser recurses once per level and
+/// has no limit of its own (found by fuzzing: tens of thousands of '(' overflow the
+/// stack); real TTGIR nests a few dozen levels.
+constexpr int kMaxNesting = 512;
+
+/// The first position where brackets nest deeper than kMaxNesting (outside string
+/// literals and comments), or null.
+static const char *tooDeep(llvm::StringRef text) {
+  int depth = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == '"') { // string literal with escapes
+      for (++i; i < text.size() && text[i] != '"'; ++i)
+        if (text[i] == '\\')
+          ++i;
+    } else if (c == '/' && i + 1 < text.size() && text[i + 1] == '/') {
+      while (i < text.size() && text[i] != '\n')
+        ++i;
+    } else if (c == '(' || c == '[' || c == '{' || c == '<') {
+      if (++depth > kMaxNesting)
+        return text.data() + i;
+    } else if (c == ')' || c == ']' || c == '}' || (c == '>' && (i == 0 || text[i - 1] != '-'))) {
+      depth = depth > 0 ? depth - 1 : 0;
+    }
+  }
+  return nullptr;
+}
+
 /// Parses and verifies one buffer; diagnostics name `buffer`'s identifier.
 static OwningOpRef<ModuleOp> parseBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer, MLIRContext &ctx,
                                          llvm::raw_ostream &diag) {
   llvm::SourceMgr sourceMgr;
+  llvm::StringRef text = buffer->getBuffer();
   sourceMgr.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
+  if (const char *where = tooDeep(text)) {
+    sourceMgr.PrintMessage(diag, llvm::SMLoc::getFromPointer(where), llvm::SourceMgr::DK_Error,
+                           "brackets nest deeper than " + llvm::Twine(kMaxNesting) +
+                               " levels (the reader's limit; Triton's TTGIR nests far less)");
+    return nullptr;
+  }
   SourceMgrDiagnosticHandler handler(sourceMgr, &ctx, diag);
   // Only the first error is reported: later ones follow from it (MLIR's lexer, for one,
   // repeats an error each time a type parser re-reads the bad token).

@@ -36,8 +36,7 @@ void TxCountChecker::onBarrier(const BarrierEvent &e) {
     break;
   }
   if (auto it = phases_.find(e.barrier); it != phases_.end())
-    it->second.state = BarrierState{program_.barrierName(e.barrier.alloc, e.barrier.index), e.phase, e.pending,
-                                    e.expected, e.tx};
+    it->second.state = BarrierState{"", e.phase, e.pending, e.expected, e.tx}; // named when reported
   if (e.status == BarrierStatus::TxOutOfRange && reportedLocs_.insert(e.loc).second) {
     Finding f;
     f.cls = "tx-count";
@@ -71,6 +70,7 @@ void TxCountChecker::onStall(Cycle, const std::vector<BlockedAgent> &blocked) {
                           : std::to_string(-diff) + " bytes too many arrive") +
                 ", so the phase never completes";
     f.barrier = p.state;
+    f.barrier->name = name;
     f.related.push_back(Related{loc(b.loc), partition(b.agent), b.iterations.empty() ? -1 : b.iterations.back().second,
                                 "wait_barrier",
                                 "partition '" + partition(b.agent) + "' waits on " + name + " forever"});
