@@ -559,6 +559,8 @@ private:
     }
     if (isRegisterTensorOp(name))
       return tensorOp(isSfuOp(name) ? 1 : 0);
+    if (name == "ttg.local_dealloc")
+      return; // ends an allocation's lifetime; shared-memory reuse is not modeled yet
     if (op.getNumRegions() > 0 && holdsSideEffects(op))
       return malformed(op, "holds barrier, memory or other non-register ops in its regions, and the simulator has no "
                            "semantics for it yet (supported control flow: scf.for, scf.if, ttg.warp_specialize)");

@@ -24,6 +24,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <set>
 
 using namespace llvm;
 using namespace tlxsim;
@@ -109,7 +110,10 @@ struct WarningCollector : sim::Listener {
   const sim::Program &program;
   std::vector<std::string> warnings;
   explicit WarningCollector(const sim::Program &p) : program(p) {}
+  std::set<std::pair<std::string, std::string>> seen;
   void onUnknownOp(const std::string &name, int32_t loc) override {
+    if (!seen.insert({name, program.locs[loc].str()}).second)
+      return;
     warnings.push_back(program.locs[loc].str() + ": warning: op '" + name +
                        "' has no simulator semantics; it was treated as free and its results as unknown");
   }
