@@ -1,4 +1,4 @@
-// Hand-written parsers for tt.func and ttg.warp_specialize.
+// Hand-written parsers for tt.func, ttg.warp_specialize, ttg.barrier and proton.record.
 #include "ir/CustomOps.h"
 
 #include "mlir/IR/Builders.h"
@@ -66,6 +66,39 @@ ParseResult parseWarpSpecializeOp(OpAsmParser &parser, OperationState &state) {
   holder->push_back(block);
   block->push_back(Operation::create(partitions));
   return success();
+}
+
+ParseResult parseBarrierOp(OpAsmParser &parser, OperationState &state) {
+  static const std::pair<StringRef, int32_t> kSpaces[] = {{"none", 0},         {"local", 1},        {"global_read", 2},
+                                                          {"global_write", 4}, {"tensor_read", 8}, {"tensor_write", 16},
+                                                          {"all", 31}};
+  int32_t mask = 0;
+  do {
+    llvm::SMLoc loc = parser.getCurrentLocation();
+    StringRef keyword;
+    if (parser.parseKeyword(&keyword))
+      return failure();
+    auto it = llvm::find_if(kSpaces, [&](const auto &space) { return space.first == keyword; });
+    if (it == std::end(kSpaces))
+      return parser.emitError(loc) << "unknown address space '" << keyword
+                                   << "' for ttg.barrier (expected none, local, global_read, global_write, "
+                                      "tensor_read, tensor_write or all)";
+    mask |= it->second;
+  } while (succeeded(parser.parseOptionalVerticalBar()));
+  state.addAttribute("addrSpace", parser.getBuilder().getI32IntegerAttr(mask));
+  return parser.parseOptionalAttrDict(state.attributes);
+}
+
+ParseResult parseProtonRecordOp(OpAsmParser &parser, OperationState &state) {
+  if (succeeded(parser.parseOptionalKeyword("start")))
+    state.addAttribute("isStart", parser.getBuilder().getUnitAttr());
+  else if (parser.parseKeyword("end", "(expected 'start' or 'end')"))
+    return failure();
+  std::string name;
+  if (parser.parseString(&name))
+    return failure();
+  state.addAttribute("name", parser.getBuilder().getStringAttr(name));
+  return parser.parseOptionalAttrDict(state.attributes);
 }
 
 } // namespace tlxsim::ir

@@ -21,14 +21,17 @@ struct PtrTypeStorage : mlir::TypeStorage {
 };
 
 struct TensorDescTypeStorage : mlir::TypeStorage {
-  using KeyTy = mlir::RankedTensorType;
-  explicit TensorDescTypeStorage(KeyTy key) : blockType(key) {}
-  bool operator==(const KeyTy &key) const { return key == blockType; }
-  static llvm::hash_code hashKey(const KeyTy &key) { return mlir::hash_value(key); }
+  /// The block type and whether it was written in the short form `<128x64xf16, #enc>`
+  /// (Triton main) rather than `<tensor<128x64xf16, #enc>>` (Triton 3.6).
+  using KeyTy = std::pair<mlir::RankedTensorType, bool>;
+  explicit TensorDescTypeStorage(const KeyTy &key) : blockType(key.first), shortForm(key.second) {}
+  bool operator==(const KeyTy &key) const { return key == KeyTy(blockType, shortForm); }
+  static llvm::hash_code hashKey(const KeyTy &key) { return llvm::hash_combine(key.first, key.second); }
   static TensorDescTypeStorage *construct(mlir::TypeStorageAllocator &alloc, const KeyTy &key) {
     return new (alloc.allocate<TensorDescTypeStorage>()) TensorDescTypeStorage(key);
   }
   mlir::RankedTensorType blockType;
+  bool shortForm;
 };
 
 struct MemDescTypeStorage : mlir::TypeStorage {
@@ -57,20 +60,28 @@ struct MemDescTypeStorage : mlir::TypeStorage {
 };
 
 struct EncodingAttrStorage : mlir::AttributeStorage {
-  using KeyTy = std::tuple<llvm::StringRef, mlir::DictionaryAttr, bool, bool>;
+  /// mnemonic, parameters (for lookup), parameter names in written order, form (how the
+  /// parameters were written, see EncodingAttr::Form) and the number of parameters
+  /// written inside braces (the rest follow the closing brace, as in `#ttg.shared_linear`).
+  using KeyTy = std::tuple<llvm::StringRef, mlir::DictionaryAttr, mlir::ArrayAttr, int, int>;
   explicit EncodingAttrStorage(const KeyTy &key)
-      : mnemonic(std::get<0>(key)), params(std::get<1>(key)), braced(std::get<2>(key)), hasParams(std::get<3>(key)) {}
-  bool operator==(const KeyTy &key) const { return key == KeyTy(mnemonic, params, braced, hasParams); }
+      : mnemonic(std::get<0>(key)), params(std::get<1>(key)), order(std::get<2>(key)), form(std::get<3>(key)),
+        numBraced(std::get<4>(key)) {}
+  bool operator==(const KeyTy &key) const { return key == KeyTy(mnemonic, params, order, form, numBraced); }
   static llvm::hash_code hashKey(const KeyTy &key) {
-    return llvm::hash_combine(std::get<0>(key), std::get<1>(key), std::get<2>(key), std::get<3>(key));
+    return llvm::hash_combine(std::get<0>(key), std::get<1>(key), std::get<2>(key), std::get<3>(key),
+                              std::get<4>(key));
   }
   static EncodingAttrStorage *construct(mlir::AttributeStorageAllocator &alloc, const KeyTy &key) {
-    KeyTy copy(alloc.copyInto(std::get<0>(key)), std::get<1>(key), std::get<2>(key), std::get<3>(key));
+    KeyTy copy(alloc.copyInto(std::get<0>(key)), std::get<1>(key), std::get<2>(key), std::get<3>(key),
+               std::get<4>(key));
     return new (alloc.allocate<EncodingAttrStorage>()) EncodingAttrStorage(copy);
   }
   llvm::StringRef mnemonic;
   mlir::DictionaryAttr params;
-  bool braced, hasParams;
+  mlir::ArrayAttr order;
+  int form;
+  int numBraced;
 };
 
 } // namespace tlxsim::ir::detail

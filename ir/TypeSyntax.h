@@ -9,7 +9,11 @@ namespace tlxsim::ir {
 /// the construct (and the Triton version tlx-sim reads) for unknown mnemonics.
 mlir::Type parseTritonType(llvm::StringRef dialect, mlir::DialectAsmParser &parser);
 void printTritonType(mlir::Type type, mlir::DialectAsmPrinter &printer);
-/// Parses `#<dialect>.<mnemonic>[<{k = v, ...}> | <k = v, ...>]` into an EncodingAttr.
+/// Parses the stripped form `<...>` of a Triton type of kind `kind` ("memdesc",
+/// "tensordesc" or "ptr"), as ODS prints `type($x)` without `qualified`.
+mlir::Type parseStrippedTritonType(llvm::StringRef kind, mlir::AsmParser &parser);
+/// Parses `#<dialect>.<mnemonic>[<{k = v, ...}[, k = v]> | <k = v, ...> | <[i:+p] {...}>]` into an
+/// EncodingAttr; unknown mnemonics are an error naming the construct and the Triton version.
 mlir::Attribute parseEncodingAttr(llvm::StringRef dialect, mlir::DialectAsmParser &parser);
 void printEncodingAttr(mlir::Attribute attr, mlir::DialectAsmPrinter &printer);
 

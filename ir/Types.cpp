@@ -4,6 +4,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/StringSet.h"
 
 using namespace mlir;
 
@@ -24,9 +25,10 @@ PtrType PtrType::get(Type pointee, int addressSpace) { return Base::get(pointee.
 Type PtrType::getPointeeType() const { return getImpl()->pointee; }
 int PtrType::getAddressSpace() const { return getImpl()->addressSpace; }
 
-TensorDescType TensorDescType::get(RankedTensorType blockType) {
-  return Base::get(blockType.getContext(), blockType);
+TensorDescType TensorDescType::get(RankedTensorType blockType, bool shortForm) {
+  return Base::get(blockType.getContext(), blockType, shortForm);
 }
+bool TensorDescType::isShortForm() const { return getImpl()->shortForm; }
 RankedTensorType TensorDescType::getBlockType() const { return getImpl()->blockType; }
 int64_t TensorDescType::getBlockBytes() const {
   RankedTensorType block = getBlockType();
@@ -75,8 +77,9 @@ bool EncodingAttr::classof(Attribute attr) {
 StringRef EncodingAttr::getDialectNamespace() const { return getDialect().getNamespace(); }
 StringRef EncodingAttr::getMnemonic() const { return storage(*this)->mnemonic; }
 DictionaryAttr EncodingAttr::getParams() const { return storage(*this)->params; }
-bool EncodingAttr::isBraced() const { return storage(*this)->braced; }
-bool EncodingAttr::hasParams() const { return storage(*this)->hasParams; }
+ArrayAttr EncodingAttr::getParamOrder() const { return storage(*this)->order; }
+EncodingAttr::Form EncodingAttr::getForm() const { return static_cast<Form>(storage(*this)->form); }
+int EncodingAttr::getNumBraced() const { return storage(*this)->numBraced; }
 std::optional<int64_t> EncodingAttr::getInt(StringRef key) const {
   if (auto value = dyn_cast_or_null<IntegerAttr>(getParams().get(key)))
     return value.getInt();
@@ -96,26 +99,44 @@ SmallVector<int64_t> EncodingAttr::getIntArray(StringRef key) const {
   }
   return out;
 }
-EncodingAttr EncodingAttr::get(MLIRContext *ctx, StringRef dialect, StringRef mnemonic, DictionaryAttr params,
-                               bool braced, bool hasParams) {
+static constexpr StringLiteral kPaddingKey = "paddingIntervals";
+SmallVector<std::pair<int64_t, int64_t>> EncodingAttr::getPaddingIntervals() const {
+  SmallVector<std::pair<int64_t, int64_t>> out;
+  if (auto dense = dyn_cast_or_null<DenseI64ArrayAttr>(getParams().get(kPaddingKey)))
+    for (size_t i = 0; i + 1 < dense.asArrayRef().size(); i += 2)
+      out.push_back({dense[i], dense[i + 1]});
+  return out;
+}
+EncodingAttr EncodingAttr::get(MLIRContext *ctx, StringRef dialect, StringRef mnemonic, ArrayRef<NamedAttribute> params,
+                               Form form, int numBraced) {
+  SmallVector<Attribute> order;
+  for (const NamedAttribute &param : params)
+    if (param.getName() != kPaddingKey)
+      order.push_back(param.getName());
+  if (numBraced < 0)
+    numBraced = static_cast<int>(order.size());
+  DictionaryAttr dict = DictionaryAttr::get(ctx, params);
+  ArrayAttr orderAttr = ArrayAttr::get(ctx, order);
+  int f = static_cast<int>(form);
   if (dialect == "tt")
-    return cast<EncodingAttr>(TTEncodingAttr::get(ctx, mnemonic, params, braced, hasParams));
+    return cast<EncodingAttr>(TTEncodingAttr::get(ctx, mnemonic, dict, orderAttr, f, numBraced));
   if (dialect == "ttng")
-    return cast<EncodingAttr>(TTNGEncodingAttr::get(ctx, mnemonic, params, braced, hasParams));
+    return cast<EncodingAttr>(TTNGEncodingAttr::get(ctx, mnemonic, dict, orderAttr, f, numBraced));
   if (dialect == "amdg")
-    return cast<EncodingAttr>(AMDGEncodingAttr::get(ctx, mnemonic, params, braced, hasParams));
-  return cast<EncodingAttr>(TTGEncodingAttr::get(ctx, mnemonic, params, braced, hasParams));
+    return cast<EncodingAttr>(AMDGEncodingAttr::get(ctx, mnemonic, dict, orderAttr, f, numBraced));
+  return cast<EncodingAttr>(TTGEncodingAttr::get(ctx, mnemonic, dict, orderAttr, f, numBraced));
 }
 
 // ---- parsing ---------------------------------------------------------------------------
 
-static Type unsupportedType(DialectAsmParser &parser, StringRef dialect, StringRef mnemonic) {
-  parser.emitError(parser.getNameLoc()) << "unsupported Triton type '!" << dialect << "." << mnemonic
-                                        << "' (tlx-sim reads the TTGIR of Triton " << kTritonVersion << ")";
+static Type unsupportedType(AsmParser &parser, llvm::SMLoc loc, StringRef dialect, StringRef mnemonic) {
+  parser.emitError(loc) << "unsupported Triton type '!" << dialect << "." << mnemonic
+                        << "' (tlx-sim reads the TTGIR of Triton " << kTritonVersion << ")";
   return {};
 }
 
-static Type parseMemDesc(DialectAsmParser &parser) {
+/// `<SHAPE x T, #enc, #space[, mutable][, ALLOCSHAPE]>`
+static Type parseMemDescBody(AsmParser &parser) {
   SmallVector<int64_t> shape, allocShape;
   Type elementType;
   Attribute encoding, memorySpace;
@@ -137,41 +158,74 @@ static Type parseMemDesc(DialectAsmParser &parser) {
   return MemDescType::get(parser.getContext(), shape, elementType, encoding, memorySpace, isMutable, allocShape);
 }
 
-Type parseTritonType(StringRef dialect, DialectAsmParser &parser) {
-  StringRef mnemonic;
-  if (parser.parseKeyword(&mnemonic))
+/// `<T[, addrspace]>`
+static Type parsePtrBody(AsmParser &parser) {
+  Type pointee;
+  int addressSpace = 1;
+  if (parser.parseLess() || parser.parseType(pointee))
     return {};
-  if (dialect == "tt" && mnemonic == "ptr") {
-    Type pointee;
-    int addressSpace = 1;
-    if (parser.parseLess() || parser.parseType(pointee))
-      return {};
-    if (succeeded(parser.parseOptionalComma()) && parser.parseInteger(addressSpace))
-      return {};
-    if (parser.parseGreater())
-      return {};
-    return PtrType::get(pointee, addressSpace);
-  }
-  if (dialect == "tt" && mnemonic == "tensordesc") {
-    Type block;
-    if (parser.parseLess() || parser.parseType(block) || parser.parseGreater())
+  if (succeeded(parser.parseOptionalComma()) && parser.parseInteger(addressSpace))
+    return {};
+  if (parser.parseGreater())
+    return {};
+  return PtrType::get(pointee, addressSpace);
+}
+
+/// `<tensor<128x64xf16, #enc>>` (Triton 3.6) or `<128x64xf16, #enc>` (Triton main).
+static Type parseTensorDescBody(AsmParser &parser) {
+  llvm::SMLoc loc = parser.getCurrentLocation();
+  if (parser.parseLess())
+    return {};
+  Type block;
+  OptionalParseResult typed = parser.parseOptionalType(block);
+  if (typed.has_value()) {
+    if (failed(*typed) || parser.parseGreater())
       return {};
     auto ranked = dyn_cast<RankedTensorType>(block);
     if (!ranked) {
-      parser.emitError(parser.getNameLoc()) << "expected a ranked tensor type inside !tt.tensordesc";
+      parser.emitError(loc) << "expected a ranked tensor type inside !tt.tensordesc";
       return {};
     }
     return TensorDescType::get(ranked);
   }
-  if (dialect == "ttg" && mnemonic == "memdesc")
-    return parseMemDesc(parser);
-  if (dialect == "ttg" && mnemonic == "async.token")
-    return AsyncTokenType::get(parser.getContext());
-  return unsupportedType(parser, dialect, mnemonic);
+  SmallVector<int64_t> shape;
+  Type elementType;
+  Attribute encoding;
+  if (parser.parseDimensionList(shape, /*allowDynamic=*/false, /*withTrailingX=*/true) ||
+      parser.parseType(elementType))
+    return {};
+  if (succeeded(parser.parseOptionalComma()) && parser.parseAttribute(encoding))
+    return {};
+  if (parser.parseGreater())
+    return {};
+  return TensorDescType::get(RankedTensorType::get(shape, elementType, encoding), /*shortForm=*/true);
 }
 
-static void printDims(ArrayRef<int64_t> dims, DialectAsmPrinter &printer) {
-  llvm::interleave(dims, printer.getStream(), "x");
+Type parseStrippedTritonType(StringRef kind, AsmParser &parser) {
+  if (kind == "memdesc")
+    return parseMemDescBody(parser);
+  if (kind == "tensordesc")
+    return parseTensorDescBody(parser);
+  if (kind == "ptr")
+    return parsePtrBody(parser);
+  // No kind declared: a memory descriptor, the only stripped type seen in Triton 3.6 output.
+  return parseMemDescBody(parser);
+}
+
+Type parseTritonType(StringRef dialect, DialectAsmParser &parser) {
+  llvm::SMLoc loc = parser.getCurrentLocation();
+  StringRef mnemonic;
+  if (parser.parseKeyword(&mnemonic))
+    return {};
+  if (dialect == "tt" && mnemonic == "ptr")
+    return parsePtrBody(parser);
+  if (dialect == "tt" && mnemonic == "tensordesc")
+    return parseTensorDescBody(parser);
+  if (dialect == "ttg" && mnemonic == "memdesc")
+    return parseMemDescBody(parser);
+  if (dialect == "ttg" && mnemonic == "async.token")
+    return AsyncTokenType::get(parser.getContext());
+  return unsupportedType(parser, loc, dialect, mnemonic);
 }
 
 void printTritonType(Type type, DialectAsmPrinter &printer) {
@@ -181,7 +235,18 @@ void printTritonType(Type type, DialectAsmPrinter &printer) {
       printer << ", " << ptr.getAddressSpace();
     printer << ">";
   } else if (auto desc = dyn_cast<TensorDescType>(type)) {
-    printer << "tensordesc<" << desc.getBlockType() << ">";
+    RankedTensorType block = desc.getBlockType();
+    if (desc.isShortForm()) {
+      printer << "tensordesc<";
+      for (int64_t d : block.getShape())
+        printer << d << "x";
+      printer << block.getElementType();
+      if (block.getEncoding())
+        printer << ", " << block.getEncoding();
+      printer << ">";
+    } else {
+      printer << "tensordesc<" << block << ">";
+    }
   } else if (auto memdesc = dyn_cast<MemDescType>(type)) {
     printer << "memdesc<";
     for (int64_t d : memdesc.getShape())
@@ -191,7 +256,7 @@ void printTritonType(Type type, DialectAsmPrinter &printer) {
       printer << ", mutable";
     if (memdesc.getAllocShape() != memdesc.getShape()) {
       printer << ", ";
-      printDims(memdesc.getAllocShape(), printer);
+      llvm::interleave(memdesc.getAllocShape(), printer.getStream(), "x");
     }
     printer << ">";
   } else if (isa<AsyncTokenType>(type)) {
@@ -199,64 +264,137 @@ void printTritonType(Type type, DialectAsmPrinter &printer) {
   }
 }
 
+/// The encodings of Triton 3.6 (TritonGPUAttrDefs.td, TritonNvidiaGPUAttrDefs.td), plus
+/// the few that TLX (facebookexperimental/triton main) adds.
+static bool isKnownEncoding(StringRef dialect, StringRef mnemonic) {
+  static const llvm::StringSet<> ttg = {"blocked",       "slice",         "dot_op",          "nvidia_mma",
+                                        "amd_mfma",      "amd_wmma",      "linear",          "swizzled_shared",
+                                        "nvmma_shared",  "amd_rotating_shared", "padded_shared", "shared_linear",
+                                        "shared_memory", "cta_encoding",  "cga_encoding",    "partitioned_shared"};
+  static const llvm::StringSet<> ttng = {"tensor_memory_encoding", "tensor_memory_scales_encoding", "tensor_memory",
+                                         "shared_cluster_memory"};
+  if (dialect == "ttg")
+    return ttg.contains(mnemonic);
+  if (dialect == "ttng")
+    return ttng.contains(mnemonic);
+  return false;
+}
+
+/// `key = value` pairs, comma separated, until (not including) `}` or `>`.
+static ParseResult parseParamList(DialectAsmParser &parser, StringRef dialect, StringRef mnemonic,
+                                  SmallVectorImpl<NamedAttribute> &params) {
+  do {
+    llvm::SMLoc loc = parser.getCurrentLocation();
+    std::string key;
+    Attribute value;
+    if (failed(parser.parseOptionalKeywordOrString(&key)))
+      return parser.emitError(loc) << "unsupported parameter syntax in '#" << dialect << "." << mnemonic
+                                   << "' (tlx-sim reads the TTGIR of Triton " << kTritonVersion << ")";
+    if (parser.parseEqual() || parser.parseAttribute(value))
+      return failure();
+    params.push_back(NamedAttribute(StringAttr::get(parser.getContext(), key), value));
+  } while (succeeded(parser.parseOptionalComma()));
+  return success();
+}
+
 Attribute parseEncodingAttr(StringRef dialect, DialectAsmParser &parser) {
+  llvm::SMLoc loc = parser.getCurrentLocation();
   StringRef mnemonic;
   if (parser.parseKeyword(&mnemonic))
     return {};
   MLIRContext *ctx = parser.getContext();
+  if (!isKnownEncoding(dialect, mnemonic)) {
+    parser.emitError(loc) << "unsupported Triton attribute '#" << dialect << "." << mnemonic
+                          << "' (tlx-sim reads the TTGIR of Triton " << kTritonVersion << ")";
+    return {};
+  }
   if (failed(parser.parseOptionalLess()))
-    return EncodingAttr::get(ctx, dialect, mnemonic, DictionaryAttr::get(ctx), false, false);
+    return EncodingAttr::get(ctx, dialect, mnemonic, {}, EncodingAttr::Bare);
   if (succeeded(parser.parseOptionalGreater()))
-    return EncodingAttr::get(ctx, dialect, mnemonic, DictionaryAttr::get(ctx), false, true);
-  NamedAttrList params;
-  bool braced = false;
-  if (succeeded(parser.parseOptionalLBrace())) {
-    braced = true;
+    return EncodingAttr::get(ctx, dialect, mnemonic, {}, EncodingAttr::Angle);
+  SmallVector<NamedAttribute> params;
+  EncodingAttr::Form form = EncodingAttr::Angle;
+  int numBraced = -1;
+  if (succeeded(parser.parseOptionalLSquare())) {
+    // #ttg.padded_shared<[interval:+padding, ...] {params}>
+    form = EncodingAttr::Padded;
+    SmallVector<int64_t> intervals;
+    do {
+      int64_t interval, padding;
+      if (parser.parseInteger(interval) || parser.parseColon() || parser.parsePlus() || parser.parseInteger(padding))
+        return {};
+      intervals.push_back(interval);
+      intervals.push_back(padding);
+    } while (succeeded(parser.parseOptionalComma()));
+    if (parser.parseRSquare())
+      return {};
+    params.push_back(NamedAttribute(StringAttr::get(ctx, "paddingIntervals"), DenseI64ArrayAttr::get(ctx, intervals)));
+    if (parser.parseLBrace())
+      return {};
     if (failed(parser.parseOptionalRBrace())) {
-      do {
-        StringRef key;
-        Attribute value;
-        if (parser.parseKeyword(&key) || parser.parseEqual() || parser.parseAttribute(value))
-          return {};
-        params.append(key, value);
-      } while (succeeded(parser.parseOptionalComma()));
-      if (parser.parseRBrace())
+      if (failed(parseParamList(parser, dialect, mnemonic, params)) || parser.parseRBrace())
         return {};
     }
-  } else {
-    do {
-      StringRef key;
-      Attribute value;
-      if (parser.parseKeyword(&key)) {
-        parser.emitError(parser.getNameLoc())
-            << "unsupported parameter syntax in '#" << dialect << "." << mnemonic << "' (tlx-sim reads the TTGIR of Triton "
-            << kTritonVersion << ")";
+  } else if (succeeded(parser.parseOptionalLBrace())) {
+    form = EncodingAttr::Braced;
+    if (failed(parser.parseOptionalRBrace())) {
+      if (failed(parseParamList(parser, dialect, mnemonic, params)) || parser.parseRBrace())
         return {};
-      }
-      if (parser.parseEqual() || parser.parseAttribute(value))
-        return {};
-      params.append(key, value);
-    } while (succeeded(parser.parseOptionalComma()));
+    }
+    numBraced = static_cast<int>(params.size());
+    // `#ttg.shared_linear<{...}, alignment = 16>`: parameters after the braces.
+    if (succeeded(parser.parseOptionalComma()) && failed(parseParamList(parser, dialect, mnemonic, params)))
+      return {};
+  } else if (failed(parseParamList(parser, dialect, mnemonic, params))) {
+    return {};
   }
   if (parser.parseGreater())
     return {};
-  // Keep the written parameter order: a DictionaryAttr sorts, so remember nothing else.
-  return EncodingAttr::get(ctx, dialect, mnemonic, params.getDictionary(ctx), braced, true);
+  return EncodingAttr::get(ctx, dialect, mnemonic, params, form, numBraced);
 }
 
 void printEncodingAttr(Attribute attr, DialectAsmPrinter &printer) {
   auto enc = cast<EncodingAttr>(attr);
   printer << enc.getMnemonic();
-  if (!enc.hasParams())
+  if (enc.getForm() == EncodingAttr::Bare)
     return;
+  DictionaryAttr params = enc.getParams();
+  auto printParams = [&](ArrayRef<Attribute> keys) {
+    llvm::interleaveComma(keys, printer.getStream(), [&](Attribute key) {
+      StringRef name = cast<StringAttr>(key).getValue();
+      printer << name << " = " << params.get(name);
+    });
+  };
+  ArrayRef<Attribute> keys = enc.getParamOrder().getValue();
   printer << "<";
-  if (enc.isBraced())
+  switch (enc.getForm()) {
+  case EncodingAttr::Bare:
+    break;
+  case EncodingAttr::Angle:
+    printParams(keys);
+    break;
+  case EncodingAttr::Braced: {
+    size_t braced = std::min<size_t>(enc.getNumBraced(), keys.size());
     printer << "{";
-  llvm::interleaveComma(enc.getParams(), printer.getStream(), [&](NamedAttribute param) {
-    printer << param.getName().getValue() << " = " << param.getValue();
-  });
-  if (enc.isBraced())
+    printParams(keys.take_front(braced));
     printer << "}";
+    if (braced < keys.size()) {
+      printer << ", ";
+      printParams(keys.drop_front(braced));
+    }
+    break;
+  }
+  case EncodingAttr::Padded: {
+    printer << "[";
+    auto intervals = enc.getPaddingIntervals();
+    llvm::interleaveComma(intervals, printer.getStream(),
+                          [&](std::pair<int64_t, int64_t> p) { printer << p.first << ":+" << p.second; });
+    printer << "] {";
+    printParams(keys);
+    printer << "}";
+    break;
+  }
+  }
   printer << ">";
 }
 

@@ -37,8 +37,11 @@ class TensorDescType : public mlir::Type::TypeBase<TensorDescType, mlir::Type, d
 public:
   using Base::Base;
   static constexpr llvm::StringLiteral name = "tt.tensordesc";
-  static TensorDescType get(mlir::RankedTensorType blockType);
+  static TensorDescType get(mlir::RankedTensorType blockType, bool shortForm = false);
   mlir::RankedTensorType getBlockType() const;
+  /// Whether it was written `!tt.tensordesc<128x64xf16, #enc>` (Triton main) rather
+  /// than `!tt.tensordesc<tensor<128x64xf16, #enc>>` (Triton 3.6); printed back the same way.
+  bool isShortForm() const;
   /// Bytes of one box: product of the block shape times the element size.
   int64_t getBlockBytes() const;
 };
@@ -75,26 +78,42 @@ public:
 
 /// A Triton layout/encoding attribute (`#ttg.blocked<{...}>`, `#ttg.nvmma_shared<{...}>`,
 /// `#ttng.tensor_memory_encoding<blockM = 128, ...>`, `#ttg.shared_memory`, ...), kept as
-/// its mnemonic plus a dictionary of parameters. Each Triton dialect registers its own
-/// concrete class (TTGEncodingAttr, ...) over one storage; EncodingAttr matches any of them.
+/// its mnemonic plus its parameters, printed back exactly as written (parameter order
+/// included). Each Triton dialect registers its own concrete class (TTGEncodingAttr, ...)
+/// over one storage; EncodingAttr matches any of them.
 class EncodingAttr : public mlir::Attribute {
 public:
+  /// How the parameters are written.
+  enum Form {
+    Bare = 0,    ///< `#ttg.shared_memory`
+    Angle = 1,   ///< `#ttng.tensor_memory_encoding<blockM = 128, ...>` (also `<>`)
+    Braced = 2,  ///< `#ttg.blocked<{...}>`, optionally `<{...}, alignment = 16>`
+    Padded = 3,  ///< `#ttg.padded_shared<[32:+4, 64:+8] {order = [1, 0], shape = [64, 64]}>`
+  };
   using Attribute::Attribute;
   static bool classof(mlir::Attribute attr);
   llvm::StringRef getDialectNamespace() const;
   llvm::StringRef getMnemonic() const;
   mlir::DictionaryAttr getParams() const;
+  /// Parameter names in the order they were written.
+  mlir::ArrayAttr getParamOrder() const;
+  Form getForm() const;
+  /// Parameters written inside the braces of a Braced form (the rest follow them).
+  int getNumBraced() const;
   /// Whether the parameters were printed as `<{...}>` (true) or as `<k = v, ...>`.
-  bool isBraced() const;
+  bool isBraced() const { return getForm() == Braced || getForm() == Padded; }
   /// False for parameterless encodings such as `#ttg.shared_memory`.
-  bool hasParams() const;
+  bool hasParams() const { return getForm() != Bare; }
   /// Integer parameter `key`, if present.
   std::optional<int64_t> getInt(llvm::StringRef key) const;
   /// Integer-array parameter `key` (`[1, 2]` or `array<i32: ...>`), empty if absent.
   llvm::SmallVector<int64_t> getIntArray(llvm::StringRef key) const;
-  /// Builds the encoding in the dialect named `dialect` (which must be loaded).
+  /// `#ttg.padded_shared` intervals and paddings (`[32:+4, 64:+8]` -> {32, 4}, {64, 8}).
+  llvm::SmallVector<std::pair<int64_t, int64_t>> getPaddingIntervals() const;
+  /// Builds the encoding in the dialect named `dialect` (which must be loaded). `params`
+  /// keeps the written order; `numBraced` is the count of them inside braces (Braced form).
   static EncodingAttr get(mlir::MLIRContext *ctx, llvm::StringRef dialect, llvm::StringRef mnemonic,
-                          mlir::DictionaryAttr params, bool braced, bool hasParams);
+                          llvm::ArrayRef<mlir::NamedAttribute> params, Form form, int numBraced = -1);
 };
 
 #define TLXSIM_ENCODING_ATTR(CLASS, NAME)                                                                              \
