@@ -475,14 +475,17 @@ struct Interpreter {
                             << " (expected one of: " << expected << ")";
       return Outcome::Error;
     }
+    // As ODS does for a positional attribute: no trailing `: type` (that colon belongs
+    // to the format, e.g. `tt.assert %c, "msg" : i1`).
     Attribute attr;
+    Type none = b.getNoneType();
     if (optional) {
-      OptionalParseResult r = parser.parseOptionalAttribute(attr);
+      OptionalParseResult r = parser.parseOptionalAttribute(attr, none);
       if (!r.has_value())
         return Outcome::Absent;
       if (failed(*r))
         return Outcome::Error;
-    } else if (parser.parseAttribute(attr)) {
+    } else if (parser.parseAttribute(attr, none)) {
       return Outcome::Error;
     }
     state.addAttribute(decl.name, attr);

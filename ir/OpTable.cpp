@@ -31,7 +31,8 @@ namespace {
 #define SEM "enum(relaxed=1|acquire=2|release=3|acq_rel=4)"
 #define SCOPE "enum(gpu=1|cta=2|sys=3)"
 #define RMW "enum(and=1|or=2|xor=3|add=4|fadd=5|max=6|min=7|umax=8|umin=9|exch=10)"
-#define REDUCE "enum(add=1|min=2|max=3|inc=4|dec=5|and=6|or=7|xor=8)"
+#define REDUCE_CASES "add=1|min=2|max=3|inc=4|dec=5|and=6|or=7|xor=8"
+#define REDUCE "enum(" REDUCE_CASES ")"
 #define SCALE_ELEM "enum(e4m3=0|e5m2=1|e2m3=2|e3m2=3|e2m1=4|bf16=5|fp16=6)"
 #define PRECISION "enum(tf32=0|tf32x3=1|ieee=2|bf16x3=3|bf16x6=4)"
 
@@ -53,7 +54,7 @@ const OpSpec kOpSpecs[] = {
     {"tt.precise_divf", "x y=x", "", "result=x", "$x `,` $y attr-dict `:` type($x)"},
     {"tt.mulhiui", "x y=x", "", "result=x", "$x `,` $y attr-dict `:` type($x)"},
     {"tt.addptr", "ptr=result offset", "", "result", "$ptr `,` $offset attr-dict `:` type($result) `,` type($offset)"},
-    {"tt.advance", "ptr=result offsets*:i32", "", "result",
+    {"tt.advance", "ptr=result offsets*:i32", "", "result!ptr",
      "$ptr `,` `[` $offsets `]` attr-dict `:` type($result)"},
     {"tt.load", "ptr mask?=ptr~i1 other?=ptr~pointee", "cache:" CACHE " evict:" EVICT, "result=ptr~pointee",
      "$ptr (`,` $mask^)? (`,` $other^)? " OILIST_CE " attr-dict `:` type($ptr)"},
@@ -98,9 +99,9 @@ const OpSpec kOpSpecs[] = {
     {"tt.gather", "src indices", "", "result", "$src `[` $indices `]` attr-dict `:` functional-type(operands, results)"},
     {"tt.print", "args*", "prefix:any", "", "$prefix attr-dict (`:` $args^ `:` type($args))?"},
     {"tt.assert", "condition", "message:any", "", "$condition `,` $message attr-dict `:` type($condition)"},
-    {"tt.make_tensor_ptr", "~base=result~baseptr shape*:i64 strides*:i64 offsets*:i32", "", "result",
+    {"tt.make_tensor_ptr", "~base=result~baseptr shape*:i64 strides*:i64 offsets*:i32", "", "result!ptr",
      "$base `,` `[` $shape `]` `,` `[` $strides `]` `,` `[` $offsets `]` attr-dict `:` type($result)"},
-    {"tt.make_tensor_descriptor", "~base shape*:i32 strides*:i64", "", "result!tensordesc",
+    {"tt.make_tensor_descriptor", "~base!ptr shape*:i32 strides*:i64", "", "result!tensordesc",
      "$base `,` `[` $shape `]` `,` `[` $strides `]` attr-dict `:` type($base) `,` type($result)"},
     {"tt.call", "operands*", "callee:any", "result*",
      "$callee `(` $operands `)` attr-dict `:` functional-type($operands, results)"},
@@ -109,7 +110,7 @@ const OpSpec kOpSpecs[] = {
     {"tt.descriptor_load", "desc!tensordesc indices*:i32", "cache:" CACHE " evict:" EVICT, "result",
      "$desc `[` $indices `]` " OILIST_CE " attr-dict `:` qualified(type($desc)) `->` type($result)"},
     // (main) adds `oilist(reduce_kind = ...)`; accepted here since the clause is optional.
-    {"tt.descriptor_store", "desc!tensordesc src indices*:i32", "reduce_kind:enum(none=0|" REDUCE ")", "",
+    {"tt.descriptor_store", "desc!tensordesc src indices*:i32", "reduce_kind:enum(none=0|" REDUCE_CASES ")", "",
      "$desc `[` $indices `]` `,` $src oilist(`reduce_kind` `=` $reduce_kind) attr-dict `:` qualified(type($desc)) "
      "`,` type($src)"},
     {"tt.descriptor_reduce", "desc!tensordesc src indices*:i32", "kind:" REDUCE, "",
@@ -372,6 +373,7 @@ const OpSpec kOpSpecs[] = {
 #undef SCOPE
 #undef RMW
 #undef REDUCE
+#undef REDUCE_CASES
 #undef SCALE_ELEM
 #undef PRECISION
 #undef UNARY

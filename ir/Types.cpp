@@ -362,7 +362,13 @@ void printEncodingAttr(Attribute attr, DialectAsmPrinter &printer) {
   auto printParams = [&](ArrayRef<Attribute> keys) {
     llvm::interleaveComma(keys, printer.getStream(), [&](Attribute key) {
       StringRef name = cast<StringAttr>(key).getValue();
-      printer << name << " = " << params.get(name);
+      printer << name << " = ";
+      Attribute value = params.get(name);
+      // Written `opIdx = 0`: the parser types a bare integer as i64; print it bare again.
+      if (auto integer = dyn_cast<IntegerAttr>(value); integer && integer.getType().isInteger(64))
+        printer << integer.getValue();
+      else
+        printer << value;
     });
   };
   ArrayRef<Attribute> keys = enc.getParamOrder().getValue();
