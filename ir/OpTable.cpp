@@ -219,8 +219,7 @@ const OpSpec kOpSpecs[] = {
      "`lhs` `=` $a_type `rhs` `=` $b_type `` custom<BarriersAndPreds>($barriers, $barrier_preds) attr-dict `:` "
      "qualified(type($a)) `,` qualified(type($b)) `,` qualified(type($d)) `,` qualified(type($a_scale)) `,` "
      "qualified(type($b_scale)) (`,` qualified(type($barriers))^)?"},
-    {"ttng.tc_gen5_commit", "barrier pred?:i1 descs*", "", "",
-     "$barrier (`,` $pred^)? (`descs` $descs^)? attr-dict `:` qualified(type($barrier)) (`,` qualified(type($descs))^)?"},
+    {"ttng.tc_gen5_commit", "barrier pred?:i1", "", "", "$barrier (`,` $pred^)? attr-dict `:` qualified(type($barrier))"},
     {"ttng.tmem_load", "src dep?:token", "", "result token?",
      "$src `` custom<Token>($dep, type($token)) attr-dict `:` qualified(type($src)) `->` type($result)"},
     {"ttng.tmem_store", "dst dep?:token src pred:i1", "", "token?",
@@ -263,7 +262,7 @@ const OpSpec kOpSpecs[] = {
      "result",
      "$ptr `[` $offsets `]` (`,` $mask^)? (`,` $other^)? oilist(`cacheModifier` `=` $cache) (`stride` `=` $stride^)? "
      "attr-dict `:` type($result)"},
-    {"amdg.buffer_load_to_local", "dest!memdesc ptr offsets mask?=offsets~i1 other? stride?:i32", "cache:" CACHE,
+    {"amdg.buffer_load_to_local", "dest!memdesc ptr!ptr offsets mask?=offsets~i1 other? stride?:i32", "cache:" CACHE,
      "token:token",
      "$ptr `[` $offsets `]` (`mask` `=` $mask^)? (`other` `=` $other^)? (`stride` `=` $stride^)? "
      "oilist(`cacheModifier` `=` $cache) `into` $dest attr-dict `:` type($ptr) `[` type($offsets) `]` type($other) "
