@@ -1,0 +1,5 @@
+module {
+  tt.func @f(%x: !tt.fancy<i32>) {
+    tt.return
+  }
+}
