@@ -156,7 +156,7 @@ struct Agent {
   std::vector<Ctl> stack;
   Cycle time = 0;
   enum State : uint8_t { Ready, Blocked, Joining, Done } state = Ready;
-  std::deque<Cycle> wgmmaGroups, storeGroups;
+  std::deque<std::pair<Cycle, int64_t>> wgmmaGroups, storeGroups; ///< (completion, async op id), oldest first
   int32_t liveWorkers = 0;
   int32_t mainAgent = -1; ///< for workers: the agent running the default partition
   int32_t joinLoc = -1;   ///< the warp_specialize an agent waits to join
@@ -184,6 +184,7 @@ struct Sm {
 };
 
 struct PendingTma {
+  int64_t op; ///< async op id
   int32_t agent;
   Cta *cta;
   BarrierKey barrier;
@@ -223,6 +224,7 @@ struct Engine::Impl {
   Cycle l2Free = 0, hbmFree = 0, endCycle = 0;
   double tensorBusy = 0; ///< tensor-core busy cycles summed over SMs
   uint64_t instructions = 0;
+  int64_t nextAsyncOp = 0;
   std::set<const Instr *> reportedUnknown;
   std::vector<int64_t> finishedCtas; ///< CTAs whose memory is released after the current event
   std::string error;
@@ -250,7 +252,8 @@ struct Engine::Impl {
     int32_t bySlots = static_cast<int32_t>(costs.maxCtas);
     int32_t byRegs = bySlots;
     if (options.registersPerThread > 0) {
-      double perWarp = std::ceil(options.registersPerThread * 32.0 / costs.regAllocUnit) * costs.regAllocUnit;
+      double perWarp = std::ceil(options.registersPerThread * static_cast<double>(program.threadsPerWarp) / costs.regAllocUnit) *
+                       costs.regAllocUnit; // wave64 on AMD
       byRegs = static_cast<int32_t>(costs.regsPerSm / (perWarp * program.totalWarps()));
     }
     result.ctasPerSm = std::min({bySmem, byWarps, bySlots, byRegs});
@@ -289,9 +292,9 @@ struct Engine::Impl {
     push(t, Event::RunAgent, main.info.id);
   }
 
-  Agent &newAgent(Cta &cta, const std::string &name, int32_t warps, int32_t block, Cycle t) {
+  Agent &newAgent(Cta &cta, const std::string &name, int32_t warps, int32_t block, Cycle t, int32_t parent = -1) {
     auto agent = std::make_unique<Agent>();
-    agent->info = AgentInfo{static_cast<int32_t>(agents.size()), cta.id, cta.sm, name, warps, block};
+    agent->info = AgentInfo{static_cast<int32_t>(agents.size()), cta.id, cta.sm, name, warps, block, parent};
     agent->cta = &cta;
     agent->time = t;
     ++cta.liveAgents;
@@ -302,7 +305,7 @@ struct Engine::Impl {
 
   void finishAgent(Agent &agent) {
     if (!agent.storeGroups.empty())
-      agent.time = std::max(agent.time, agent.storeGroups.back());
+      agent.time = std::max(agent.time, agent.storeGroups.back().first);
     agent.state = Agent::Done;
     agent.frame.clear();
     agent.frame.shrink_to_fit();
@@ -314,6 +317,7 @@ struct Engine::Impl {
       if (--main.liveWorkers == 0 && main.state == Agent::Joining) {
         main.state = Agent::Ready;
         main.time = std::max(main.time, agent.time);
+        emit([&](Listener &l) { l.onJoin(main.info.id, main.time); });
         push(main.time, Event::RunAgent, main.info.id);
       }
     }
@@ -370,8 +374,9 @@ struct Engine::Impl {
   MBarrier &barrier(Cta &cta, const BarrierKey &key) { return cta.barriers[barrierSlot(key.alloc, key.index)]; }
 
   void barrierEvent(Cycle t, BarrierAction action, const BarrierKey &key, const MBarrier &bar, int32_t agent,
-                    int32_t loc, int64_t amount, BarrierStatus status) {
-    BarrierEvent e{t, action, key, agent, loc, amount, status, bar.phase(), bar.pending(), bar.expected(), bar.tx()};
+                    int32_t loc, int64_t amount, BarrierStatus status, int64_t asyncOp = -1) {
+    BarrierEvent e{t,   action,      key,          agent,          loc, amount, status, bar.phase(), bar.pending(),
+                   bar.expected(), bar.tx(), asyncOp};
     emit([&](Listener &l) { l.onBarrier(e); });
   }
 
@@ -445,6 +450,35 @@ struct Engine::Impl {
     return h;
   }
 
+  // ---- memory-access events -----------------------------------------------------------------
+
+  /// The innermost loop iteration of `a`, -1 outside loops.
+  static int64_t iteration(const Agent &a) {
+    for (auto it = a.stack.rbegin(); it != a.stack.rend(); ++it)
+      if (it->kind == Ctl::For)
+        return (it->iv - it->lb) / it->step;
+    return -1;
+  }
+
+  /// Announces an async operation of `a`; returns its id.
+  int64_t issueAsync(Agent &a) {
+    int64_t op = nextAsyncOp++;
+    emit([&](Listener &l) { l.onAsyncIssue(a.info.id, op, a.time); });
+    return op;
+  }
+
+  /// Reports an access to the shared-memory view in `slot` (`elems` elements), if it is one.
+  void access(Agent &a, int64_t op, int32_t slot, int64_t elems, bool write, bool asyncProxy, const Instr &in) {
+    Op kind = in.op;
+    int32_t loc = in.loc;
+    if (slot < 0 || elems <= 0 || a.frame[slot].kind != Value::Mem)
+      return;
+    const Value &view = a.frame[slot];
+    AccessEvent e{a.time, a.cta->id, a.info.id, op, view.alloc, view.i, elems, write, asyncProxy, loc, iteration(a),
+                  kind};
+    emit([&](Listener &l) { l.onAccess(e); });
+  }
+
   // ---- the interpreter ----------------------------------------------------------------------
 
   static bool isShared(Op op) {
@@ -500,6 +534,7 @@ struct Engine::Impl {
         a.state = Agent::Joining;
         return Step::Suspend;
       }
+      emit([&](Listener &l) { l.onJoin(a.info.id, a.time); });
       return Step::Continue;
     case Ctl::Root:
       break;
@@ -672,7 +707,7 @@ struct Engine::Impl {
     case Op::WarpSpecialize: {
       const WarpSpecialize &ws = program.warpSpecializes[in.imm];
       for (const WarpSpecialize::Worker &worker : ws.workers) {
-        Agent &w = newAgent(cta, worker.name, worker.numWarps, worker.block, a.time);
+        Agent &w = newAgent(cta, worker.name, worker.numWarps, worker.block, a.time, a.info.id);
         w.mainAgent = a.info.id;
         w.frame.assign(program.numSlots, Value{});
         const Block &entry = program.blocks[worker.block];
@@ -692,6 +727,9 @@ struct Engine::Impl {
     case Op::MemDescIndex: {
       const Value &src = a.frame[in.args[0]];
       int64_t index = 0;
+      if (src.kind == Value::Unknown && src.alloc >= 0)
+        return err("memdesc_index of a view made by '" + program.unknownOps[src.alloc] +
+                   "', which has no simulator semantics yet");
       if (src.kind != Value::Mem)
         return err("memdesc_index of a value that is not a shared-memory view");
       if (!intOf(a, in.args[1], in, index))
@@ -784,7 +822,9 @@ struct Engine::Impl {
         id = static_cast<int32_t>(tmas.size());
         tmas.emplace_back();
       }
-      tmas[id] = PendingTma{a.info.id, &cta, key, in.imm, in.loc};
+      int64_t op = issueAsync(a);
+      access(a, op, in.args[n + 1], in.viewElems[0], /*write=*/true, /*asyncProxy=*/true, in);
+      tmas[id] = PendingTma{op, a.info.id, &cta, key, in.imm, in.loc};
       ++cta.pendingTmas;
       push(done, Event::TmaDone, id);
       AsyncEvent e{AsyncEvent::TmaLoad, cta.sm, a.info.id, in.loc, a.time, done, in.imm, 0, hit};
@@ -794,17 +834,21 @@ struct Engine::Impl {
     case Op::TmaStore: {
       busy(costs.tmaIssue);
       Cycle done = transfer(sm, a.time, in.imm, /*l2Hit=*/true, /*writeBack=*/true);
-      a.storeGroups.push_back(done);
+      int64_t op = issueAsync(a);
+      access(a, op, in.args.back(), in.viewElems[0], /*write=*/false, /*asyncProxy=*/true, in);
+      a.storeGroups.emplace_back(done, op);
       AsyncEvent e{AsyncEvent::TmaStore, cta.sm, a.info.id, in.loc, a.time, done, in.imm, 0, true};
       emit([&](Listener &l) { l.onAsync(e); });
       return next();
     }
     case Op::TmaStoreWait:
     case Op::WgmmaWait: {
-      std::deque<Cycle> &groups = in.op == Op::TmaStoreWait ? a.storeGroups : a.wgmmaGroups;
+      auto &groups = in.op == Op::TmaStoreWait ? a.storeGroups : a.wgmmaGroups;
       while (static_cast<int64_t>(groups.size()) > in.imm) {
-        a.time = std::max(a.time, groups.front());
+        auto [done, op] = groups.front();
+        a.time = std::max(a.time, done);
         groups.pop_front();
+        emit([&](Listener &l) { l.onAsyncRetired(a.info.id, op, a.time); });
       }
       InstrEvent e{a.info.id, &in, start, a.time};
       emit([&](Listener &l) { l.onInstr(e); });
@@ -818,7 +862,10 @@ struct Engine::Impl {
       sm.tensorCoreFree = begin + cycles(static_cast<double>(in.imm) / costs.tensorFlopsPerClk);
       tensorBusy += static_cast<double>(sm.tensorCoreFree - begin);
       Cycle done = sm.tensorCoreFree + cycles(costs.wgmmaLatency);
-      a.wgmmaGroups.push_back(done);
+      int64_t op = issueAsync(a);
+      access(a, op, in.args[0], in.viewElems[0], /*write=*/false, /*asyncProxy=*/true, in);
+      access(a, op, in.args[1], in.viewElems[1], /*write=*/false, /*asyncProxy=*/true, in);
+      a.wgmmaGroups.emplace_back(done, op);
       if (in.result >= 0)
         a.frame[in.result] = Value::tensor();
       AsyncEvent e{AsyncEvent::TensorCore, cta.sm, a.info.id, in.loc, begin, sm.tensorCoreFree, in.imm2, in.imm, true};
@@ -828,6 +875,10 @@ struct Engine::Impl {
     case Op::LocalStore:
     case Op::LocalLoad:
       busy(static_cast<double>(in.imm) / costs.smemBytesPerClk);
+      if (in.op == Op::LocalStore)
+        access(a, -1, in.args[1], in.viewElems[0], /*write=*/true, /*asyncProxy=*/false, in);
+      else
+        access(a, -1, in.args[0], in.viewElems[0], /*write=*/false, /*asyncProxy=*/false, in);
       if (in.result >= 0)
         a.frame[in.result] = Value::tensor();
       return next();
@@ -841,6 +892,7 @@ struct Engine::Impl {
     }
     case Op::FenceAsync:
       busy(costs.fence);
+      emit([&](Listener &l) { l.onProxyFence(a.info.id, a.time); });
       return next();
     case Op::Unknown:
       if (reportedUnknown.insert(&in).second)
@@ -893,7 +945,7 @@ struct Engine::Impl {
     MBarrier &bar = barrier(*tma.cta, tma.barrier);
     bool completed = false;
     BarrierStatus status = bar.completeTx(tma.bytes, completed);
-    barrierEvent(t, BarrierAction::CompleteTx, tma.barrier, bar, tma.agent, tma.loc, tma.bytes, status);
+    barrierEvent(t, BarrierAction::CompleteTx, tma.barrier, bar, tma.agent, tma.loc, tma.bytes, status, tma.op);
     if (completed)
       phaseFlipped(*tma.cta, tma.barrier, bar, t, tma.agent, tma.loc);
     if (--tma.cta->pendingTmas == 0 && tma.cta->liveAgents == 0)

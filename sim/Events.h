@@ -21,6 +21,7 @@ struct AgentInfo {
   std::string partition; ///< "default", "partition0", ...
   int32_t numWarps;
   int32_t rootBlock;     ///< the block the partition starts in
+  int32_t parent = -1;   ///< the agent that forked this worker partition (-1 for a CTA's first agent)
 };
 
 /// An mbarrier of one CTA: allocation plus slot index in it.
@@ -43,6 +44,24 @@ struct BarrierEvent {
   int64_t amount; ///< arrivals, tx bytes or waited parity
   BarrierStatus status;
   int64_t phase, pending, expected, tx;
+  int64_t asyncOp = -1; ///< CompleteTx: the TMA operation whose bytes landed
+};
+
+/// An access to shared memory: elements [offset, offset + size) of an allocation, by an
+/// agent itself (generic proxy: local_store / local_load) or by an asynchronous operation
+/// it issued (async proxy: a TMA copy, a wgmma reading its operands).
+struct AccessEvent {
+  Cycle cycle;
+  int64_t cta;
+  int32_t agent;        ///< the agent, or the agent that issued the async operation
+  int64_t asyncOp;      ///< -1 for the agent's own access
+  int32_t alloc;
+  int64_t offset, size; ///< in elements of the allocation
+  bool write;
+  bool asyncProxy;
+  int32_t loc;
+  int64_t iteration;    ///< the issuing agent's innermost loop iteration, -1 outside loops
+  Op op;                ///< the instruction (TmaLoad, TmaStore, WgmmaIssue, LocalStore, LocalLoad)
 };
 
 /// A span during which an agent issued an instruction (busy) or waited.
@@ -79,6 +98,18 @@ public:
   virtual void onInstr(const InstrEvent &) {}
   virtual void onBarrier(const BarrierEvent &) {}
   virtual void onAsync(const AsyncEvent &) {}
+  /// `agent` issued the asynchronous operation `asyncOp` (ids are unique in a run); its
+  /// accesses follow as AccessEvents.
+  virtual void onAsyncIssue(int32_t /*agent*/, int64_t /*asyncOp*/, Cycle) {}
+  /// `agent` waited for `asyncOp` to complete (wgmma wait, TMA store wait): what it did
+  /// is now ordered before the agent's next steps.
+  virtual void onAsyncRetired(int32_t /*agent*/, int64_t /*asyncOp*/, Cycle) {}
+  virtual void onAccess(const AccessEvent &) {}
+  /// `agent` executed fence.proxy.async (generic-proxy writes before it become visible to
+  /// the async proxy).
+  virtual void onProxyFence(int32_t /*agent*/, Cycle) {}
+  /// `agent` resumed after all worker partitions it forked finished (end of warp_specialize).
+  virtual void onJoin(int32_t /*agent*/, Cycle) {}
   /// An op without simulator semantics was executed (once per op).
   virtual void onUnknownOp(const std::string & /*name*/, int32_t /*loc*/) {}
   /// No agent can progress; `blocked` lists every unfinished agent.

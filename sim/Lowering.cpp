@@ -13,6 +13,8 @@ using namespace mlir;
 
 namespace tlxsim::sim {
 
+char UnsupportedError::ID = 0;
+
 int32_t Program::totalWarps() const {
   int32_t total = numWarps;
   for (const WarpSpecialize &ws : warpSpecializes) {
@@ -92,6 +94,8 @@ public:
     if (auto err = lowerArgs(body.front()))
       return err;
     p.entryBlock = lowerRegion(body);
+    if (!error.empty() && unsupported)
+      return llvm::make_error<UnsupportedError>(error);
     if (!error.empty())
       return llvm::createStringError("%s", error.c_str());
     return llvm::Error::success();
@@ -99,7 +103,8 @@ public:
 
 private:
   Program &p;
-  std::string error; ///< the first malformed op; lowering stops there
+  std::string error;        ///< the first malformed or unsupported op; lowering stops there
+  bool unsupported = false; ///< the error is a simulator limit, not a malformed input
   llvm::DenseMap<mlir::Value, int32_t> slots;
   llvm::DenseMap<Attribute, int32_t> locIndex;
 
@@ -153,6 +158,20 @@ private:
     return llvm::Error::success();
   }
 
+  /// Records that the simulator cannot execute `op` yet (the input is fine).
+  void notSupported(Operation &op, const llvm::Twine &what) {
+    if (error.empty()) {
+      unsupported = true;
+      malformed(op, what);
+    }
+  }
+
+  /// Whether `value` is a shared-memory mbarrier (an i64 memdesc).
+  static bool isBarrier(mlir::Value value) {
+    auto type = dyn_cast<ir::MemDescType>(value.getType());
+    return type && type.getElementType().isInteger(64);
+  }
+
   /// Records that `op` is not what Triton emits (the reader's shim dialects do not verify
   /// Triton ops); the first such error is reported.
   void malformed(Operation &op, const llvm::Twine &what) {
@@ -196,8 +215,8 @@ private:
     if (region.empty())
       return -1;
     if (!region.hasOneBlock()) {
-      malformed(*region.getParentOp(), "regions with several blocks (cf.br / cf.cond_br control flow) are not "
-                                       "supported by the simulator yet");
+      notSupported(*region.getParentOp(), "regions with several blocks (cf.br / cf.cond_br control flow) are not "
+                                          "supported by the simulator yet");
       return -1;
     }
     return lowerBlock(region.front());
@@ -422,6 +441,7 @@ private:
         store.numResults = 0;
         store.args = {slot(op.getOperand(0)), instr.result};
         store.imm = alloc.bytes;
+        store.viewElems[0] = type.getNumElements();
         out.push_back(store);
       }
       return;
@@ -497,6 +517,7 @@ private:
       }
       instr.imm = desc.getBlockBytes();
       instr.imm2 = static_cast<int64_t>(coords.size());
+      instr.viewElems[0] = desc.getBlockType().getNumElements();
       out.push_back(instr);
       return;
     }
@@ -523,10 +544,14 @@ private:
       int64_t k = isa<ir::MemDescType>(aType) ? cast<ir::MemDescType>(aType).getShape().back()
                                                : cast<RankedTensorType>(aType).getShape().back();
       instr.imm = 2 * dType.getShape()[0] * dType.getShape()[1] * k;
-      if (auto a = dyn_cast<ir::MemDescType>(aType))
+      if (auto a = dyn_cast<ir::MemDescType>(aType)) {
         instr.imm2 += a.getSizeInBytes();
-      if (auto b = dyn_cast<ir::MemDescType>(bType))
+        instr.viewElems[0] = a.getNumElements();
+      }
+      if (auto b = dyn_cast<ir::MemDescType>(bType)) {
         instr.imm2 += b.getSizeInBytes();
+        instr.viewElems[1] = b.getNumElements();
+      }
       out.push_back(instr);
       if (!op.hasAttr("isAsync")) { // a synchronous wgmma waits for itself
         Instr wait;
@@ -553,6 +578,7 @@ private:
         return;
       Instr instr = make(store ? Op::LocalStore : Op::LocalLoad, op);
       instr.args = slotsOf(op.getOperands());
+      instr.viewElems[0] = memdesc.getNumElements();
       instr.imm = memdesc.getSizeInBytes();
       out.push_back(instr);
       return;
@@ -562,8 +588,11 @@ private:
     if (name == "ttg.local_dealloc")
       return; // ends an allocation's lifetime; shared-memory reuse is not modeled yet
     if (op.getNumRegions() > 0 && holdsSideEffects(op))
-      return malformed(op, "holds barrier, memory or other non-register ops in its regions, and the simulator has no "
-                           "semantics for it yet (supported control flow: scf.for, scf.if, ttg.warp_specialize)");
+      return notSupported(op, "holds barrier, memory or other non-register ops in its regions, and the simulator has "
+                              "no semantics for it yet (supported control flow: scf.for, scf.if, ttg.warp_specialize)");
+    if (llvm::any_of(op.getOperands(), isBarrier))
+      return notSupported(op, "takes an mbarrier operand, and the simulator has no semantics for this op yet: its "
+                              "arrivals cannot be simulated, so no verdict would be sound");
 
     Instr instr = make(Op::Unknown, op);
     instr.imm = static_cast<int64_t>(p.unknownOps.size());

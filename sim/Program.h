@@ -60,6 +60,9 @@ struct Instr {
   std::vector<int32_t> args; ///< operand slots (-1 for an absent optional operand)
   int64_t imm = 0, imm2 = 0;
   int32_t block = -1, block2 = -1;
+  /// Elements of the shared-memory views the op reads or writes (TMA box, wgmma A and B,
+  /// local store/load), in the order of its memdesc operands; 0 for a register operand.
+  int64_t viewElems[2] = {0, 0};
 };
 
 struct Block {

@@ -125,8 +125,17 @@ int run(bool predict) {
   if (!module)
     return kBadInput;
   auto program = sim::lowerModule(*module);
-  if (!program)
-    return badInput(inputFile + ": " + toString(program.takeError()));
+  if (!program) {
+    int code = kBadInput;
+    llvm::handleAllErrors(
+        program.takeError(),
+        [&](const sim::UnsupportedError &err) {
+          errs() << "tlx-sim: unsupported: " << inputFile << ": " << err.message() << "\n";
+          code = kInternal;
+        },
+        [&](const llvm::ErrorInfoBase &err) { errs() << "tlx-sim: error: " << inputFile << ": " << err.message() << "\n"; });
+    return code;
+  }
 
   std::string modelName = modelOpt;
   if (modelName.empty())

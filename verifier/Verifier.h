@@ -4,21 +4,24 @@
 #include "sim/Engine.h"
 #include "verifier/DeadlockChecker.h"
 #include "verifier/ProtocolChecker.h"
+#include "verifier/RaceChecker.h"
 #include "verifier/TxCountChecker.h"
 
 namespace tlxsim::verifier {
 
 class Verifier {
 public:
-  explicit Verifier(const sim::Program &program) : deadlocks_(program), tx_(program), protocol_(program) {}
+  explicit Verifier(const sim::Program &program) : deadlocks_(program), tx_(program), protocol_(program), races_(program) {}
   void attach(sim::Engine &engine) {
     engine.addListener(&protocol_);
+    engine.addListener(&races_);
     engine.addListener(&tx_);
     engine.addListener(&deadlocks_);
   }
-  /// Findings in report order: protocol errors (causes) first, then tx-count, then deadlocks (symptoms).
+  /// Findings in report order: protocol errors (causes) first, then races, tx-count, and deadlocks (symptoms).
   std::vector<Finding> findings() const {
     std::vector<Finding> all = protocol_.findings();
+    all.insert(all.end(), races_.findings().begin(), races_.findings().end());
     all.insert(all.end(), tx_.findings().begin(), tx_.findings().end());
     all.insert(all.end(), deadlocks_.findings().begin(), deadlocks_.findings().end());
     return all;
@@ -28,6 +31,7 @@ private:
   DeadlockChecker deadlocks_;
   TxCountChecker tx_;
   ProtocolChecker protocol_;
+  RaceChecker races_;
 };
 
 } // namespace tlxsim::verifier

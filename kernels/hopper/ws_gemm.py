@@ -26,6 +26,9 @@ BUG_NONE = 0
 BUG_EXPECT_TOO_LARGE = 1  # expect-bytes larger than the two TMA boxes -> ready[s] never completes
 BUG_PRODUCER_PARITY = 2  # producer waits empty[s] on the wrong parity -> blocks on a fresh barrier
 BUG_EMPTY_COUNT = 3  # empty[s] initialised with 2 arrivals but released once per phase -> producer blocks
+BUG_RELEASE_EARLY = 4  # consumer releases the stage its in-flight wgmma still reads -> race-war with the refill
+BUG_MISSING_FENCE = 5  # epilogue TMA store of a generic-proxy write without fence_async_shared -> missing-fence
+BUG_NO_READY_WAIT = 6  # wgmma reads a stage without waiting for its TMA fill -> race-raw
 
 
 @gluon.jit
@@ -56,18 +59,26 @@ def _mma_partition(a_bufs, b_bufs, ready, empty, c_desc, off_m, off_n, K, BM: gl
     num_k = gl.cdiv(K, BK)
     for k in range(num_k):
         s = k % S
-        mbarrier.wait(ready.index(s), (k // S) & 1)
-        acc = warpgroup_mma(a_bufs.index(s), b_bufs.index(s), acc, is_async=True)
+        if BUG == 6:
+            acc = warpgroup_mma(a_bufs.index(s), b_bufs.index(s), acc, is_async=True)  # BUG: no-ready-wait: no wait on ready[s]
+        else:
+            mbarrier.wait(ready.index(s), (k // S) & 1)
+            acc = warpgroup_mma(a_bufs.index(s), b_bufs.index(s), acc, is_async=True)
         # Keep one wgmma group in flight: the group of step k - 1 has now retired.
         acc = warpgroup_mma_wait(1, deps=(acc, ))
-        if k > 0:
+        if BUG == 4:
+            mbarrier.arrive(empty.index(s))  # BUG: release-early: releases the stage its wgmma may still read
+        elif k > 0:
             mbarrier.arrive(empty.index((k - 1) % S))
     acc = warpgroup_mma_wait(0, deps=(acc, ))
 
     c_smem = gl.allocate_shared_memory(gl.float16, [BM, BN], c_desc.layout)
     c_smem.store(acc.to(gl.float16))
-    fence_async_shared()
-    tma.async_copy_shared_to_global(c_desc, [off_m, off_n], c_smem)
+    if BUG == 5:
+        tma.async_copy_shared_to_global(c_desc, [off_m, off_n], c_smem)  # BUG: missing-fence: no fence_async_shared
+    else:
+        fence_async_shared()
+        tma.async_copy_shared_to_global(c_desc, [off_m, off_n], c_smem)
     tma.store_wait(0)
 
 
@@ -126,6 +137,9 @@ CONFIGS = {
     "s3_bug_expect_bytes": {**_TILE, "S": 3, "BUG": BUG_EXPECT_TOO_LARGE},
     "s3_bug_producer_parity": {**_TILE, "S": 3, "BUG": BUG_PRODUCER_PARITY},
     "s3_bug_empty_count": {**_TILE, "S": 3, "BUG": BUG_EMPTY_COUNT},
+    "s3_bug_release_early": {**_TILE, "S": 3, "BUG": BUG_RELEASE_EARLY},
+    "s3_bug_missing_fence": {**_TILE, "S": 3, "BUG": BUG_MISSING_FENCE},
+    "s3_bug_no_ready_wait": {**_TILE, "S": 3, "BUG": BUG_NO_READY_WAIT},
 }
 
 

@@ -23,7 +23,8 @@ from tlx_sim import capture, kernel_module, ttgir_ops  # noqa: E402
 
 MODULE = "kernels/hopper/ws_gemm.py"
 CAPTURES = ROOT / "tests" / "inputs" / "hopper" / "ws_gemm"
-CONFIGS = ["s2", "s3", "s4", "s3_bug_expect_bytes", "s3_bug_producer_parity", "s3_bug_empty_count"]
+CONFIGS = ["s2", "s3", "s4", "s3_bug_expect_bytes", "s3_bug_producer_parity", "s3_bug_empty_count",
+           "s3_bug_release_early", "s3_bug_missing_fence", "s3_bug_no_ready_wait"]
 LAUNCH_KEYS = ["schema_version", "kernel", "module", "config", "target", "num_warps", "grid", "args", "descs",
                "constexprs"]
 ENV = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "python"), str(ROOT)])}
@@ -54,8 +55,8 @@ class KernelModuleConvention(unittest.TestCase):
             spec = km.launch(name, km.default_shape)
             named = [*spec["args"], *spec["descs"], *km.config(name)]
             self.assertCountEqual(named, params, f"{name}: every kernel argument named exactly once")
-        self.assertEqual([km.config(n)["S"] for n in CONFIGS], [2, 3, 4, 3, 3, 3])
-        self.assertEqual([km.config(n)["BUG"] for n in CONFIGS], [0, 0, 0, 1, 2, 3])
+        self.assertEqual([km.config(n)["S"] for n in CONFIGS], [2, 3, 4, 3, 3, 3, 3, 3, 3])
+        self.assertEqual([km.config(n)["BUG"] for n in CONFIGS], [0, 0, 0, 1, 2, 3, 4, 5, 6])
 
 
 class CommittedCaptures(unittest.TestCase):

@@ -1,7 +1,8 @@
 """Bad input is normal input: truncate and corrupt every captured TTGIR, run `tlx-sim ir`.
 
-For each input (tests/inputs/**/*.ttgir and its generic form) the script cuts the text at
-50 offsets and corrupts 20 tokens (deterministic, seeded), and requires for every variant:
+For each input (tests/inputs/**/*.ttgir; for the first input also its generic form) the
+script cuts the text at 50 offsets and corrupts 20 tokens (deterministic, seeded), runs
+the variants in parallel, and requires for every variant:
 exit code 2, exactly one `file:line:col: error:` line on stderr, and no sanitizer report
 (AddressSanitizer / UndefinedBehaviorSanitizer / LeakSanitizer) and no signal.
 
@@ -9,6 +10,8 @@ usage: mutate_inputs.py TLX_SIM INPUT_ROOT [--cuts 50] [--corruptions 20]
 Prints one line per failing variant and a summary; exits 1 on any failure.
 """
 import argparse
+import concurrent.futures
+import os
 import pathlib
 import random
 import re
@@ -25,14 +28,18 @@ CORRUPTIONS = [
     lambda tok: tok + " %",       # a dangling value sigil
     lambda tok: tok + "q9",       # an op or type name no dialect has
 ]
-# Op and type names (followed by a space, '<' or '"'), where every corruption above breaks the text.
-TOKEN = re.compile(r'!ttg\.memdesc|!tt\.tensordesc|"?(?:ttng|ttg|tt|scf|arith)\.[a-z_]+"?(?=[ (<])')
+# Op names where an op starts (after "= " or the indentation) and type names, where every
+# corruption above breaks the text (attribute keys such as {tt.divisibility = 16} are not ops).
+TOKEN = re.compile(r'!ttg\.memdesc|!tt\.tensordesc|(?<=(?:= |  ))"?(?:ttng|ttg|tt|scf|arith)\.[a-z_]+"?(?=[ (<])')
 
 
 def variants(text: str, cuts: int, corruptions: int, rng: random.Random):
+    # Cuts fall inside the module: a prefix holding only alias definitions is a valid
+    # (empty) module, not a truncated kernel.
+    body_start = text.find("module")
     body_end = text.rfind("\n} loc(") if "\n} loc(" in text else len(text) // 2
     for i in range(cuts):
-        offset = rng.randrange(1, max(2, body_end))
+        offset = rng.randrange(body_start + 1, max(body_start + 2, body_end))
         yield f"cut@{offset}", text[:offset]
     tokens = [m for m in TOKEN.finditer(text[:body_end])]
     for i in range(min(corruptions, len(tokens))):
@@ -41,8 +48,8 @@ def variants(text: str, cuts: int, corruptions: int, rng: random.Random):
         yield f"corrupt@{m.start()}#{how}", text[: m.start()] + CORRUPTIONS[how](m.group(0)) + text[m.end():]
 
 
-def check(tlx_sim: str, path: pathlib.Path, label: str, text: str, workdir: pathlib.Path) -> str | None:
-    variant = workdir / "variant.ttgir"
+def check(tlx_sim: str, label: str, text: str, workdir: pathlib.Path) -> str | None:
+    variant = workdir / (re.sub(r"[^A-Za-z0-9_.@#-]", "_", label) + ".ttgir")
     variant.write_text(text)
     try:
         proc = subprocess.run([tlx_sim, "ir", str(variant)], capture_output=True, text=True, timeout=60)
@@ -72,21 +79,25 @@ def main() -> int:
         print(f"no .ttgir under {args.input_root}", file=sys.stderr)
         return 1
     failures = total = 0
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory() as tmp, concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 2) as pool:
         workdir = pathlib.Path(tmp)
-        for path in inputs:
-            text = path.read_text()
-            generic = subprocess.run([args.tlx_sim, "ir", str(path)], capture_output=True, text=True).stdout
-            for form, source in (("pretty", text), ("generic", generic)):
-                if not source:
-                    continue
-                rng = random.Random(f"{path.name}:{form}")
+        jobs = []
+        for index, path in enumerate(inputs):
+            forms = [("pretty", path.read_text())]
+            if index == 0:
+                generic = subprocess.run([args.tlx_sim, "ir", str(path)], capture_output=True, text=True).stdout
+                forms.append(("generic", generic))
+            for form, source in forms:
+                rng = random.Random(f"{path.relative_to(args.input_root)}:{form}")
                 for label, variant in variants(source, args.cuts, args.corruptions, rng):
-                    total += 1
-                    problem = check(args.tlx_sim, path, label, variant, workdir)
-                    if problem:
-                        failures += 1
-                        print(f"FAIL {path} [{form} {label}]: {problem}")
+                    name = f"{index}-{form}-{label}"
+                    jobs.append((path, form, label, pool.submit(check, args.tlx_sim, name, variant, workdir)))
+        for path, form, label, job in jobs:
+            total += 1
+            problem = job.result()
+            if problem:
+                failures += 1
+                print(f"FAIL {path} [{form} {label}]: {problem}")
     print(f"{total - failures} of {total} variants of {len(inputs)} inputs rejected cleanly")
     return 1 if failures else 0
 

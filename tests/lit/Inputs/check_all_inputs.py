@@ -1,6 +1,6 @@
 """Every captured kernel reads with no error and no unknown op, and round-trips.
 
-usage: check_all_inputs.py TLX_SIM INPUT_ROOT
+usage: check_all_inputs.py TLX_SIM INPUT_ROOT [--min N]
 For each INPUT_ROOT/**/*.ttgir: `tlx-sim ir --stats --json` must exit 0 and list no unknown
 op; `tlx-sim ir` of the file, then of that output, must print byte-identical text.
 Prints "ok: N inputs (targets: ...)" or one FAIL line per problem (exit 1).
@@ -12,7 +12,10 @@ import sys
 import tempfile
 
 tlx_sim, root = sys.argv[1], pathlib.Path(sys.argv[2])
+minimum = int(sys.argv[sys.argv.index("--min") + 1]) if "--min" in sys.argv else 1
 inputs = sorted(root.rglob("*.ttgir"))
+if len(inputs) < minimum:
+    print(f"FAIL: {len(inputs)} inputs under {root}, expected at least {minimum}")
 failures, targets = [], set()
 with tempfile.TemporaryDirectory() as tmp:
     for path in inputs:
@@ -35,4 +38,4 @@ with tempfile.TemporaryDirectory() as tmp:
 for line in failures:
     print(line)
 print(f"{'ok' if not failures else 'failed'}: {len(inputs)} inputs (targets: {', '.join(sorted(targets))})")
-sys.exit(1 if failures else 0)
+sys.exit(1 if failures or len(inputs) < minimum else 0)

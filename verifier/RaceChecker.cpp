@@ -1,0 +1,202 @@
+#include "verifier/RaceChecker.h"
+
+namespace tlxsim::verifier {
+
+using namespace tlxsim::sim;
+
+namespace {
+const char *opName(Op op, bool write) {
+  switch (op) {
+  case Op::TmaLoad: return "the TMA load";
+  case Op::TmaStore: return "the TMA store";
+  case Op::WgmmaIssue: return "the wgmma";
+  case Op::LocalStore: return "the local_store";
+  case Op::LocalLoad: return "the local_load";
+  default: return write ? "the write" : "the read";
+  }
+}
+} // namespace
+
+void RaceChecker::onAgentStart(const AgentInfo &info, Cycle t) {
+  CheckerBase::onAgentStart(info, t);
+  if (!tracked(info.cta))
+    return;
+  VectorClock &clock = clockOf(info.id);
+  if (info.parent >= 0) {
+    parentOf_[info.id] = info.parent;
+    clock = clockOf(info.parent); // fork: the worker starts after everything its parent did
+    clockOf(info.parent).tick(info.parent);
+  }
+  clock.tick(info.id);
+}
+
+void RaceChecker::onAgentEnd(int32_t agent, Cycle) {
+  auto it = parentOf_.find(agent);
+  if (it != parentOf_.end())
+    finishedWorkers_[it->second].push_back(agent);
+}
+
+void RaceChecker::onJoin(int32_t agent, Cycle) {
+  auto it = finishedWorkers_.find(agent);
+  if (it == finishedWorkers_.end())
+    return;
+  for (int32_t worker : it->second)
+    clockOf(agent).join(clockOf(worker));
+  finishedWorkers_.erase(it);
+}
+
+void RaceChecker::onBarrier(const BarrierEvent &e) {
+  if (!tracked(e.barrier.cta))
+    return;
+  BarrierClocks &bar = barriers_[e.barrier];
+  switch (e.action) {
+  case BarrierAction::Init:
+    bar = BarrierClocks{};
+    break;
+  case BarrierAction::Arrive:
+  case BarrierAction::ExpectArrive: // release
+    releaseLoc_[{e.agent, clockOf(e.agent).get(e.agent)}] = e.loc;
+    bar.pending.join(clockOf(e.agent));
+    clockOf(e.agent).tick(e.agent);
+    break;
+  case BarrierAction::CompleteTx: // the TMA copy's write is released by its completion
+    if (e.asyncOp >= 0)
+      bar.pending.join(clockOf(asyncThread(e.asyncOp)));
+    break;
+  case BarrierAction::PhaseFlip:
+    bar.completed[(e.phase - 1) & 1] = bar.pending;
+    bar.pending.clear();
+    break;
+  case BarrierAction::WaitPass:
+  case BarrierAction::WaitResume: // acquire the completed phase of the waited parity
+    clockOf(e.agent).join(bar.completed[e.amount & 1]);
+    break;
+  default:
+    break;
+  }
+}
+
+void RaceChecker::onAsyncIssue(int32_t agent, int64_t op, Cycle) {
+  if (!tracked(cta(agent)))
+    return;
+  VectorClock &clock = clockOf(asyncThread(op));
+  clock = clockOf(agent);
+  clock.set(asyncThread(op), 1);
+  clockOf(agent).tick(agent);
+}
+
+void RaceChecker::onAsyncRetired(int32_t agent, int64_t op, Cycle) {
+  if (!tracked(cta(agent)))
+    return;
+  auto it = clocks_.find(asyncThread(op));
+  if (it != clocks_.end()) {
+    clockOf(agent).join(it->second);
+    clocks_.erase(it); // nothing else acquires this operation
+  }
+}
+
+void RaceChecker::onProxyFence(int32_t agent, Cycle) {
+  if (!tracked(cta(agent)))
+    return;
+  for (auto &[key, views] : shadow_)
+    if (key.first == cta(agent))
+      for (Shadow &view : views)
+        if (view.write && view.write->thread == agent && !view.write->asyncProxy)
+          view.fenced = true;
+}
+
+std::string RaceChecker::describe(const Epoch &e) const {
+  std::string text = std::string(opName(e.op, false)) + " of partition '" + partition(e.agent) + "'";
+  if (e.iteration >= 0)
+    text += " (iteration " + std::to_string(e.iteration) + ")";
+  return text;
+}
+
+std::string RaceChecker::regionName(int32_t alloc, const Shadow &region) const {
+  const Alloc &a = program_.allocs[alloc];
+  int64_t total = 1;
+  for (int64_t d : a.shape)
+    total *= d;
+  if (region.size >= total || region.size <= 0)
+    return a.name;
+  return a.name + "[" + std::to_string(region.offset / region.size) + "]";
+}
+
+void RaceChecker::report(const char *cls, const AccessEvent &now, const Epoch &nowEpoch, const Epoch &before,
+                         const Shadow &region, const std::string &verb, const std::string &tail,
+                         const VectorClock &clock) {
+  if (!reported_.insert({cls, now.loc, before.loc}).second)
+    return;
+  Finding f;
+  f.cls = cls;
+  f.location = loc(now.loc);
+  f.message = describe(nowEpoch) + " " + verb + " " + regionName(now.alloc, region) + " " + tail + " (CTA " +
+              std::to_string(now.cta) + ")";
+  f.related.push_back(Related{loc(before.loc), partition(before.agent), before.iteration,
+                              opName(before.op, false), describe(before) + " accesses it here"});
+  // If the accessing side did synchronize with the other agent after it issued its access,
+  // name that release: it is where the protocol lets the access through too early.
+  int64_t seen = clock.get(before.agent);
+  if (before.thread != before.agent && seen > before.issuerClock) {
+    auto it = releaseLoc_.upper_bound({before.agent, seen});
+    if (it != releaseLoc_.begin() && (--it)->first.first == before.agent && it->first.second > before.issuerClock)
+      f.notes.emplace_back(loc(it->second), "partition '" + partition(nowEpoch.agent) + "' synchronized with partition '" +
+                                                partition(before.agent) + "' through this release, which does not wait for " +
+                                                describe(before) + " to complete");
+  }
+  findings_.push_back(std::move(f));
+}
+
+void RaceChecker::onAccess(const AccessEvent &e) {
+  if (!tracked(e.cta))
+    return;
+  ThreadId thread = e.asyncOp >= 0 ? asyncThread(e.asyncOp) : ThreadId(e.agent);
+  const VectorClock &clock = clockOf(thread);
+  Epoch now{thread, clock.get(thread), e.agent, e.loc, e.iteration, e.op, e.asyncProxy, clock.get(e.agent)};
+  auto ordered = [&](const Epoch &before) { return before.clock <= clock.get(before.thread); };
+
+  std::vector<Shadow> &views = shadow_[{e.cta, e.alloc}];
+  Shadow *exact = nullptr;
+  for (Shadow &view : views) {
+    if (view.offset + view.size <= e.offset || e.offset + e.size <= view.offset)
+      continue;
+    if (view.offset == e.offset && view.size == e.size)
+      exact = &view;
+    if (view.write && !ordered(*view.write)) {
+      if (e.write)
+        report("race-waw", e, now, *view.write, view, "overwrites",
+               "while " + describe(*view.write) + " may still be writing it", clock);
+      else
+        report("race-raw", e, now, *view.write, view, "reads",
+               "before " + describe(*view.write) + " that fills it is known to be complete", clock);
+    }
+    if (e.write)
+      for (const Epoch &read : view.reads)
+        if (read.thread != thread && !ordered(read))
+          report("race-war", e, now, read, view, "overwrites",
+                 "while " + describe(read) + " may still be reading it", clock);
+    if (e.asyncProxy && !e.write && view.write && !view.write->asyncProxy && ordered(*view.write) && !view.fenced)
+      report("missing-fence", e, now, *view.write, view, "reads",
+             "through the async proxy, but " + describe(*view.write) +
+                 " wrote it through the generic proxy with no fence_async_shared (fence.proxy.async) after it",
+             clock);
+  }
+  if (!exact) {
+    views.push_back(Shadow{e.offset, e.size, std::nullopt, {}, false});
+    exact = &views.back();
+  }
+  if (e.write) {
+    exact->write = now;
+    exact->reads.clear();
+    exact->fenced = false;
+  } else {
+    auto same = std::find_if(exact->reads.begin(), exact->reads.end(),
+                             [&](const Epoch &read) { return read.thread == thread; });
+    if (same != exact->reads.end())
+      *same = now;
+    else
+      exact->reads.push_back(now);
+  }
+}
+
+} // namespace tlxsim::verifier

@@ -1,0 +1,95 @@
+// Shared-memory races and missing proxy fences, by happens-before over the event stream.
+//
+// Threads: every agent, and every asynchronous operation (TMA copy, wgmma group, TMA
+// store), which inherits its issuer's clock at issue. Synchronization, as the PTX ISA
+// defines it (9.1: mbarrier 9.7.13.15, wgmma 9.7.15.7, bulk groups 9.7.9.27.2):
+//   - arrive / arrive.expect_tx release the agent's clock into the barrier's current phase;
+//     a TMA copy's complete-tx releases the copy's clock;
+//   - a wait that passes acquires the clock of the completed phase it observed;
+//   - wgmma.wait_group / bulk wait_group acquire the retired operations' clocks;
+//   - warp_specialize forks workers with the parent's clock and joins them at its end.
+// Checks on every access to a shared-memory region (allocation + element range):
+//   race-raw: a read not ordered after the last write (e.g. a wgmma reading a stage whose
+//     TMA fill was never observed complete); race-war: a write not ordered after earlier
+//   reads (a stage refilled while a wgmma may still read it); race-waw: two unordered writes;
+//   missing-fence: an async-proxy access (TMA store source, wgmma operand) of data written
+//     through the generic proxy (local_store) with no fence.proxy.async by the writer after
+//     the write (PTX ISA 9.1 9.7.15.7.1, 9.7.13.4).
+// Only the first `maxCtas` CTAs are checked: CTAs do not share shared memory, and the
+// others run the same protocol on other tiles.
+#pragma once
+
+#include "verifier/CheckerBase.h"
+#include "verifier/Finding.h"
+#include "verifier/VectorClock.h"
+
+#include <map>
+#include <set>
+#include <unordered_map>
+
+namespace tlxsim::verifier {
+
+class RaceChecker : public CheckerBase {
+public:
+  RaceChecker(const sim::Program &program, int64_t maxCtas = 2) : CheckerBase(program), maxCtas_(maxCtas) {}
+
+  void onAgentStart(const sim::AgentInfo &info, sim::Cycle t) override;
+  void onAgentEnd(int32_t agent, sim::Cycle t) override;
+  void onJoin(int32_t agent, sim::Cycle t) override;
+  void onBarrier(const sim::BarrierEvent &e) override;
+  void onAsyncIssue(int32_t agent, int64_t op, sim::Cycle t) override;
+  void onAsyncRetired(int32_t agent, int64_t op, sim::Cycle t) override;
+  void onAccess(const sim::AccessEvent &e) override;
+  void onProxyFence(int32_t agent, sim::Cycle t) override;
+
+  const std::vector<Finding> &findings() const { return findings_; }
+
+private:
+  /// One access as remembered in the shadow state.
+  struct Epoch {
+    ThreadId thread;
+    int64_t clock;
+    int32_t agent, loc;
+    int64_t iteration;
+    sim::Op op;
+    bool asyncProxy;
+    int64_t issuerClock; ///< the issuing agent's clock at the access (at issue for an async op)
+  };
+  /// Shadow state of one shared-memory view.
+  struct Shadow {
+    int64_t offset, size;
+    std::optional<Epoch> write;
+    std::vector<Epoch> reads;
+    bool fenced = false; ///< the last (generic) write was followed by a proxy fence of its writer
+  };
+  struct BarrierClocks {
+    VectorClock pending;      ///< released into the current phase
+    VectorClock completed[2]; ///< of the last completed phase of each parity
+  };
+  struct KeyHash {
+    size_t operator()(const sim::BarrierKey &k) const {
+      return std::hash<int64_t>()(k.cta * 1000003 + k.alloc * 7919 + k.index);
+    }
+  };
+
+  bool tracked(int64_t cta) const { return cta < maxCtas_; }
+  VectorClock &clockOf(ThreadId thread) { return clocks_[thread]; }
+  static ThreadId asyncThread(int64_t op) { return -(op + 1); }
+  std::string describe(const Epoch &e) const;
+  std::string regionName(int32_t alloc, const Shadow &region) const;
+  void report(const char *cls, const sim::AccessEvent &now, const Epoch &nowEpoch, const Epoch &before,
+              const Shadow &region, const std::string &verb, const std::string &tail, const VectorClock &clock);
+
+  int64_t maxCtas_;
+  std::unordered_map<ThreadId, VectorClock> clocks_;
+  std::unordered_map<int64_t, int32_t> asyncOwner_; ///< async op -> issuing agent (tracked CTAs)
+  std::map<int32_t, std::vector<int32_t>> finishedWorkers_; ///< parent agent -> workers that ended
+  std::unordered_map<int32_t, int32_t> parentOf_;
+  std::unordered_map<sim::BarrierKey, BarrierClocks, KeyHash> barriers_;
+  std::map<std::pair<int64_t, int32_t>, std::vector<Shadow>> shadow_; ///< (cta, alloc) -> views
+  std::set<std::tuple<std::string, int32_t, int32_t>> reported_;
+  std::map<std::pair<int32_t, int64_t>, int32_t> releaseLoc_; ///< (agent, its clock at a release) -> op location
+  std::vector<Finding> findings_;
+};
+
+} // namespace tlxsim::verifier
