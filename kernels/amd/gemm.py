@@ -55,6 +55,8 @@ def gemm_kernel(a_ptr, b_ptr, c_ptr, M, N, K, stride_am, stride_ak, stride_bk, s
 # Kernel-module convention (kernels/README.md).  Nothing here imports torch at import time.
 # ---------------------------------------------------------------------------------------------------------------
 
+from .. import _harness  # noqa: E402  (the kernels above keep their source lines: TTGIR records them)
+
 KERNEL = gemm_kernel
 TARGETS = ["hip:gfx942", "hip:gfx950"]
 NUM_WARPS = 4
@@ -68,49 +70,12 @@ CONFIGS = {  # num_stages is a launch option, not a kernel parameter
 }
 
 
-def launch(config, shape):
-    """Launch spec of one config on a problem shape {"M", "N", "K"} (no GPU, no torch); see kernels/README.md."""
-    M, N, K = shape["M"], shape["N"], shape["K"]
-    BM, BN = config["BM"], config["BN"]
-    return {
-        "grid": [-(-M // BM) * -(-N // BN), 1, 1],
-        "args": {"M": M, "N": N, "K": K, "stride_am": K, "stride_ak": 1, "stride_bk": N, "stride_bn": 1,
-                 "stride_cm": N, "stride_cn": 1},
-        "descs": {},
-        "ptrs": {
-            "a_ptr": {"shape": [M, K], "dtype": "fp16"},
-            "b_ptr": {"shape": [K, N], "dtype": "fp16"},
-            "c_ptr": {"shape": [M, N], "dtype": "fp16"},
-        },
-    }
-
-
-def flops(config, shape):
-    """Floating-point operations of one launch: 2 * M * N * K."""
-    return 2 * shape["M"] * shape["N"] * shape["K"]
-
-
-def make_inputs(shape, device="cuda", seed=0):
-    """Random fp16 A [M, K], B [K, N] and an output C [M, N] on `device` (imports torch)."""
-    import torch
-    gen = torch.Generator(device=device).manual_seed(seed)
-    M, N, K = shape["M"], shape["N"], shape["K"]
-    return {
-        "a": torch.randn((M, K), device=device, dtype=torch.float16, generator=gen),
-        "b": torch.randn((K, N), device=device, dtype=torch.float16, generator=gen),
-        "c": torch.empty((M, N), device=device, dtype=torch.float16),
-    }
-
-
-def reference(inputs):
-    """torch.matmul(A, B) in fp16 (fp32 accumulation)."""
-    import torch
-    return torch.matmul(inputs["a"], inputs["b"])
+launch = _harness.gemm_ptr_launch
+flops = _harness.gemm_flops
+make_inputs = _harness.gemm_make_inputs
+reference = _harness.gemm_reference
 
 
 def run(config, shape, inputs):
     """Launch the kernel once on the current GPU; returns (C, the JIT's CompiledKernel)."""
-    spec = launch(config, shape)
-    ptrs = {"a_ptr": inputs["a"], "b_ptr": inputs["b"], "c_ptr": inputs["c"]}
-    compiled = KERNEL[tuple(spec["grid"])](**ptrs, **spec["args"], **config, num_warps=NUM_WARPS)
-    return inputs["c"], compiled
+    return _harness.gemm_run(KERNEL, NUM_WARPS, config, launch(config, shape), inputs)

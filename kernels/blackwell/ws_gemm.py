@@ -108,6 +108,8 @@ def ws_gemm_kernel(a_desc, b_desc, c_desc, M, N, K, BM: gl.constexpr, BN: gl.con
 # Kernel-module convention (kernels/README.md).  Nothing here imports torch at import time.
 # ---------------------------------------------------------------------------------------------------------------
 
+from .. import _harness  # noqa: E402  (the kernels above keep their source lines: TTGIR records them)
+
 KERNEL = ws_gemm_kernel
 TARGETS = ["cuda:100"]
 NUM_WARPS = 4  # default partition (epilogue); Triton's metadata reports 8 (4 + 1 + 1, rounded up to warp groups)
@@ -120,58 +122,16 @@ CONFIGS = {
 }
 
 
-def _fp16_desc(shape, block):
-    """One row-major fp16 tensor descriptor: global shape and strides in elements, TMA block, shared layout."""
-    return {"shape": list(shape), "strides": [shape[1], 1], "block": list(block), "dtype": "fp16",
-            "layout": gl.NVMMASharedLayout.get_default_for(list(block), gl.float16)}
-
-
 def launch(config, shape):
     """Launch spec of one config on a problem shape {"M", "N", "K"} (no GPU, no torch); see kernels/README.md."""
-    M, N, K = shape["M"], shape["N"], shape["K"]
-    BM, BN, BK = config["BM"], config["BN"], config["BK"]
-    return {
-        "grid": [-(-M // BM) * -(-N // BN), 1, 1],
-        "args": {"M": M, "N": N, "K": K},
-        "descs": {
-            "a_desc": _fp16_desc([M, K], [BM, BK]),
-            "b_desc": _fp16_desc([K, N], [BK, BN]),
-            "c_desc": _fp16_desc([M, N], [BM, BN]),
-        },
-    }
+    return _harness.gemm_desc_launch(config, shape)
 
 
-def flops(config, shape):
-    """Floating-point operations of one launch: 2 * M * N * K."""
-    return 2 * shape["M"] * shape["N"] * shape["K"]
-
-
-def make_inputs(shape, device="cuda", seed=0):
-    """Random fp16 A [M, K], B [K, N] and an output C [M, N] on `device` (imports torch)."""
-    import torch
-    gen = torch.Generator(device=device).manual_seed(seed)
-    M, N, K = shape["M"], shape["N"], shape["K"]
-    return {
-        "a": torch.randn((M, K), device=device, dtype=torch.float16, generator=gen),
-        "b": torch.randn((K, N), device=device, dtype=torch.float16, generator=gen),
-        "c": torch.empty((M, N), device=device, dtype=torch.float16),
-    }
-
-
-def reference(inputs):
-    """torch.matmul(A, B) in fp16 (fp32 accumulation)."""
-    import torch
-    return torch.matmul(inputs["a"], inputs["b"])
+flops = _harness.gemm_flops
+make_inputs = _harness.gemm_make_inputs
+reference = _harness.gemm_reference
 
 
 def run(config, shape, inputs):
     """Launch the kernel once on the current (Blackwell) GPU; returns (C, the JIT's CompiledKernel)."""
-    from triton.experimental.gluon.nvidia.hopper import TensorDescriptor
-    spec = launch(config, shape)
-    tensors = {"a_desc": inputs["a"], "b_desc": inputs["b"], "c_desc": inputs["c"]}
-    descs = {
-        name: TensorDescriptor(tensors[name], d["shape"], d["strides"], d["block"], d["layout"])
-        for name, d in spec["descs"].items()
-    }
-    compiled = KERNEL[tuple(spec["grid"])](**descs, **spec["args"], **config, num_warps=NUM_WARPS)
-    return inputs["c"], compiled
+    return _harness.gemm_run(KERNEL, NUM_WARPS, config, launch(config, shape), inputs)

@@ -114,6 +114,8 @@ def attention_fwd_kernel(q_desc, k_desc, v_desc, o_desc, N_CTX, BM: gl.constexpr
 # Kernel-module convention (kernels/README.md).  Nothing here imports torch at import time.
 # ---------------------------------------------------------------------------------------------------------------
 
+from .. import _harness  # noqa: E402  (the kernels above keep their source lines: TTGIR records them)
+
 KERNEL = attention_fwd_kernel
 TARGETS = ["cuda:90"]
 NUM_WARPS = 4  # default partition; Triton's metadata reports 8 (4 + the 1-warp producer, rounded up)
@@ -127,61 +129,16 @@ CONFIGS = {  # one head dim for all configs, so make_inputs/reference serve ever
 }
 
 
-def _fp16_desc(shape, block):
-    """One row-major fp16 tensor descriptor: global shape and strides in elements, TMA block, shared layout."""
-    return {"shape": list(shape), "strides": [shape[1], 1], "block": list(block), "dtype": "fp16",
-            "layout": gl.NVMMASharedLayout.get_default_for(list(block), gl.float16)}
-
-
-def launch(config, shape):
-    """Launch spec of one config on a shape {"Z", "H", "N_CTX"} (no GPU, no torch); see kernels/README.md."""
-    Z, H, N_CTX = shape["Z"], shape["H"], shape["N_CTX"]
-    BM, BN, D = config["BM"], config["BN"], config["HEAD_DIM"]
-    if N_CTX % BM or N_CTX % BN:
-        raise ValueError(f"N_CTX={N_CTX} must be a multiple of BM={BM} and BN={BN}")
-    rows = Z * H * N_CTX
-    return {
-        "grid": [N_CTX // BM, Z * H, 1],
-        "args": {"N_CTX": N_CTX},
-        "descs": {
-            "q_desc": _fp16_desc([rows, D], [BM, D]),
-            "k_desc": _fp16_desc([rows, D], [BN, D]),
-            "v_desc": _fp16_desc([rows, D], [BN, D]),
-            "o_desc": _fp16_desc([rows, D], [BM, D]),
-        },
-    }
-
-
-def flops(config, shape):
-    """Floating-point operations of one launch: two matmuls of 2 * N_CTX^2 * HEAD_DIM per head."""
-    return 4 * shape["Z"] * shape["H"] * shape["N_CTX"] ** 2 * config["HEAD_DIM"]
+launch = _harness.attention_launch
+flops = _harness.attention_flops
+reference = _harness.attention_reference
 
 
 def make_inputs(shape, device="cuda", seed=0):
     """Random fp16 Q, K, V [Z, H, N_CTX, HEAD_DIM] and an output O on `device` (imports torch)."""
-    import torch
-    gen = torch.Generator(device=device).manual_seed(seed)
-    dims = (shape["Z"], shape["H"], shape["N_CTX"], HEAD_DIM)
-    q, k, v = (torch.randn(dims, device=device, dtype=torch.float16, generator=gen) for _ in range(3))
-    return {"q": q, "k": k, "v": v, "o": torch.empty_like(q)}
-
-
-def reference(inputs):
-    """softmax(Q K^T / sqrt(d)) V computed in fp32, returned in fp16."""
-    import torch
-    q, k, v = (inputs[n].float() for n in ("q", "k", "v"))
-    p = torch.softmax(q @ k.transpose(-1, -2) / q.shape[-1] ** 0.5, dim=-1)
-    return (p @ v).to(torch.float16)
+    return _harness.attention_make_inputs(shape, HEAD_DIM, device, seed)
 
 
 def run(config, shape, inputs):
     """Launch the kernel once on the current GPU; returns (O, the JIT's CompiledKernel)."""
-    from triton.experimental.gluon.nvidia.hopper import TensorDescriptor
-    spec = launch(config, shape)
-    tensors = {f"{n}_desc": inputs[n].view(-1, config["HEAD_DIM"]) for n in ("q", "k", "v", "o")}
-    descs = {
-        name: TensorDescriptor(tensors[name], d["shape"], d["strides"], d["block"], d["layout"])
-        for name, d in spec["descs"].items()
-    }
-    compiled = KERNEL[tuple(spec["grid"])](**descs, **spec["args"], **config, num_warps=NUM_WARPS)
-    return inputs["o"], compiled
+    return _harness.attention_run(KERNEL, NUM_WARPS, config, launch(config, shape), inputs)
