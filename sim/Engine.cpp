@@ -160,6 +160,8 @@ struct Agent {
   int32_t liveWorkers = 0;
   int32_t mainAgent = -1; ///< for workers: the agent running the default partition
   int32_t joinLoc = -1;   ///< the warp_specialize an agent waits to join
+  int64_t lastTc05Op = -1; ///< the agent's latest tcgen05 op (they complete in issue order)
+  Cycle lastTc05Done = 0;
   // while blocked on a barrier
   int32_t waitLoc = -1;
   BarrierKey waitKey{};
@@ -183,6 +185,8 @@ struct Sm {
   int32_t freeSlots = 0;
 };
 
+/// An asynchronous signal due on a barrier: a TMA copy's complete-tx (bytes), or the
+/// arrive of a completed tcgen05 op or commit (`arrive`).
 struct PendingTma {
   int64_t op; ///< async op id
   int32_t agent;
@@ -190,6 +194,7 @@ struct PendingTma {
   BarrierKey barrier;
   int64_t bytes;
   int32_t loc;
+  bool arrive = false;
 };
 
 struct Event {
@@ -460,11 +465,26 @@ struct Engine::Impl {
     return -1;
   }
 
-  /// Announces an async operation of `a`; returns its id.
-  int64_t issueAsync(Agent &a) {
+  /// Announces an async operation of `a` (to complete after `after`, or -1); returns its id.
+  int64_t issueAsync(Agent &a, int64_t after = -1) {
     int64_t op = nextAsyncOp++;
-    emit([&](Listener &l) { l.onAsyncIssue(a.info.id, op, a.time); });
+    emit([&](Listener &l) { l.onAsyncIssue(a.info.id, op, after, a.time); });
     return op;
+  }
+
+  /// Schedules an asynchronous signal on a barrier at cycle `at` (see PendingTma).
+  void signalAt(Cycle at, const PendingTma &signal) {
+    int32_t id;
+    if (!freeTmas.empty()) {
+      id = freeTmas.back();
+      freeTmas.pop_back();
+    } else {
+      id = static_cast<int32_t>(tmas.size());
+      tmas.emplace_back();
+    }
+    tmas[id] = signal;
+    ++signal.cta->pendingTmas;
+    push(at, Event::TmaDone, id);
   }
 
   /// Reports an access to the shared-memory view in `slot` (`elems` elements), if it is one.
@@ -485,6 +505,7 @@ struct Engine::Impl {
     switch (op) {
     case Op::InitBarrier: case Op::InvalBarrier: case Op::BarrierExpect: case Op::WaitBarrier:
     case Op::ArriveBarrier: case Op::TmaLoad: case Op::TmaStore: case Op::WgmmaIssue: case Op::WarpSpecialize:
+    case Op::Tc05Mma: case Op::Tc05Commit:
       return true;
     default:
       return false;
@@ -796,7 +817,7 @@ struct Engine::Impl {
       a.waitParity = parity;
       a.waitLoc = in.loc;
       barrierEvent(a.time, BarrierAction::WaitBlock, key, bar, a.info.id, in.loc, parity,
-                   bar.initialized() ? BarrierStatus::Ok : BarrierStatus::NotInitialized);
+                   bar.initialized() ? BarrierStatus::Ok : bar.deadStatus());
       cta.waiters[barrierSlot(key.alloc, key.index)].push_back(a.info.id);
       return Step::Suspend;
     }
@@ -814,19 +835,9 @@ struct Engine::Impl {
         return next();
       bool hit = l2Lookup(boxKey(a, in), in.imm);
       Cycle done = transfer(sm, a.time, in.imm, hit);
-      int32_t id;
-      if (!freeTmas.empty()) {
-        id = freeTmas.back();
-        freeTmas.pop_back();
-      } else {
-        id = static_cast<int32_t>(tmas.size());
-        tmas.emplace_back();
-      }
       int64_t op = issueAsync(a);
       access(a, op, in.args[n + 1], in.viewElems[0], /*write=*/true, /*asyncProxy=*/true, in);
-      tmas[id] = PendingTma{op, a.info.id, &cta, key, in.imm, in.loc};
-      ++cta.pendingTmas;
-      push(done, Event::TmaDone, id);
+      signalAt(done, PendingTma{op, a.info.id, &cta, key, in.imm, in.loc});
       AsyncEvent e{AsyncEvent::TmaLoad, cta.sm, a.info.id, in.loc, a.time, done, in.imm, 0, hit};
       emit([&](Listener &l) { l.onAsync(e); });
       return next();
@@ -870,6 +881,52 @@ struct Engine::Impl {
         a.frame[in.result] = Value::tensor();
       AsyncEvent e{AsyncEvent::TensorCore, cta.sm, a.info.id, in.loc, begin, sm.tensorCoreFree, in.imm2, in.imm, true};
       emit([&](Listener &l) { l.onAsync(e); });
+      return next();
+    }
+    case Op::Tc05Mma: {
+      bool pred = true;
+      if (!predicate(a, in.args[4], in, pred))
+        return Step::Error;
+      busy(costs.wgmmaIssue);
+      if (!pred)
+        return next();
+      std::vector<BarrierKey> signals;
+      for (int64_t i = 0; i < in.imm2; ++i) {
+        BarrierKey key{};
+        bool arrive = true;
+        if (!barrierOf(a, in.args[5 + i], in, key) || !predicate(a, in.args[5 + in.imm2 + i], in, arrive))
+          return Step::Error;
+        if (arrive)
+          signals.push_back(key);
+      }
+      // tcgen05 ops share the SM's tensor cores with wgmma and complete in issue order.
+      Cycle begin = std::max(a.time, sm.tensorCoreFree);
+      sm.tensorCoreFree = begin + cycles(static_cast<double>(in.imm) / costs.tensorFlopsPerClk);
+      tensorBusy += static_cast<double>(sm.tensorCoreFree - begin);
+      Cycle done = std::max(a.lastTc05Done, sm.tensorCoreFree + cycles(costs.wgmmaLatency));
+      int64_t op = issueAsync(a, a.lastTc05Op);
+      access(a, op, in.args[0], in.viewElems[0], /*write=*/false, /*asyncProxy=*/true, in);
+      access(a, op, in.args[1], in.viewElems[1], /*write=*/false, /*asyncProxy=*/true, in);
+      a.lastTc05Op = op;
+      a.lastTc05Done = done;
+      AsyncEvent e{AsyncEvent::TensorCore, cta.sm, a.info.id, in.loc, begin, sm.tensorCoreFree, 0, in.imm, true};
+      emit([&](Listener &l) { l.onAsync(e); });
+      for (const BarrierKey &key : signals)
+        signalAt(done, PendingTma{op, a.info.id, &cta, key, 1, in.loc, /*arrive=*/true});
+      if (in.sub == 1) { // synchronous: the issuer waits for the MMA
+        a.time = std::max(a.time, done);
+        emit([&](Listener &l) { l.onAsyncRetired(a.info.id, op, a.time); });
+      }
+      return next();
+    }
+    case Op::Tc05Commit: {
+      BarrierKey key{};
+      bool pred = true;
+      if (!barrierOf(a, in.args[0], in, key) || !predicate(a, in.args[1], in, pred))
+        return Step::Error;
+      busy(costs.mbarOp);
+      if (pred) // arrives once all earlier tcgen05 ops of this agent completed (PTX ISA 9.1 9.7.16.12.1)
+        signalAt(std::max(a.time, a.lastTc05Done), PendingTma{a.lastTc05Op, a.info.id, &cta, key, 1, in.loc, true});
       return next();
     }
     case Op::LocalStore:
@@ -944,8 +1001,9 @@ struct Engine::Impl {
     freeTmas.push_back(id);
     MBarrier &bar = barrier(*tma.cta, tma.barrier);
     bool completed = false;
-    BarrierStatus status = bar.completeTx(tma.bytes, completed);
-    barrierEvent(t, BarrierAction::CompleteTx, tma.barrier, bar, tma.agent, tma.loc, tma.bytes, status, tma.op);
+    BarrierStatus status = tma.arrive ? bar.arrive(tma.bytes, completed) : bar.completeTx(tma.bytes, completed);
+    barrierEvent(t, tma.arrive ? BarrierAction::Arrive : BarrierAction::CompleteTx, tma.barrier, bar, tma.agent,
+                 tma.loc, tma.bytes, status, tma.op);
     if (completed)
       phaseFlipped(*tma.cta, tma.barrier, bar, t, tma.agent, tma.loc);
     if (--tma.cta->pendingTmas == 0 && tma.cta->liveAgents == 0)

@@ -99,8 +99,9 @@ public:
   virtual void onBarrier(const BarrierEvent &) {}
   virtual void onAsync(const AsyncEvent &) {}
   /// `agent` issued the asynchronous operation `asyncOp` (ids are unique in a run); its
-  /// accesses follow as AccessEvents.
-  virtual void onAsyncIssue(int32_t /*agent*/, int64_t /*asyncOp*/, Cycle) {}
+  /// accesses follow as AccessEvents. `after` is an earlier operation that is guaranteed to
+  /// complete before this one (tcgen05 ops of one issuer complete in order), or -1.
+  virtual void onAsyncIssue(int32_t /*agent*/, int64_t /*asyncOp*/, int64_t /*after*/, Cycle) {}
   /// `agent` waited for `asyncOp` to complete (wgmma wait, TMA store wait): what it did
   /// is now ordered before the agent's next steps.
   virtual void onAsyncRetired(int32_t /*agent*/, int64_t /*asyncOp*/, Cycle) {}

@@ -417,9 +417,43 @@ private:
       out.push_back(instr);
       return;
     }
-    if (name == "ttg.local_alloc") {
-      if (op.getNumResults() != 1)
-        return malformed(op, "expected one result");
+    if (name == "ttng.tc_gen5_mma") {
+      mlir::Value a = requiredValue(op, "a"), b = requiredValue(op, "b");
+      auto aType = a ? typed<ir::MemDescType>(op, a, "operand a", "!ttg.memdesc") : ir::MemDescType();
+      auto bType = b ? typed<ir::MemDescType>(op, b, "operand b", "!ttg.memdesc") : ir::MemDescType();
+      if (!aType || !bType || aType.getShape().size() != 2 || bType.getShape().size() != 2)
+        return malformed(op, "expected rank-2 memdesc operands a (M x K) and b (K x N)");
+      Instr instr = make(Op::Tc05Mma, op);
+      std::vector<int32_t> barriers = operands(op, "barriers"), preds = operands(op, "barrier_preds");
+      instr.args = {slot(a), slot(b), required(op, "d"), required(op, "useD"), required(op, "pred")};
+      instr.args.insert(instr.args.end(), barriers.begin(), barriers.end());
+      for (size_t i = 0; i < barriers.size(); ++i) // a barrier without a predicate always arrives
+        instr.args.push_back(i < preds.size() ? preds[i] : -1);
+      instr.imm = 2 * aType.getShape()[0] * bType.getShape()[1] * aType.getShape()[1];
+      instr.imm2 = static_cast<int64_t>(barriers.size());
+      instr.sub = barriers.empty() && !op.hasAttr("is_async") ? 1 : 0;
+      instr.viewElems[0] = aType.getNumElements();
+      instr.viewElems[1] = bType.getNumElements();
+      out.push_back(instr);
+      return;
+    }
+    if (name == "ttng.tc_gen5_commit") {
+      Instr instr = make(Op::Tc05Commit, op);
+      instr.args = {required(op, "barrier"), operand(op, "pred")};
+      out.push_back(instr);
+      return;
+    }
+    if (name == "ttng.tmem_load" || name == "ttng.tmem_store") {
+      // Register <-> tensor-memory traffic, costed as register work over the elements moved.
+      Instr instr = make(Op::TensorOp, op);
+      mlir::Value view = op.getOperand(name == "ttng.tmem_load" ? 0 : 1);
+      instr.imm = numElements(view.getType());
+      out.push_back(instr);
+      return;
+    }
+    if (name == "ttg.local_alloc" || name == "ttng.tmem_alloc") {
+      if (op.getNumResults() < 1)
+        return malformed(op, "expected a result");
       auto type = typed<ir::MemDescType>(op, op.getResult(0), "the result", "!ttg.memdesc");
       if (!type)
         return;

@@ -9,6 +9,7 @@ BarrierStatus MBarrier::init(int64_t count) {
     return BarrierStatus::CountOutOfRange;
   BarrierStatus status = initialized_ ? BarrierStatus::Reinitialized : BarrierStatus::Ok;
   initialized_ = true;
+  invalidated_ = false;
   phase_ = 0;
   pending_ = expected_ = count;
   tx_ = 0;
@@ -17,8 +18,9 @@ BarrierStatus MBarrier::init(int64_t count) {
 
 BarrierStatus MBarrier::inval() {
   if (!initialized_)
-    return BarrierStatus::NotInitialized;
+    return deadStatus();
   initialized_ = false;
+  invalidated_ = true;
   return BarrierStatus::Ok;
 }
 
@@ -33,7 +35,7 @@ bool MBarrier::tryComplete() {
 BarrierStatus MBarrier::arrive(int64_t count, bool &completed) {
   completed = false;
   if (!initialized_)
-    return BarrierStatus::NotInitialized;
+    return deadStatus();
   if (count < 1)
     return BarrierStatus::CountOutOfRange; // an arrive-on counts at least one arrival
   if (count > pending_) {
@@ -48,7 +50,7 @@ BarrierStatus MBarrier::arrive(int64_t count, bool &completed) {
 
 BarrierStatus MBarrier::expectTx(int64_t bytes) {
   if (!initialized_)
-    return BarrierStatus::NotInitialized;
+    return deadStatus();
   tx_ += bytes;
   return std::llabs(tx_) > kMaxCount ? BarrierStatus::TxOutOfRange : BarrierStatus::Ok;
 }
@@ -56,7 +58,7 @@ BarrierStatus MBarrier::expectTx(int64_t bytes) {
 BarrierStatus MBarrier::arriveExpectTx(int64_t bytes, bool &completed) {
   completed = false;
   BarrierStatus status = expectTx(bytes);
-  if (status == BarrierStatus::NotInitialized)
+  if (status == BarrierStatus::NotInitialized || status == BarrierStatus::Invalidated)
     return status;
   BarrierStatus arrived = arrive(1, completed);
   return status != BarrierStatus::Ok ? status : arrived;
@@ -65,7 +67,7 @@ BarrierStatus MBarrier::arriveExpectTx(int64_t bytes, bool &completed) {
 BarrierStatus MBarrier::completeTx(int64_t bytes, bool &completed) {
   completed = false;
   if (!initialized_)
-    return BarrierStatus::NotInitialized;
+    return deadStatus();
   tx_ -= bytes;
   if (std::llabs(tx_) > kMaxCount)
     return BarrierStatus::TxOutOfRange;

@@ -15,7 +15,8 @@ namespace tlxsim::sim {
 /// What an mbarrier operation did; every value but Ok is a protocol error the verifier reports.
 enum class BarrierStatus : uint8_t {
   Ok,
-  NotInitialized,  ///< operation on a barrier that was never initialized (or was invalidated)
+  NotInitialized,  ///< operation on a barrier that was never initialized
+  Invalidated,     ///< operation on a barrier after mbarrier.inval (§9.7.13.15.3: undefined)
   Reinitialized,   ///< init of a live barrier without inval (§9.7.13.15.3)
   OverArrival,     ///< arrive with pending == 0 (or more arrivals than pending)
   TxOutOfRange,    ///< |tx-count| > 2^20 - 1
@@ -45,6 +46,8 @@ public:
   bool testWaitParity(int64_t parity) const { return (phase_ & 1) != (parity & 1); }
 
   bool initialized() const { return initialized_; }
+  /// The status of an operation on this barrier while it is not live.
+  BarrierStatus deadStatus() const { return invalidated_ ? BarrierStatus::Invalidated : BarrierStatus::NotInitialized; }
   int64_t phase() const { return phase_; }       ///< completed phases since init
   int64_t parity() const { return phase_ & 1; }  ///< parity of the current (incomplete) phase
   int64_t pending() const { return pending_; }
@@ -54,7 +57,7 @@ public:
 private:
   bool tryComplete();
 
-  bool initialized_ = false;
+  bool initialized_ = false, invalidated_ = false;
   int64_t phase_ = 0, pending_ = 0, expected_ = 0, tx_ = 0;
 };
 

@@ -39,6 +39,9 @@ enum class Op : uint8_t {
   FenceAsync,     ///< fence.proxy.async
   WgmmaIssue,     ///< args = a, b, c, [useC]; imm = FLOPs; imm2 = smem bytes read; result = d
   WgmmaWait,      ///< imm = pendings; results = args (accumulators become readable)
+  Tc05Mma,        ///< args = a, b, d, useD, pred, barriers..., barrier preds...; imm = FLOPs; imm2 = #barriers;
+                  ///< sub = 1 when synchronous (no barriers, not is_async)
+  Tc05Commit,     ///< args = bar, [pred]: one arrive when the issuer's earlier tcgen05 ops complete
   LocalStore,     ///< args = src, dst; imm = bytes written to shared memory
   LocalLoad,      ///< args = src; imm = bytes read from shared memory
   TensorOp,       ///< register work on imm elements; sub = 0 ALU, 1 SFU (exp2, ...)

@@ -28,7 +28,13 @@ void ProtocolChecker::onBarrier(const BarrierEvent &e) {
     break;
   case BarrierStatus::NotInitialized:
     cls = "barrier-lifecycle";
-    what = name + " is used before it is initialized (or after inval)";
+    what = name + " is used before it is initialized";
+    break;
+  case BarrierStatus::Invalidated:
+    cls = "barrier-lifecycle";
+    what = e.asyncOp >= 0 ? "the arrive of the asynchronous operation issued here lands on " + name +
+                                " after the barrier was invalidated: nothing orders its completion before the inval"
+                          : name + " is used after mbarrier.inval (PTX ISA 9.1 9.7.13.15.3)";
     break;
   case BarrierStatus::Reinitialized:
     cls = "barrier-lifecycle";

@@ -55,6 +55,10 @@ void RaceChecker::onBarrier(const BarrierEvent &e) {
     break;
   case BarrierAction::Arrive:
   case BarrierAction::ExpectArrive: // release
+    if (e.asyncOp >= 0) { // a completed tcgen05 op or commit releases the op's clock
+      bar.pending.join(clockOf(asyncThread(e.asyncOp)));
+      break;
+    }
     releaseLoc_[{e.agent, clockOf(e.agent).get(e.agent)}] = e.loc;
     bar.pending.join(clockOf(e.agent));
     clockOf(e.agent).tick(e.agent);
@@ -76,11 +80,14 @@ void RaceChecker::onBarrier(const BarrierEvent &e) {
   }
 }
 
-void RaceChecker::onAsyncIssue(int32_t agent, int64_t op, Cycle) {
+void RaceChecker::onAsyncIssue(int32_t agent, int64_t op, int64_t after, Cycle) {
   if (!tracked(cta(agent)))
     return;
   VectorClock &clock = clockOf(asyncThread(op));
   clock = clockOf(agent);
+  if (after >= 0) // completes after `after`: whoever sees this op complete sees that one too
+    if (auto it = clocks_.find(asyncThread(after)); it != clocks_.end())
+      clock.join(it->second);
   clock.set(asyncThread(op), 1);
   clockOf(agent).tick(agent);
 }

@@ -37,7 +37,7 @@ public:
   void onAgentEnd(int32_t agent, sim::Cycle t) override;
   void onJoin(int32_t agent, sim::Cycle t) override;
   void onBarrier(const sim::BarrierEvent &e) override;
-  void onAsyncIssue(int32_t agent, int64_t op, sim::Cycle t) override;
+  void onAsyncIssue(int32_t agent, int64_t op, int64_t after, sim::Cycle t) override;
   void onAsyncRetired(int32_t agent, int64_t op, sim::Cycle t) override;
   void onAccess(const sim::AccessEvent &e) override;
   void onProxyFence(int32_t agent, sim::Cycle t) override;

@@ -111,5 +111,8 @@ TEST_CASE("lifecycle: use before init, re-init without inval, count range") {
   CHECK(bar.init(1) == BarrierStatus::Ok);
   CHECK(bar.init(1) == BarrierStatus::Reinitialized);
   CHECK(bar.inval() == BarrierStatus::Ok);
+  CHECK(bar.arrive(1, completed) == BarrierStatus::Invalidated);
+  CHECK(bar.inval() == BarrierStatus::Invalidated);
   CHECK(bar.init(1) == BarrierStatus::Ok);
+  CHECK(bar.arrive(1, completed) == BarrierStatus::Ok);
 }
