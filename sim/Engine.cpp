@@ -173,7 +173,7 @@ struct Cta {
   int32_t sm;
   int64_t pid[3];
   int32_t liveAgents = 0;
-  int32_t pendingTmas = 0;       ///< TMA loads still to complete on this CTA's barriers
+  int32_t pendingSignals = 0;       ///< TMA loads still to complete on this CTA's barriers
   std::vector<int32_t> agentIds; ///< freed with the CTA once it is done
   Cycle lastEnd = 0;
   std::unordered_map<uint64_t, MBarrier> barriers;
@@ -187,7 +187,7 @@ struct Sm {
 
 /// An asynchronous signal due on a barrier: a TMA copy's complete-tx (bytes), or the
 /// arrive of a completed tcgen05 op or commit (`arrive`).
-struct PendingTma {
+struct PendingSignal {
   int64_t op; ///< async op id
   int32_t agent;
   Cta *cta;
@@ -200,7 +200,7 @@ struct PendingTma {
 struct Event {
   Cycle t;
   uint64_t seq;
-  enum Kind : uint8_t { RunAgent, TmaDone, StartCta } kind;
+  enum Kind : uint8_t { RunAgent, SignalDue, StartCta } kind;
   int32_t id;
   bool operator>(const Event &o) const { return t != o.t ? t > o.t : seq > o.seq; }
 };
@@ -223,8 +223,8 @@ struct Engine::Impl {
   std::vector<std::unique_ptr<Agent>> agents;
   std::vector<std::unique_ptr<Cta>> ctas;
   std::vector<Sm> sms;
-  std::vector<PendingTma> tmas;
-  std::vector<int32_t> freeTmas;
+  std::vector<PendingSignal> signals_; ///< pending asynchronous barrier signals (reused slots)
+  std::vector<int32_t> freeSignals;
   int64_t nextCta = 0, totalCtas = 0;
   Cycle l2Free = 0, hbmFree = 0, endCycle = 0;
   double tensorBusy = 0; ///< tensor-core busy cycles summed over SMs
@@ -329,7 +329,7 @@ struct Engine::Impl {
     if (--cta.liveAgents == 0) {
       endCycle = std::max(endCycle, cta.lastEnd);
       push(cta.lastEnd + cycles(costs.ctaLaunch), Event::StartCta, cta.sm);
-      if (cta.pendingTmas == 0)
+      if (cta.pendingSignals == 0)
         finishedCtas.push_back(cta.id);
     }
   }
@@ -472,19 +472,19 @@ struct Engine::Impl {
     return op;
   }
 
-  /// Schedules an asynchronous signal on a barrier at cycle `at` (see PendingTma).
-  void signalAt(Cycle at, const PendingTma &signal) {
+  /// Schedules an asynchronous signal on a barrier at cycle `at` (see PendingSignal).
+  void signalAt(Cycle at, const PendingSignal &signal) {
     int32_t id;
-    if (!freeTmas.empty()) {
-      id = freeTmas.back();
-      freeTmas.pop_back();
+    if (!freeSignals.empty()) {
+      id = freeSignals.back();
+      freeSignals.pop_back();
     } else {
-      id = static_cast<int32_t>(tmas.size());
-      tmas.emplace_back();
+      id = static_cast<int32_t>(signals_.size());
+      signals_.emplace_back();
     }
-    tmas[id] = signal;
-    ++signal.cta->pendingTmas;
-    push(at, Event::TmaDone, id);
+    signals_[id] = signal;
+    ++signal.cta->pendingSignals;
+    push(at, Event::SignalDue, id);
   }
 
   /// Reports an access to the shared-memory view in `slot` (`elems` elements), if it is one.
@@ -837,7 +837,7 @@ struct Engine::Impl {
       Cycle done = transfer(sm, a.time, in.imm, hit);
       int64_t op = issueAsync(a);
       access(a, op, in.args[n + 1], in.viewElems[0], /*write=*/true, /*asyncProxy=*/true, in);
-      signalAt(done, PendingTma{op, a.info.id, &cta, key, in.imm, in.loc});
+      signalAt(done, PendingSignal{op, a.info.id, &cta, key, in.imm, in.loc});
       AsyncEvent e{AsyncEvent::TmaLoad, cta.sm, a.info.id, in.loc, a.time, done, in.imm, 0, hit};
       emit([&](Listener &l) { l.onAsync(e); });
       return next();
@@ -912,7 +912,7 @@ struct Engine::Impl {
       AsyncEvent e{AsyncEvent::TensorCore, cta.sm, a.info.id, in.loc, begin, sm.tensorCoreFree, 0, in.imm, true};
       emit([&](Listener &l) { l.onAsync(e); });
       for (const BarrierKey &key : signals)
-        signalAt(done, PendingTma{op, a.info.id, &cta, key, 1, in.loc, /*arrive=*/true});
+        signalAt(done, PendingSignal{op, a.info.id, &cta, key, 1, in.loc, /*arrive=*/true});
       if (in.sub == 1) { // synchronous: the issuer waits for the MMA
         a.time = std::max(a.time, done);
         emit([&](Listener &l) { l.onAsyncRetired(a.info.id, op, a.time); });
@@ -926,7 +926,7 @@ struct Engine::Impl {
         return Step::Error;
       busy(costs.mbarOp);
       if (pred) // arrives once all earlier tcgen05 ops of this agent completed (PTX ISA 9.1 9.7.16.12.1)
-        signalAt(std::max(a.time, a.lastTc05Done), PendingTma{a.lastTc05Op, a.info.id, &cta, key, 1, in.loc, true});
+        signalAt(std::max(a.time, a.lastTc05Done), PendingSignal{a.lastTc05Op, a.info.id, &cta, key, 1, in.loc, true});
       return next();
     }
     case Op::LocalStore:
@@ -996,18 +996,18 @@ struct Engine::Impl {
     return true;
   }
 
-  void tmaDone(int32_t id, Cycle t) {
-    PendingTma tma = tmas[id];
-    freeTmas.push_back(id);
-    MBarrier &bar = barrier(*tma.cta, tma.barrier);
+  void signalDue(int32_t id, Cycle t) {
+    PendingSignal signal = signals_[id];
+    freeSignals.push_back(id);
+    MBarrier &bar = barrier(*signal.cta, signal.barrier);
     bool completed = false;
-    BarrierStatus status = tma.arrive ? bar.arrive(tma.bytes, completed) : bar.completeTx(tma.bytes, completed);
-    barrierEvent(t, tma.arrive ? BarrierAction::Arrive : BarrierAction::CompleteTx, tma.barrier, bar, tma.agent,
-                 tma.loc, tma.bytes, status, tma.op);
+    BarrierStatus status = signal.arrive ? bar.arrive(signal.bytes, completed) : bar.completeTx(signal.bytes, completed);
+    barrierEvent(t, signal.arrive ? BarrierAction::Arrive : BarrierAction::CompleteTx, signal.barrier, bar, signal.agent,
+                 signal.loc, signal.bytes, status, signal.op);
     if (completed)
-      phaseFlipped(*tma.cta, tma.barrier, bar, t, tma.agent, tma.loc);
-    if (--tma.cta->pendingTmas == 0 && tma.cta->liveAgents == 0)
-      finishedCtas.push_back(tma.cta->id);
+      phaseFlipped(*signal.cta, signal.barrier, bar, t, signal.agent, signal.loc);
+    if (--signal.cta->pendingSignals == 0 && signal.cta->liveAgents == 0)
+      finishedCtas.push_back(signal.cta->id);
   }
 
   /// Frees the agents and barriers of finished CTAs: memory stays bounded by the CTAs
@@ -1043,8 +1043,8 @@ struct Engine::Impl {
           return llvm::createStringError("%s", error.c_str());
         break;
       }
-      case Event::TmaDone:
-        tmaDone(e.id, e.t);
+      case Event::SignalDue:
+        signalDue(e.id, e.t);
         break;
       case Event::StartCta:
         startCta(e.id, e.t);
