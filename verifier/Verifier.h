@@ -3,6 +3,7 @@
 
 #include "sim/Engine.h"
 #include "verifier/DeadlockChecker.h"
+#include "verifier/PhaseChecker.h"
 #include "verifier/ProtocolChecker.h"
 #include "verifier/RaceChecker.h"
 #include "verifier/TxCountChecker.h"
@@ -11,9 +12,11 @@ namespace tlxsim::verifier {
 
 class Verifier {
 public:
-  explicit Verifier(const sim::Program &program) : deadlocks_(program), tx_(program), protocol_(program), races_(program) {}
+  explicit Verifier(const sim::Program &program)
+      : deadlocks_(program), tx_(program), protocol_(program), phases_(program), races_(program) {}
   void attach(sim::Engine &engine) {
     engine.addListener(&protocol_);
+    engine.addListener(&phases_);
     engine.addListener(&races_);
     engine.addListener(&tx_);
     engine.addListener(&deadlocks_);
@@ -21,6 +24,7 @@ public:
   /// Findings in report order: protocol errors (causes) first, then races, tx-count, and deadlocks (symptoms).
   std::vector<Finding> findings() const {
     std::vector<Finding> all = protocol_.findings();
+    all.insert(all.end(), phases_.findings().begin(), phases_.findings().end());
     all.insert(all.end(), races_.findings().begin(), races_.findings().end());
     all.insert(all.end(), tx_.findings().begin(), tx_.findings().end());
     all.insert(all.end(), deadlocks_.findings().begin(), deadlocks_.findings().end());
@@ -31,6 +35,7 @@ private:
   DeadlockChecker deadlocks_;
   TxCountChecker tx_;
   ProtocolChecker protocol_;
+  PhaseChecker phases_;
   RaceChecker races_;
 };
 

@@ -14,6 +14,7 @@
 
 #include <fstream>
 #include <regex>
+#include <set>
 
 #ifndef TLXSIM_SOURCE_DIR
 #define TLXSIM_SOURCE_DIR "."
@@ -53,7 +54,7 @@ module attributes {"ttg.num-warps" = 4 : i32, ttg.target = "cuda:90"} {
       scf.for %i = %d0 to %m step %d1 : i32 {
         %p = arith.remsi %i, %d2 : i32
         %q = arith.xori %p, %d1 : i32
-        ttng.wait_barrier %e, PRODUCER_PARITY : !ttg.memdesc<1xi64, #shared1, #smem, mutable> loc("pp.py":20:8)
+        PRODUCER_WAIT
         ttng.arrive_barrier %f, 1 : !ttg.memdesc<1xi64, #shared1, #smem, mutable> loc("pp.py":21:8)
       }
       ttg.warp_return
@@ -80,9 +81,13 @@ struct Run {
   sim::SimResult result;
   std::string error;
 
+  /// `parity` is the producer's wait parity on `empty`; "none" drops that wait.
   Run(const std::string &arrives, const std::string &parity, int rounds, int ctas = 1) {
+    std::string wait = parity == "none" ? std::string("%unused = arith.addi %q, %d0 : i32")
+                                        : "ttng.wait_barrier %e, " + parity +
+                                              " : !ttg.memdesc<1xi64, #shared1, #smem, mutable> loc(\"pp.py\":20:8)";
     std::string text = std::regex_replace(std::regex_replace(kPingPong, std::regex("CONSUMER_ARRIVES"), arrives),
-                                          std::regex("PRODUCER_PARITY"), parity);
+                                          std::regex("PRODUCER_WAIT"), wait);
     llvm::SmallString<128> path;
     llvm::sys::fs::createTemporaryFile("tlxsim-sim", "ttgir", path);
     std::ofstream(path.c_str()) << text;
@@ -157,6 +162,25 @@ TEST_CASE("two arrivals on a count-1 barrier are an over-arrival") {
   CHECK(run.findings[0].cls == "arrive-count");
   CHECK(run.findings[0].location.str() == "pp.py:11:8");
   CHECK(run.findings[0].barrier->name == "empty");
+}
+
+TEST_CASE("a producer that never waits laps its consumer: phase rule and parity aliasing") {
+  Run run("1", "none", 6); // the producer completes phases 0..5 of `full` before the consumer's second wait
+  REQUIRE(run.error.empty());
+  std::set<std::string> classes;
+  for (const auto &f : run.findings)
+    classes.insert(f.cls);
+  CHECK(classes.count("arrive-count"));
+  CHECK(classes.count("parity-aliasing"));
+  bool lapping = false, aliasing = false;
+  for (const auto &f : run.findings) {
+    lapping |= f.cls == "arrive-count" && f.location.str() == "pp.py:21:8" &&
+               f.message.find("of full before any wait observed phase") != std::string::npos;
+    aliasing |= f.cls == "parity-aliasing" && f.location.str() == "pp.py:10:8" &&
+                f.message.find("observed phase 5 of full after its previous wait observed phase 0") != std::string::npos;
+  }
+  CHECK(lapping);
+  CHECK(aliasing);
 }
 
 TEST_CASE("zero rounds: no barrier traffic and a clean finish") {
