@@ -6,6 +6,7 @@
 #include "sim/Program.h"
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,13 @@ struct BarrierKey {
   int32_t alloc;
   int64_t index;
   bool operator==(const BarrierKey &) const = default;
+};
+
+/// Hash of a BarrierKey, for per-barrier state in listeners.
+struct BarrierKeyHash {
+  size_t operator()(const BarrierKey &k) const {
+    return std::hash<int64_t>()(k.cta * 1000003 + k.alloc * 7919 + k.index);
+  }
 };
 
 enum class BarrierAction : uint8_t { Init, Inval, Arrive, ExpectArrive, CompleteTx, PhaseFlip, WaitPass, WaitBlock, WaitResume };

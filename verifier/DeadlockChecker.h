@@ -27,17 +27,12 @@ public:
   const std::vector<Finding> &findings() const { return findings_; }
 
 private:
-  struct KeyHash {
-    size_t operator()(const sim::BarrierKey &k) const {
-      return std::hash<int64_t>()(k.cta * 1000003 + k.alloc * 7919 + k.index);
-    }
-  };
   std::string describe(const sim::BarrierEvent &e) const;
 
   size_t historyDepth_;
   std::unordered_map<int64_t, int32_t> liveAgents_; ///< per CTA
-  std::unordered_map<sim::BarrierKey, std::deque<sim::BarrierEvent>, KeyHash> history_;
-  std::unordered_map<sim::BarrierKey, std::set<std::string>, KeyHash> signalers_;
+  std::unordered_map<sim::BarrierKey, std::deque<sim::BarrierEvent>, sim::BarrierKeyHash> history_;
+  std::unordered_map<sim::BarrierKey, std::set<std::string>, sim::BarrierKeyHash> signalers_;
   std::vector<Finding> findings_;
 };
 

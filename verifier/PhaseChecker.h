@@ -27,11 +27,6 @@ public:
   const std::vector<Finding> &findings() const { return findings_; }
 
 private:
-  struct KeyHash {
-    size_t operator()(const sim::BarrierKey &k) const {
-      return std::hash<int64_t>()(k.cta * 1000003 + k.alloc * 7919 + k.index);
-    }
-  };
   struct State {
     int64_t observed = -1; ///< highest completed phase some wait has observed (-1: none; a fresh barrier)
     std::unordered_map<int32_t, int64_t> observedBy; ///< per waiting agent
@@ -39,7 +34,7 @@ private:
   };
   void report(const char *cls, const sim::BarrierEvent &e, const std::string &message);
 
-  std::unordered_map<sim::BarrierKey, State, KeyHash> states_;
+  std::unordered_map<sim::BarrierKey, State, sim::BarrierKeyHash> states_;
   std::set<std::pair<std::string, int32_t>> reported_;
   std::vector<Finding> findings_;
 };

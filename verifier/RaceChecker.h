@@ -66,12 +66,6 @@ private:
     VectorClock pending;      ///< released into the current phase
     VectorClock completed[2]; ///< of the last completed phase of each parity
   };
-  struct KeyHash {
-    size_t operator()(const sim::BarrierKey &k) const {
-      return std::hash<int64_t>()(k.cta * 1000003 + k.alloc * 7919 + k.index);
-    }
-  };
-
   bool tracked(int64_t cta) const { return cta < maxCtas_; }
   VectorClock &clockOf(ThreadId thread) { return clocks_[thread]; }
   static ThreadId asyncThread(int64_t op) { return -(op + 1); }
@@ -85,7 +79,7 @@ private:
   std::unordered_map<int64_t, int32_t> asyncOwner_; ///< async op -> issuing agent (tracked CTAs)
   std::map<int32_t, std::vector<int32_t>> finishedWorkers_; ///< parent agent -> workers that ended
   std::unordered_map<int32_t, int32_t> parentOf_;
-  std::unordered_map<sim::BarrierKey, BarrierClocks, KeyHash> barriers_;
+  std::unordered_map<sim::BarrierKey, BarrierClocks, sim::BarrierKeyHash> barriers_;
   std::map<std::pair<int64_t, int32_t>, std::vector<Shadow>> shadow_; ///< (cta, alloc) -> views
   std::set<std::tuple<std::string, int32_t, int32_t>> reported_;
   std::map<std::pair<int32_t, int64_t>, int32_t> releaseLoc_; ///< (agent, its clock at a release) -> op location

@@ -29,12 +29,7 @@ private:
     int32_t expectLoc = -1, expectAgent = -1;
     BarrierState state; ///< after the latest event
   };
-  struct KeyHash {
-    size_t operator()(const sim::BarrierKey &k) const {
-      return std::hash<int64_t>()(k.cta * 1000003 + k.alloc * 7919 + k.index);
-    }
-  };
-  std::unordered_map<sim::BarrierKey, Phase, KeyHash> phases_;
+  std::unordered_map<sim::BarrierKey, Phase, sim::BarrierKeyHash> phases_;
   std::set<int32_t> reportedLocs_;
   std::vector<Finding> findings_;
 };
