@@ -1,0 +1,83 @@
+// `tlx-sim check` and `tlx-sim predict`: simulate one launch with the verifier's checkers
+// attached; check prints the findings, predict the summary view (design.md output contract).
+#include "tools/CommandLine.h"
+#include "tools/Simulation.h"
+
+#include "sim/SummaryView.h"
+#include "verifier/Verifier.h"
+
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace llvm;
+
+namespace tlxsim::tool {
+namespace {
+
+int run(bool predict) {
+  PreparedSimulation prepared;
+  if (int code = prepareSimulation(prepared))
+    return code;
+  const sim::Program &program = *prepared.program;
+  sim::Engine &engine = *prepared.engine;
+
+  verifier::Verifier checks(program);
+  sim::SummaryView summary(program, *prepared.model);
+  WarningCollector warnings(program);
+  checks.attach(engine);
+  engine.addListener(&warnings);
+  if (predict)
+    engine.addListener(&summary);
+  auto result = engine.run();
+  if (!result) {
+    for (const auto &w : warnings.warnings) // they often explain the failure
+      errs() << w << "\n";
+    return badInput(toString(result.takeError()));
+  }
+
+  const std::vector<verifier::Finding> findings = checks.findings();
+  json::Array findingsJson, warningsJson;
+  for (const auto &f : findings)
+    findingsJson.push_back(verifier::toJson(f));
+  for (const auto &w : warnings.warnings)
+    warningsJson.push_back(w);
+
+  if (jsonOpt) {
+    json::Object out;
+    if (predict && findings.empty())
+      out = summary.toJson(*result);
+    else
+      out = json::Object{{"schema_version", 1}, {"kernel", program.kernelName}};
+    out["command"] = predict ? "predict" : "check";
+    out["findings"] = std::move(findingsJson);
+    if (!predict)
+      out["proofs"] = json::Array{};
+    out["warnings"] = std::move(warningsJson);
+    out["ctas_simulated"] = result->ctasSimulated;
+    outs() << formatv("{0:2}", json::Value(std::move(out))) << "\n";
+  } else {
+    for (const auto &w : warnings.warnings)
+      errs() << w << "\n";
+    for (const auto &f : findings)
+      verifier::print(f, outs());
+    if (predict && findings.empty())
+      summary.print(*result, outs());
+    else if (!predict && findings.empty())
+      outs() << "tlx-sim check: no findings (" << result->ctasSimulated << " CTAs simulated on "
+             << prepared.model->name() << ", " << result->cycles << " cycles)\n";
+    else
+      outs() << "tlx-sim " << (predict ? "predict" : "check") << ": " << findings.size() << " finding"
+             << (findings.size() == 1 ? "" : "s") << (predict ? "; no time predicted" : "") << "\n";
+  }
+  return findings.empty() ? kClean : kFindings;
+}
+
+int runCheck() { return run(/*predict=*/false); }
+int runPredict() { return run(/*predict=*/true); }
+
+RegisterCommand registerCheck(checkCommand(), runCheck);
+RegisterCommand registerPredict(predictCommand(), runPredict);
+
+} // namespace
+} // namespace tlxsim::tool

@@ -1,0 +1,71 @@
+#include "tools/CommandLine.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+using namespace llvm;
+
+namespace tlxsim::tool {
+
+cl::SubCommand &checkCommand() {
+  static cl::SubCommand sub("check", "Find deadlocks and barrier-protocol errors by simulating a launch");
+  return sub;
+}
+cl::SubCommand &predictCommand() {
+  static cl::SubCommand sub("predict", "Predict the kernel's time on a modeled GPU");
+  return sub;
+}
+cl::SubCommand &irCommand() {
+  static cl::SubCommand sub("ir", "Print the module as tlx-sim reads it (MLIR generic form)");
+  return sub;
+}
+
+cl::OptionCategory &launchCategory() {
+  static cl::OptionCategory cat("Launch options");
+  return cat;
+}
+cl::OptionCategory &outputCategory() {
+  static cl::OptionCategory cat("Output options");
+  return cat;
+}
+
+cl::opt<std::string> inputFile(cl::Positional, cl::desc("<FILE.ttgir | Triton cache dir>"), cl::Required,
+                               cl::sub(checkCommand()), cl::sub(predictCommand()), cl::sub(irCommand()));
+
+#define TLXSIM_LAUNCH_SUBS cl::cat(launchCategory()), cl::sub(checkCommand()), cl::sub(predictCommand())
+
+cl::opt<std::string> gridOpt("grid", cl::desc("Grid size X[,Y[,Z]]"), cl::value_desc("X,Y,Z"), TLXSIM_LAUNCH_SUBS);
+cl::list<std::string> argOpts("arg", cl::desc("Scalar kernel argument by its Python name (repeatable)"),
+                              cl::value_desc("NAME=VALUE"), TLXSIM_LAUNCH_SUBS);
+cl::list<std::string> descOpts("desc", cl::desc("Global shape of a tensor-descriptor argument (repeatable)"),
+                               cl::value_desc("NAME=D0xD1"), TLXSIM_LAUNCH_SUBS);
+cl::opt<std::string> launchOpt("launch", cl::desc("Launch spec JSON with keys grid, args, descs"),
+                               cl::value_desc("FILE.json"), TLXSIM_LAUNCH_SUBS);
+cl::opt<std::string> metadataOpt("metadata",
+                                 cl::desc("Triton metadata JSON (default: <FILE>.json next to the input, if present)"),
+                                 cl::value_desc("FILE.json"), TLXSIM_LAUNCH_SUBS);
+cl::opt<std::string> binaryOpt("binary",
+                               cl::desc("Captured cubin for register-limited occupancy (default: <FILE>.cubin next to "
+                                        "the input, if present)"),
+                               cl::value_desc("FILE.cubin"), TLXSIM_LAUNCH_SUBS);
+cl::opt<int64_t> maxCtasOpt("max-ctas", cl::desc("Simulate only the first N CTAs of the grid"), cl::init(-1),
+                            TLXSIM_LAUNCH_SUBS);
+cl::opt<std::string> modelOpt("model", cl::desc("GPU model name (models/<name>.json) or path; default from ttg.target"),
+                              TLXSIM_LAUNCH_SUBS);
+cl::list<std::string> setOpts("set", cl::desc("Override a model parameter (repeatable)"), cl::value_desc("KNOB=VALUE"),
+                              TLXSIM_LAUNCH_SUBS);
+#undef TLXSIM_LAUNCH_SUBS
+
+cl::opt<bool> jsonOpt("json", cl::desc("Print one JSON object (schema_version 1)"), cl::cat(outputCategory()),
+                      cl::sub(checkCommand()), cl::sub(predictCommand()), cl::sub(irCommand()));
+
+int badInput(const Twine &message) {
+  errs() << "tlx-sim: error: " << message << "\n";
+  return kBadInput;
+}
+
+std::vector<CommandEntry> &commandRegistry() {
+  static std::vector<CommandEntry> registry;
+  return registry;
+}
+
+} // namespace tlxsim::tool

@@ -1,0 +1,125 @@
+#include "tools/Simulation.h"
+
+#include "tools/CommandLine.h"
+
+#include "ir/Dialects.h"
+#include "ir/Reader.h"
+#include "sim/Binary.h"
+#include "sim/Lowering.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace llvm;
+
+namespace tlxsim::tool {
+namespace {
+
+/// `explicitPath` if given, else the file next to `input` with extension `ext`, if it exists.
+std::string companionFile(StringRef input, StringRef explicitPath, StringRef ext) {
+  if (!explicitPath.empty())
+    return explicitPath.str();
+  SmallString<256> sibling(input);
+  sys::path::replace_extension(sibling, ext);
+  return sibling != input && sys::fs::exists(sibling) ? std::string(sibling) : std::string();
+}
+
+/// Reads `shared` (bytes) from Triton's metadata JSON; -1 if absent.
+Expected<int64_t> sharedBytesFromMetadata(StringRef input) {
+  std::string path = companionFile(input, metadataOpt, ".json");
+  if (path.empty())
+    return -1;
+  auto buffer = MemoryBuffer::getFile(path);
+  if (!buffer)
+    return createStringError("%s: cannot read metadata: %s", path.c_str(), buffer.getError().message().c_str());
+  auto json = json::parse((*buffer)->getBuffer());
+  if (!json)
+    return createStringError("%s: invalid JSON: %s", path.c_str(), toString(json.takeError()).c_str());
+  if (const json::Object *root = json->getAsObject())
+    if (auto shared = root->getInteger("shared"))
+      return *shared;
+  return -1;
+}
+
+} // namespace
+
+void WarningCollector::onUnknownOp(const std::string &name, int32_t loc) {
+  if (!seen.insert({name, program.locs[loc].str()}).second)
+    return;
+  warnings.push_back(program.locs[loc].str() + ": warning: op '" + name +
+                     "' has no simulator semantics; it was treated as free and its results as unknown");
+}
+
+int prepareSimulation(PreparedSimulation &out) {
+  out.context = ir::makeContext();
+  out.module = ir::readTTGIR(inputFile, *out.context, errs());
+  if (!out.module)
+    return kBadInput;
+  auto program = sim::lowerModule(*out.module);
+  if (!program) {
+    int code = kBadInput;
+    handleAllErrors(
+        program.takeError(),
+        [&](const sim::UnsupportedError &err) {
+          errs() << "tlx-sim: unsupported: " << inputFile << ": " << err.message() << "\n";
+          code = kInternal;
+        },
+        [&](const ErrorInfoBase &err) { errs() << "tlx-sim: error: " << inputFile << ": " << err.message() << "\n"; });
+    return code;
+  }
+  out.program.emplace(std::move(*program));
+  const sim::Program &prog = *out.program;
+
+  std::string modelName = modelOpt;
+  if (modelName.empty())
+    modelName = sim::GpuModel::defaultForTarget(prog.target);
+  if (modelName.empty())
+    return badInput(inputFile + ": no GPU model for target '" + prog.target + "'; pass --model");
+  auto model = sim::GpuModel::load(modelName, sim::GpuModel::defaultModelsDir());
+  if (!model)
+    return badInput(toString(model.takeError()));
+  if (!model->target().empty() && !prog.target.empty() && model->target() != prog.target)
+    return badInput("model '" + model->name() + "' is for " + model->target() + ", the kernel targets " +
+                    prog.target);
+  for (const std::string &assignment : setOpts)
+    if (auto err = model->set(assignment))
+      return badInput(toString(std::move(err)));
+  out.model.emplace(std::move(*model));
+
+  if (!launchOpt.empty())
+    if (auto err = out.launch.loadJson(launchOpt))
+      return badInput(toString(std::move(err)));
+  if (!gridOpt.empty())
+    if (auto err = out.launch.setGrid(gridOpt))
+      return badInput(toString(std::move(err)));
+  for (const std::string &arg : argOpts)
+    if (auto err = out.launch.setArg(arg))
+      return badInput(toString(std::move(err)));
+  for (const std::string &desc : descOpts)
+    if (auto err = out.launch.setDesc(desc))
+      return badInput(toString(std::move(err)));
+
+  out.options.maxCtas = maxCtasOpt;
+  std::string ttgirPath = ir::resolveTTGIRPath(inputFile, nulls()); // companions of a cache dir's .ttgir
+  auto shared = sharedBytesFromMetadata(ttgirPath);
+  if (!shared)
+    return badInput(toString(shared.takeError()));
+  out.options.sharedBytesPerCta = *shared;
+  if (std::string cubin = companionFile(ttgirPath, binaryOpt, ".cubin"); !cubin.empty()) {
+    auto resources = sim::readCubinResources(cubin, prog.kernelName);
+    if (!resources)
+      return badInput(toString(resources.takeError()));
+    out.options.registersPerThread = resources->registersPerThread;
+  }
+
+  auto engine = sim::Engine::create(prog, *out.model, out.launch, out.options);
+  if (!engine)
+    return badInput(inputFile + ": " + toString(engine.takeError()));
+  out.engine = std::move(*engine);
+  return kClean;
+}
+
+} // namespace tlxsim::tool

@@ -1,0 +1,59 @@
+// Turning the shared command-line options into a ready simulation: read and lower the
+// module, load the GPU model (with --set overrides), assemble the launch and the occupancy
+// inputs (metadata shared memory, cubin registers), create the engine. Used by every
+// subcommand that simulates (check, predict, and the views built on them).
+#pragma once
+
+#include "sim/Engine.h"
+#include "sim/GpuModel.h"
+#include "sim/Launch.h"
+#include "sim/Program.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/OwningOpRef.h"
+
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace tlxsim::tool {
+
+/// Everything one simulated launch needs; owns the MLIR context and module the program was
+/// lowered from (locations point into them).
+/// Not movable: the engine holds references to the program, model and launch.
+struct PreparedSimulation {
+  PreparedSimulation() = default;
+  PreparedSimulation(PreparedSimulation &&) = delete;
+
+  std::unique_ptr<mlir::MLIRContext> context;
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+  std::optional<sim::Program> program;
+  std::optional<sim::GpuModel> model;
+  sim::Launch launch;
+  sim::SimOptions options;
+  std::unique_ptr<sim::Engine> engine;
+};
+
+/// Prepares the simulation of `inputFile` from the launch options of tools/CommandLine.h.
+/// Returns kClean and fills `out`, or prints the error (with the file and, for IR errors,
+/// the line) and returns kBadInput (malformed input, missing launch value, unknown model)
+/// or kInternal (an op the simulator knows it cannot model soundly).
+int prepareSimulation(PreparedSimulation &out);
+
+/// Collects the simulator's unknown-op warnings, once per (op, source location), formatted
+/// as compiler diagnostics: `file.py:L:C: warning: op 'x' has no simulator semantics; ...`.
+struct WarningCollector : sim::Listener {
+  explicit WarningCollector(const sim::Program &p) : program(p) {}
+  void onUnknownOp(const std::string &name, int32_t loc) override;
+
+  const sim::Program &program;
+  std::vector<std::string> warnings;
+
+private:
+  std::set<std::pair<std::string, std::string>> seen;
+};
+
+} // namespace tlxsim::tool
