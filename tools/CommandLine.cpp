@@ -18,6 +18,10 @@ cl::SubCommand &irCommand() {
   static cl::SubCommand sub("ir", "Print the module as tlx-sim reads it (MLIR generic form)");
   return sub;
 }
+cl::SubCommand &runCommand() {
+  static cl::SubCommand sub("run", "Launch a captured cubin/hsaco on the GPU (CUDA driver API / HIP), check and time it");
+  return sub;
+}
 
 cl::OptionCategory &launchCategory() {
   static cl::OptionCategory cat("Launch options");
@@ -28,8 +32,9 @@ cl::OptionCategory &outputCategory() {
   return cat;
 }
 
-cl::opt<std::string> inputFile(cl::Positional, cl::desc("<FILE.ttgir | Triton cache dir>"), cl::Required,
-                               cl::sub(checkCommand()), cl::sub(predictCommand()), cl::sub(irCommand()));
+cl::opt<std::string> inputFile(cl::Positional, cl::desc("<FILE.ttgir | Triton cache dir | capture dir (run)>"),
+                               cl::Required, cl::sub(checkCommand()), cl::sub(predictCommand()), cl::sub(irCommand()),
+                               cl::sub(runCommand()));
 
 #define TLXSIM_LAUNCH_SUBS cl::cat(launchCategory()), cl::sub(checkCommand()), cl::sub(predictCommand())
 
@@ -56,7 +61,8 @@ cl::list<std::string> setOpts("set", cl::desc("Override a model parameter (repea
 #undef TLXSIM_LAUNCH_SUBS
 
 cl::opt<bool> jsonOpt("json", cl::desc("Print one JSON object (schema_version 1)"), cl::cat(outputCategory()),
-                      cl::sub(checkCommand()), cl::sub(predictCommand()), cl::sub(irCommand()));
+                      cl::sub(checkCommand()), cl::sub(predictCommand()), cl::sub(irCommand()),
+                      cl::sub(runCommand()));
 
 int badInput(const Twine &message) {
   errs() << "tlx-sim: error: " << message << "\n";

@@ -20,12 +20,14 @@ enum ExitCode { kClean = 0, kFindings = 1, kBadInput = 2, kInternal = 3 };
 llvm::cl::SubCommand &checkCommand();
 llvm::cl::SubCommand &predictCommand();
 llvm::cl::SubCommand &irCommand();
+llvm::cl::SubCommand &runCommand();
 
 /// Option categories shown by `--help`.
 llvm::cl::OptionCategory &launchCategory();
 llvm::cl::OptionCategory &outputCategory();
 
-/// The positional input of check / predict / ir: a .ttgir file or a Triton cache directory.
+/// The positional input of check / predict / ir: a .ttgir file or a Triton cache directory;
+/// of run: a capture folder (tests/inputs/<arch>/<kernel>/<config>) or its launch.json.
 extern llvm::cl::opt<std::string> inputFile;
 /// Launch options (check, predict): grid, scalar args, descriptor shapes, launch JSON,
 /// companion files, CTA limit, GPU model and knob overrides.
