@@ -49,20 +49,20 @@ llvm::Expected<CubinParams> readCubinParams(llvm::StringRef bytes, llvm::StringR
     CubinParams out;
     for (size_t at = 0; at + 4 <= data.size();) {
       uint8_t format = data[at], attr = data[at + 1];
-      uint16_t value;
+      uint16_t value = 0;
       readAt(data, at + 2, value);
       size_t next = at + 4 + (format == kFormatSizedValue ? value : 0);
       if (next > data.size())
         return llvm::createStringError("truncated %s section", wanted.c_str());
       if (format == kFormatSizedValue && attr == kAttrKParamInfo && value >= 12) {
-        uint16_t ordinal, offset;
-        uint32_t flags;
+        uint16_t ordinal = 0, offset = 0;
+        uint32_t flags = 0;
         readAt(data, at + 8, ordinal);
         readAt(data, at + 10, offset);
         readAt(data, at + 12, flags);
         out.params.push_back({ordinal, offset, (flags >> 18) & 0x3fff});
       } else if (format == kFormatSizedValue && attr == kAttrParamCbank && value >= 8) {
-        uint16_t offset, size;
+        uint16_t offset = 0, size = 0;
         readAt(data, at + 8, offset);
         readAt(data, at + 10, size);
         out.cbankOffset = offset;

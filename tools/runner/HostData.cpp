@@ -82,7 +82,15 @@ uint64_t splitmix64(uint64_t x) {
 }
 
 uint16_t doubleToHalfBits(double value) { return static_cast<uint16_t>(encode(value, kHalf)); }
-double halfBitsToDouble(uint16_t bits) { return decode(bits, kHalf); }
+double halfBitsToDouble(uint16_t bits) {
+  static const std::vector<double> table = [] { // all 65536 values, decoded once
+    std::vector<double> t(65536);
+    for (uint32_t b = 0; b < 65536; ++b)
+      t[b] = decode(b, kHalf);
+    return t;
+  }();
+  return table[bits];
+}
 
 double loadElement(const uint8_t *data, llvm::StringRef dtype, int64_t index) {
   int bytes = dtypeBytes(dtype);

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 namespace tlxsim::runner {
 
@@ -74,8 +75,15 @@ std::optional<ReferenceSpec> recogniseAttention(const Capture &c, std::string &w
 struct Matrix {
   const TensorSpec *spec;
   const uint8_t *data;
+  bool half = spec->dtype == "fp16"; // the common case, decoded without the dtype dispatch
   double at(int64_t row, int64_t col) const {
-    return loadElement(data, spec->dtype, row * spec->strides[0] + col * spec->strides[1]);
+    int64_t index = row * spec->strides[0] + col * spec->strides[1];
+    if (half) {
+      uint16_t bits;
+      std::memcpy(&bits, data + 2 * index, 2);
+      return halfBitsToDouble(bits);
+    }
+    return loadElement(data, spec->dtype, index);
   }
 };
 
@@ -234,10 +242,10 @@ CheckResult checkReference(const ReferenceSpec &s, const Capture &c, const HostT
   CheckResult r = s.kind == ReferenceKind::Gemm ? checkGemm(s, m[0], m[1], m[2], seed)
                                                 : checkAttention(s, m[0], m[1], m[2], m[3], seed);
   const TensorSpec &out = c.tensors.at(s.output());
-  const std::vector<uint8_t> &data = tensors.at(s.output());
+  const Matrix o{&out, tensors.at(s.output()).data()};
   for (int64_t i = 0; i < out.shape[0]; ++i)
     for (int64_t j = 0; j < out.shape[1]; ++j)
-      if (!std::isfinite(loadElement(data.data(), out.dtype, i * out.strides[0] + j * out.strides[1])))
+      if (!std::isfinite(o.at(i, j)))
         ++r.nonFinite;
   if (r.nonFinite && r.ok) {
     r.ok = false;
