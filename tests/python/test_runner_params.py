@@ -295,5 +295,55 @@ class RunnerPacking(unittest.TestCase):
         return out
 
 
+class RunnerCommandLine(unittest.TestCase):
+    """Exit codes and messages of `tlx-sim run` that need no GPU."""
+
+    def run_tool(self, *args):
+        return subprocess.run([str(TLX_SIM), "run", *map(str, args)], capture_output=True, text=True)
+
+    def test_no_gpu_is_exit_2_with_a_clear_message(self):
+        import ctypes.util
+        try:
+            ctypes.CDLL("libcuda.so.1")
+            self.skipTest("this machine has a CUDA driver")
+        except OSError:
+            pass
+        proc = self.run_tool(ROOT / "tests/inputs/hopper/ws_gemm/s3")
+        self.assertEqual(proc.returncode, 2)
+        self.assertIn("libcuda.so.1", proc.stderr)
+        self.assertIn("needs an NVIDIA GPU", proc.stderr)
+
+    def test_bad_inputs_are_exit_2(self):
+        proc = self.run_tool(ROOT / "tests/inputs/hopper/no_such_kernel/s3")
+        self.assertEqual(proc.returncode, 2)
+        self.assertIn("launch.json", proc.stderr)
+        proc = self.run_tool(ROOT / "tests/inputs/hopper/ws_gemm/s3", "--reference", "fft")
+        self.assertEqual(proc.returncode, 2)
+        with tempfile.TemporaryDirectory() as tmp:
+            src = ROOT / "tests/inputs/hopper/ws_gemm/s3"
+            for f in src.iterdir():
+                (Path(tmp) / f.name).write_bytes(f.read_bytes())
+            launch = json.loads((src / "launch.json").read_text())
+            del launch["args"]["K"]
+            (Path(tmp) / "launch.json").write_text(json.dumps(launch))
+            proc = self.run_tool(tmp, "--dry-run")
+            self.assertEqual(proc.returncode, 2)
+            self.assertIn("scalar argument K (i32) has no value", proc.stderr)
+            launch["args"]["K"] = 8192
+            launch["signature"] = {"M": "i32", **launch["signature"]}  # reordered: disagrees with the cubin
+            (Path(tmp) / "launch.json").write_text(json.dumps(launch))
+            proc = self.run_tool(tmp, "--dry-run")
+            self.assertEqual(proc.returncode, 2)
+            self.assertIn("in the cubin but the launch packs it", proc.stderr)
+
+    def test_dry_run_names_the_reference(self):
+        proc = self.run_tool(ROOT / "tests/inputs/hopper/attention_fwd/bn64_s2", "--dry-run", "--json")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        out = json.loads(proc.stdout)
+        self.assertEqual(out["reference"]["kind"], "attention")
+        self.assertEqual(out["reference"]["operands"], ["q_desc", "k_desc", "v_desc", "o_desc"])
+        self.assertEqual(out["cubin_param_space"], {"offset": 0x210, "size": 800})
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -143,7 +143,7 @@ CheckResult checkAttention(const ReferenceSpec &s, const Matrix &q, const Matrix
                            const Matrix &o, uint64_t seed) {
   Comparison cmp;
   std::vector<std::string> wheres;
-  constexpr int64_t kBand = 128, kMaxRows = 2048;
+  constexpr int64_t kBand = 128, kMaxRows = 512;
   std::vector<int64_t> rows;
   uint64_t draw = seed;
   for (int64_t h = 0; h < s.heads; ++h)
