@@ -18,7 +18,8 @@ using namespace tlxsim::runner;
 namespace tlxsim::tool {
 namespace {
 
-cl::opt<int> itersOpt("iters", cl::desc("Timed launches per round (default: as many as fit in --rep-ms, like do_bench)"),
+cl::opt<int> itersOpt("iters",
+                      cl::desc("Timed launches per round (default: as many as fit in --rep-ms, like do_bench)"),
                       cl::init(0), cl::cat(launchCategory()), cl::sub(runCommand()));
 cl::opt<int> roundsOpt("rounds", cl::desc("Timing rounds; the median of the round medians is reported (default 3)"),
                        cl::init(3), cl::cat(launchCategory()), cl::sub(runCommand()));

@@ -208,6 +208,22 @@ TEST_CASE("fp16, bf16 and fp8 encodings round to nearest even") {
   CHECK(buf[1] == 0x3f);
 }
 
+TEST_CASE("the fast float-to-half conversion equals the exact one") {
+  int64_t mismatches = 0;
+  for (uint64_t bits = 0; bits < (uint64_t(1) << 32); bits += 4093) {
+    uint32_t b = uint32_t(bits);
+    float f;
+    std::memcpy(&f, &b, 4);
+    uint16_t fast = floatToHalfBits(f), exact = doubleToHalfBits(double(f));
+    if (fast != exact && !(std::isnan(f) && (fast & 0x7e00) == 0x7e00))
+      ++mismatches;
+  }
+  CHECK(mismatches == 0);
+  CHECK(floatToHalfBits(2049.0f) == 0x6800);
+  CHECK(floatToHalfBits(65520.0f) == 0x7c00);
+  CHECK(floatToHalfBits(-6e-8f) == 0x8001);
+}
+
 TEST_CASE("the seeded fill is standard normal and independent of the thread count") {
   const int64_t n = 200000;
   std::vector<uint8_t> one(n * 2), four(n * 2), other(n * 2);

@@ -96,7 +96,9 @@ public:
                                            g.block[2], g.sharedBytes, nullptr, params, nullptr),
                  "hipModuleLaunchKernel");
   }
-  llvm::Error synchronize() override { return check(api.hipDeviceSynchronize(), "hipDeviceSynchronize (kernel execution)"); }
+  llvm::Error synchronize() override {
+    return check(api.hipDeviceSynchronize(), "hipDeviceSynchronize (kernel execution)");
+  }
   llvm::Error createEvents(size_t count) override {
     for (hipEvent_t e : events)
       (void)api.hipEventDestroy(e);

@@ -82,6 +82,25 @@ uint64_t splitmix64(uint64_t x) {
 }
 
 uint16_t doubleToHalfBits(double value) { return static_cast<uint16_t>(encode(value, kHalf)); }
+
+uint16_t floatToHalfBits(float value) {
+  uint32_t x;
+  std::memcpy(&x, &value, 4);
+  const uint32_t sign = (x >> 16) & 0x8000;
+  x &= 0x7fffffff;
+  if (x >= 0x7f800000) // inf or NaN
+    return sign | (x > 0x7f800000 ? 0x7e00 : 0x7c00);
+  if (x >= 0x477ff000) // >= 65520: rounds to inf
+    return sign | 0x7c00;
+  if (x < 0x38800000) { // below 2^-14: a half subnormal; scaling by 2^24 is exact, then round to even
+    float a;
+    std::memcpy(&a, &x, 4);
+    return sign | uint16_t(std::nearbyint(a * 16777216.0f));
+  }
+  // Rebias the exponent (127 -> 15) and round the 13 dropped mantissa bits to nearest even.
+  x += 0xc8000fff + ((x >> 13) & 1);
+  return sign | uint16_t(x >> 13);
+}
 double halfBitsToDouble(uint16_t bits) {
   static const std::vector<double> table = [] { // all 65536 values, decoded once
     std::vector<double> t(65536);
@@ -167,21 +186,30 @@ llvm::Error fillRandom(uint8_t *data, int64_t count, llvm::StringRef dtype, uint
   const bool isBool = dtype == "i1" || dtype == "u1";
   const bool isHalf = dtype == "fp16"; // the common case, without the per-element dtype dispatch
   const uint64_t key = splitmix64(seed ^ splitmix64(stream + 0x5151));
+  // Elements 2j and 2j+1 are the two normals of one Box-Muller pair drawn from counter j.
   auto work = [&](int64_t begin, int64_t end) {
-    for (int64_t i = begin; i < end; ++i) {
-      uint64_t r1 = splitmix64(key + 2 * uint64_t(i)), r2 = splitmix64(key + 2 * uint64_t(i) + 1);
-      double v;
-      if (isFloat) // Box-Muller: a standard normal from two uniforms
-        v = std::sqrt(-2.0 * std::log(1.0 - unit(r1))) * std::cos(6.283185307179586 * unit(r2));
-      else if (isBool)
-        v = double(r1 & 1);
-      else
-        v = double(int64_t(r1 % 9) - 4);
-      if (isHalf) {
-        uint16_t bits = uint16_t(encode(v, kHalf));
-        std::memcpy(data + 2 * i, &bits, 2);
+    for (int64_t pair = begin / 2; 2 * pair < end; ++pair) {
+      uint64_t r1 = splitmix64(key + 2 * uint64_t(pair)), r2 = splitmix64(key + 2 * uint64_t(pair) + 1);
+      double v[2];
+      if (isFloat) {
+        double radius = std::sqrt(-2.0 * std::log(1.0 - unit(r1))), angle = 6.283185307179586 * unit(r2);
+        v[0] = radius * std::cos(angle);
+        v[1] = radius * std::sin(angle);
+      } else if (isBool) {
+        v[0] = double(r1 & 1), v[1] = double(r2 & 1);
       } else {
-        storeElement(data, dtype, i, v);
+        v[0] = double(int64_t(r1 % 9) - 4), v[1] = double(int64_t(r2 % 9) - 4);
+      }
+      for (int k = 0; k < 2; ++k) {
+        int64_t i = 2 * pair + k;
+        if (i < begin || i >= end)
+          continue;
+        if (isHalf) {
+          uint16_t bits = floatToHalfBits(float(v[k]));
+          std::memcpy(data + 2 * i, &bits, 2);
+        } else {
+          storeElement(data, dtype, i, v[k]);
+        }
       }
     }
   };
@@ -191,7 +219,7 @@ llvm::Error fillRandom(uint8_t *data, int64_t count, llvm::StringRef dtype, uint
     return llvm::Error::success();
   }
   std::vector<std::thread> pool;
-  int64_t chunk = (count + threads - 1) / threads;
+  int64_t chunk = ((count + threads - 1) / threads + 1) / 2 * 2; // even: a pair never spans two threads
   for (unsigned t = 0; t < threads; ++t) {
     int64_t begin = std::min<int64_t>(count, t * chunk), end = std::min<int64_t>(count, begin + chunk);
     pool.emplace_back(work, begin, end);

@@ -13,6 +13,9 @@ namespace tlxsim::runner {
 /// IEEE binary16 bits of `value`, rounded to nearest even (as CPython's PyFloat_Pack2, which
 /// Triton's pack_fp16 calls); overflow gives +-inf, NaN gives 0x7e00 with the sign.
 uint16_t doubleToHalfBits(double value);
+/// The same for a float, by bit manipulation (the fast path of the input fill); equal to
+/// doubleToHalfBits(double(value)) for every float.
+uint16_t floatToHalfBits(float value);
 /// The value of IEEE binary16 bits.
 double halfBitsToDouble(uint16_t bits);
 
@@ -22,9 +25,9 @@ double loadElement(const uint8_t *data, llvm::StringRef dtype, int64_t index);
 /// Stores `value` as element `index` (rounding to nearest even; fp8 saturates).
 void storeElement(uint8_t *data, llvm::StringRef dtype, int64_t index, double value);
 
-/// Fills `count` elements of `dtype` at `data` with standard-normal values (integers: uniform
-/// in [-4, 4]) from a counter-based generator keyed by (seed, stream, element index), so the
-/// data does not depend on `threads`. Errors on a dtype it cannot encode.
+/// Fills `count` elements of `dtype` at `data` with standard-normal values (Box-Muller; integers:
+/// uniform in [-4, 4]) from a counter-based generator keyed by (seed, stream, element index), so
+/// the data does not depend on `threads`. Errors on a dtype it cannot encode.
 llvm::Error fillRandom(uint8_t *data, int64_t count, llvm::StringRef dtype, uint64_t seed, uint64_t stream,
                        unsigned threads);
 

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <thread>
 
 namespace tlxsim::runner {
 
@@ -71,6 +72,20 @@ std::optional<ReferenceSpec> recogniseAttention(const Capture &c, std::string &w
   return s;
 }
 
+/// Runs body(i) for i in [0, n) on `threads` threads (contiguous chunks).
+template <typename Body> void parallelFor(int64_t n, unsigned threads, Body body) {
+  threads = std::max(1u, std::min<unsigned>(threads, unsigned(std::max<int64_t>(1, n))));
+  std::vector<std::thread> pool;
+  int64_t chunk = (n + threads - 1) / threads;
+  for (unsigned t = 0; t < threads; ++t)
+    pool.emplace_back([&, t] {
+      for (int64_t i = t * chunk; i < std::min(n, (t + 1) * chunk); ++i)
+        body(i);
+    });
+  for (auto &th : pool)
+    th.join();
+}
+
 /// Element (row, col) of a 2-D host tensor.
 struct Matrix {
   const TensorSpec *spec;
@@ -119,30 +134,58 @@ struct Comparison {
   }
 };
 
-CheckResult checkGemm(const ReferenceSpec &s, const Matrix &a, const Matrix &b, const Matrix &c, uint64_t seed) {
+/// One random index in each `band`-wide band of [0, n), at most `maxBands` bands (evenly spread).
+std::vector<int64_t> bandSamples(int64_t n, int64_t band, int64_t maxBands, uint64_t &draw) {
+  std::vector<int64_t> out;
+  for (int64_t b0 = 0; b0 < n; b0 += band) {
+    draw = splitmix64(draw);
+    out.push_back(b0 + int64_t(draw % uint64_t(std::min(band, n - b0))));
+  }
+  if (int64_t(out.size()) > maxBands) {
+    std::vector<int64_t> kept;
+    for (int64_t i = 0; i < maxBands; ++i)
+      kept.push_back(out[size_t(i * int64_t(out.size()) / maxBands)]);
+    out = std::move(kept);
+  }
+  return out;
+}
+
+CheckResult checkGemm(const ReferenceSpec &s, const Matrix &a, const Matrix &b, const Matrix &c, uint64_t seed,
+                      unsigned threads) {
+  // One row in every 64-row band and one column in every 64-column band: their crossings put one
+  // sample in every 64 x 64 cell of C, and the sampled rows of A and columns of B are decoded once.
+  constexpr int64_t kCell = 64, kMaxBands = 256;
+  uint64_t draw = seed;
+  std::vector<int64_t> rows = bandSamples(s.m, kCell, kMaxBands, draw), cols = bandSamples(s.n, kCell, kMaxBands, draw);
+  std::vector<std::vector<float>> aRows(rows.size()), bCols(cols.size()); // fp16/bf16/fp8 values are exact in float
+  parallelFor(int64_t(rows.size() + cols.size()), threads, [&](int64_t t) {
+    bool isRow = t < int64_t(rows.size());
+    std::vector<float> &out = isRow ? aRows[t] : bCols[t - rows.size()];
+    out.resize(s.k);
+    for (int64_t k = 0; k < s.k; ++k)
+      out[k] = float(isRow ? a.at(rows[t], k) : b.at(k, cols[t - rows.size()]));
+  });
+  std::vector<double> refs(rows.size() * cols.size());
+  parallelFor(int64_t(refs.size()), threads, [&](int64_t p) {
+    const std::vector<float> &x = aRows[p / cols.size()], &y = bCols[p % cols.size()];
+    double ref = 0;
+    for (int64_t k = 0; k < s.k; ++k)
+      ref += double(x[k]) * double(y[k]);
+    refs[p] = ref;
+  });
   Comparison cmp;
   std::vector<std::string> wheres;
-  constexpr int64_t kCell = 64;
-  uint64_t draw = seed;
-  for (int64_t i0 = 0; i0 < s.m; i0 += kCell)
-    for (int64_t j0 = 0; j0 < s.n; j0 += kCell) {
-      draw = splitmix64(draw);
-      int64_t i = i0 + int64_t(draw % uint64_t(std::min(kCell, s.m - i0)));
-      int64_t j = j0 + int64_t((draw >> 32) % uint64_t(std::min(kCell, s.n - j0)));
-      double ref = 0;
-      for (int64_t k = 0; k < s.k; ++k)
-        ref += a.at(i, k) * b.at(k, j);
-      std::string where = llvm::formatv("{0}[{1}, {2}]", s.output(), i, j).str();
-      cmp.add(c.at(i, j), ref, where);
-      wheres.push_back(where);
-    }
+  for (size_t p = 0; p < refs.size(); ++p) {
+    int64_t i = rows[p / cols.size()], j = cols[p % cols.size()];
+    std::string where = llvm::formatv("{0}[{1}, {2}]", s.output(), i, j).str();
+    cmp.add(c.at(i, j), refs[p], where);
+    wheres.push_back(where);
+  }
   return cmp.finish(wheres);
 }
 
 CheckResult checkAttention(const ReferenceSpec &s, const Matrix &q, const Matrix &k, const Matrix &v,
-                           const Matrix &o, uint64_t seed) {
-  Comparison cmp;
-  std::vector<std::string> wheres;
+                           const Matrix &o, uint64_t seed, unsigned threads) {
   constexpr int64_t kBand = 128, kMaxRows = 512;
   std::vector<int64_t> rows;
   uint64_t draw = seed;
@@ -158,9 +201,10 @@ CheckResult checkAttention(const ReferenceSpec &s, const Matrix &q, const Matrix
     rows = std::move(kept);
   }
   const double scale = 1.0 / std::sqrt(double(s.headDim));
-  std::vector<double> scores(s.rowsPerHead), acc(s.headDim);
-  for (int64_t row : rows) {
-    int64_t first = row / s.rowsPerHead * s.rowsPerHead;
+  std::vector<std::vector<double>> refs(rows.size());
+  parallelFor(int64_t(rows.size()), threads, [&](int64_t r) {
+    int64_t row = rows[r], first = row / s.rowsPerHead * s.rowsPerHead;
+    std::vector<double> scores(s.rowsPerHead), acc(s.headDim, 0.0);
     double maxScore = -INFINITY;
     for (int64_t j = 0; j < s.rowsPerHead; ++j) {
       double dot = 0;
@@ -170,19 +214,24 @@ CheckResult checkAttention(const ReferenceSpec &s, const Matrix &q, const Matrix
       maxScore = std::max(maxScore, scores[j]);
     }
     double sum = 0;
-    std::fill(acc.begin(), acc.end(), 0.0);
     for (int64_t j = 0; j < s.rowsPerHead; ++j) {
       double p = std::exp(scores[j] - maxScore);
       sum += p;
       for (int64_t d = 0; d < s.headDim; ++d)
         acc[d] += p * v.at(first + j, d);
     }
+    for (double &x : acc)
+      x /= sum;
+    refs[r] = std::move(acc);
+  });
+  Comparison cmp;
+  std::vector<std::string> wheres;
+  for (size_t r = 0; r < rows.size(); ++r)
     for (int64_t d = 0; d < s.headDim; ++d) {
-      std::string where = llvm::formatv("{0}[{1}, {2}]", s.output(), row, d).str();
-      cmp.add(o.at(row, d), acc[d] / sum, where);
+      std::string where = llvm::formatv("{0}[{1}, {2}]", s.output(), rows[r], d).str();
+      cmp.add(o.at(rows[r], d), refs[r][d], where);
       wheres.push_back(where);
     }
-  }
   return cmp.finish(wheres);
 }
 
@@ -235,12 +284,15 @@ llvm::Expected<ReferenceSpec> findReference(const Capture &c, llvm::StringRef re
   return none;
 }
 
-CheckResult checkReference(const ReferenceSpec &s, const Capture &c, const HostTensors &tensors, uint64_t seed) {
+CheckResult checkReference(const ReferenceSpec &s, const Capture &c, const HostTensors &tensors, uint64_t seed,
+                           unsigned threads) {
+  if (threads == 0)
+    threads = std::max(1u, std::thread::hardware_concurrency());
   std::vector<Matrix> m;
   for (const std::string &name : s.operands)
     m.push_back({&c.tensors.at(name), tensors.at(name).data()});
-  CheckResult r = s.kind == ReferenceKind::Gemm ? checkGemm(s, m[0], m[1], m[2], seed)
-                                                : checkAttention(s, m[0], m[1], m[2], m[3], seed);
+  CheckResult r = s.kind == ReferenceKind::Gemm ? checkGemm(s, m[0], m[1], m[2], seed, threads)
+                                                : checkAttention(s, m[0], m[1], m[2], m[3], seed, threads);
   const TensorSpec &out = c.tensors.at(s.output());
   const Matrix o{&out, tensors.at(s.output()).data()};
   for (int64_t i = 0; i < out.shape[0]; ++i)

@@ -54,10 +54,12 @@ struct CheckResult {
 using HostTensors = std::map<std::string, std::vector<uint8_t>>;
 
 /// Compares the output with a CPU reference in double precision on sampled elements (gemm: one
-/// element in every 64 x 64 cell of C; attention: one row in every 128-row band of every head,
-/// at most 512 rows), with hw_time.py's tolerance: |out - ref| <= 1e-2 * max|ref| + 1e-2 * |ref|.
-/// Sample positions come from `seed`. Also counts non-finite elements of the whole output.
+/// element in every 64 x 64 cell of C, at most 256 x 256 cells; attention: one row in every
+/// 128-row band of every head, at most 512 rows), with hw_time.py's tolerance:
+/// |out - ref| <= 1e-2 * max|ref| + 1e-2 * |ref|. Sample positions come from `seed`; the
+/// reference is computed on `threads` threads (0: all cores). Also counts non-finite elements of
+/// the whole output.
 CheckResult checkReference(const ReferenceSpec &spec, const Capture &capture, const HostTensors &tensors,
-                           uint64_t seed);
+                           uint64_t seed, unsigned threads = 0);
 
 } // namespace tlxsim::runner

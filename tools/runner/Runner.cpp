@@ -235,7 +235,7 @@ llvm::Expected<RunResult> runCapture(const Capture &c, Device &device, const Run
       return kernelFailed(std::move(err));
     if (auto err = device.download(data.data(), addresses[out], data.size()))
       return err;
-    result.check = checkReference(result.reference, c, host, options.seed);
+    result.check = checkReference(result.reference, c, host, options.seed, options.threads);
   }
 
   // Timing, as triton.testing.do_bench: estimate from 5 launches, warm up, then time each launch
