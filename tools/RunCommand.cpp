@@ -203,6 +203,8 @@ int runRun() {
                           r.check->ok ? "ok" : "MISMATCH: " + r.check->message);
       else
         outs() << "check: none (" << r.reference.reason << ")\n";
+      if (r.check && !r.check->ok)
+        return kFindings; // not timed
       std::string rounds;
       for (double t : r.roundMedianUs)
         rounds += formatv(" {0:f1}", t).str();

@@ -236,6 +236,8 @@ llvm::Expected<RunResult> runCapture(const Capture &c, Device &device, const Run
     if (auto err = device.download(data.data(), addresses[out], data.size()))
       return err;
     result.check = checkReference(result.reference, c, host, options.seed, options.threads);
+    if (!result.check->ok)
+      return result; // a timing of a wrong kernel is worthless
   }
 
   // Timing, as triton.testing.do_bench: estimate from 5 launches, warm up, then time each launch
