@@ -1,4 +1,5 @@
-"""`tlx-sim run` end to end over a stand-in CUDA driver (tests/python/fake_libcuda.c), with no GPU.
+"""`tlx-sim run` end to end over a stand-in CUDA driver (tests/python/fake_libcuda.c) and HIP runtime
+(tests/python/fake_libamdhip64.c), with no GPU.
 
 The stand-in is built here as libcuda.so.1 and found through LD_LIBRARY_PATH, so the real code path runs:
 dlopen + cuGetProcAddress_v2, the shared-memory attributes of Triton's load_binary, tensor-map encoding,
@@ -56,9 +57,11 @@ class FakeDriverRun(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.tmp = Path(tempfile.mkdtemp(prefix="tlx-sim-fake-cuda-"))
-        subprocess.run([os.environ.get("CC", "cc"), "-shared", "-fPIC", "-I", cuda_include(),
-                        "-Wl,-soname,libcuda.so.1", "-o", str(cls.tmp / "libcuda.so.1"),
-                        str(ROOT / "tests/python/fake_libcuda.c"), "-lm"], check=True)
+        cc = os.environ.get("CC", "cc")
+        subprocess.run([cc, "-shared", "-fPIC", "-I", cuda_include(), "-Wl,-soname,libcuda.so.1", "-o",
+                        str(cls.tmp / "libcuda.so.1"), str(ROOT / "tests/python/fake_libcuda.c"), "-lm"], check=True)
+        subprocess.run([cc, "-shared", "-fPIC", "-o", str(cls.tmp / "libamdhip64.so"),
+                        str(ROOT / "tests/python/fake_libamdhip64.c"), "-lm"], check=True)
 
     @classmethod
     def tearDownClass(cls):
@@ -67,7 +70,8 @@ class FakeDriverRun(unittest.TestCase):
     def run_tool(self, capture: Path, *args, wrong=False):
         log = self.tmp / f"log-{capture.name}-{wrong}.txt"
         log.unlink(missing_ok=True)
-        env = {**os.environ, "LD_LIBRARY_PATH": str(self.tmp), "FAKE_CUDA_LOG": str(log), "PATH": "/usr/bin:/bin"}
+        env = {**os.environ, "LD_LIBRARY_PATH": str(self.tmp), "FAKE_CUDA_LOG": str(log), "FAKE_HIP_LOG": str(log),
+               "PATH": "/usr/bin:/bin"}
         env.pop("FAKE_CUDA_WRONG", None)
         if wrong:
             env["FAKE_CUDA_WRONG"] = "1"
@@ -115,6 +119,17 @@ class FakeDriverRun(unittest.TestCase):
         self.assertFalse(out["reference"]["ok"])
         self.assertIn("wrong result: c_ptr[", proc.stderr)
         self.assertEqual(out["timing"]["iters_per_round"], 0)  # a wrong kernel is not timed
+
+    def test_hsaco_gemm_through_hip(self):
+        capture = shrink(ROOT / "tests/inputs/amd-gfx942/gemm/s2", self.tmp / "amd_gemm_s2")
+        proc, log = self.run_tool(capture, "--no-flush")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        out = json.loads(proc.stdout)
+        self.assertEqual(out["device"]["name"], "Fake MI300X")
+        self.assertTrue(out["reference"]["ok"])
+        self.assertEqual(out["timing"]["median_us"], 1250.0)
+        # warp_size 64 x num_warps 4 threads and the metadata's LDS bytes, as triton/backends/amd/driver.py.
+        self.assertEqual(log, ["launch gemm_kernel grid=1,1,1 block=256,1,1 shared=32768"] * 2)
 
     def test_capture_for_another_architecture_is_refused(self):
         capture = self.tmp / "bw_ws_gemm"
