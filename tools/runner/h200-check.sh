@@ -9,7 +9,7 @@
 #   cmake -S . -B build-static -G Ninja -DCMAKE_BUILD_TYPE=Release -DTLXSIM_RUNNER_STATIC=ON
 #   ninja -C build-static tlx-sim-run-static          # -> build-static/tools/runner/static/tlx-sim
 # then, from the repository root on the device (carry: build-static/tools/runner/static):
-#   tools/runner/h200-check.sh "$OUT"
+#   tools/runner/h200-check.sh "$OUT" [KERNEL ...]     # KERNEL: a folder of tests/inputs/hopper (default: all)
 # Writes into the given folder: table.txt (the table), h200-check.tar.gz (every JSON output,
 # logs and the trace records `--record` wrote). Configs named *_bug_* are skipped (they hang
 # the GPU). Exit code: 0 when every kernel ran, passed its check and is within 3 % of Python.
@@ -33,33 +33,27 @@ export PYTHONUNBUFFERED=1
   python3 -c 'import torch, triton; print("torch", torch.__version__, "triton", triton.__version__)' 2>&1
 } | tee "$WORK/env.txt"
 
-# 1. Per capture, the native runner and then the Python recorder on the same launch (same module, config and
-#    DEFAULT_SHAPE), back to back so that both see the GPU in the same thermal state. The native run uses one
-#    timing round, as one do_bench call: 100 ms of warm-up, 500 ms of timed launches, L2 flushed before each.
+# Per kernel module: the native runner on each of its captures, then the Python recorder on the same launches
+# (same module, configs and DEFAULT_SHAPE), close in time so that both see the GPU in a similar thermal state.
+# The native run uses one timing round, as one do_bench call: 100 ms of warm-up, 500 ms of timed launches, the
+# L2 flushed before each. The table is rewritten after each module, so a run cut short still reports.
+FILTER=("${@:2}")
+modules=()
+declare -A CONFIGS DIRS
 for dir in tests/inputs/hopper/*/*/; do
   dir=${dir%/}
   config=$(basename "$dir")
   case "$config" in *_bug_*) continue ;; esac
-  name=$(basename "$(dirname "$dir")")-$config
-  module=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["module"])' "$dir/launch.json")
-  kernel=$(basename "$module" .py)
-  echo "== tlx-sim run $dir"
-  "$TLXSIM" run "$dir" --json --rounds 1 --record "$WORK/traces/h200/$kernel.json" >"$WORK/native/$name.json" \
-    2>"$WORK/native/$name.err"
-  echo "rc=$?" >>"$WORK/native/$name.err"
-  tail -n 2 "$WORK/native/$name.err"
-  echo "== python: $module $config"
-  if [ -f python/tlx_sim/record.py ]; then
-    # record.py (the lead's recorder, traces/README.md); its records win over hw_time's line in the table.
-    python3 -m tlx_sim.record "$module" --config "$config" --out "$WORK/python/traces" \
-      >>"$WORK/python/$name.record.log" 2>&1 || echo "record.py failed (see python/$name.record.log)"
+  if [ ${#FILTER[@]} -gt 0 ] && ! printf '%s\n' "${FILTER[@]}" | grep -qx "$(basename "$(dirname "$dir")")"; then
+    continue
   fi
-  python3 -m tlx_sim.hw_time "$module" --config "$config" >"$WORK/python/$name.jsonl" 2>"$WORK/python/$name.err" \
-    || echo "hw_time exited $? (see python/$name.err)"
-  tail -n 2 "$WORK/python/$name.err"
+  module=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["module"])' "$dir/launch.json")
+  [ -n "${CONFIGS[$module]:-}" ] || modules+=("$module")
+  CONFIGS[$module]+=" $config"
+  DIRS[$module]+=" $dir"
 done
 
-# 3. The table.
+table() {
 python3 - "$WORK" >"$WORK/table.txt" <<'PY'
 import glob, json, os, sys
 work = sys.argv[1]
@@ -110,6 +104,32 @@ for r in [head] + rows:
 print(f"\n{len(rows)} captures, {bad} failing (check, kernel failure, or |diff| > 3 %)")
 sys.exit(1 if bad else 0)
 PY
+}
+
+for module in "${modules[@]}"; do
+  kernel=$(basename "$module" .py)
+  for dir in ${DIRS[$module]}; do
+    name=$(basename "$(dirname "$dir")")-$(basename "$dir")
+    echo "== tlx-sim run $dir"
+    "$TLXSIM" run "$dir" --json --rounds 1 --record "$WORK/traces/h200/$kernel.json" >"$WORK/native/$name.json" \
+      2>"$WORK/native/$name.err"
+    echo "rc=$?" >>"$WORK/native/$name.err"
+    tail -n 2 "$WORK/native/$name.err"
+  done
+  echo "== python: $module${CONFIGS[$module]}"
+  if [ -f python/tlx_sim/record.py ]; then
+    # record.py (the lead's recorder, traces/README.md); its records win over hw_time's lines in the table.
+    python3 -m tlx_sim.record "$module" --config ${CONFIGS[$module]} --out "$WORK/python/traces" \
+      >"$WORK/python/$kernel.record.log" 2>&1 || echo "record.py failed (see python/$kernel.record.log)"
+  fi
+  python3 -m tlx_sim.hw_time "$module" --config ${CONFIGS[$module]} >"$WORK/python/$kernel.jsonl" \
+    2>"$WORK/python/$kernel.err" || echo "hw_time exited $? (see python/$kernel.err)"
+  tail -n 2 "$WORK/python/$kernel.err"
+  table >/dev/null
+  cp "$WORK/table.txt" "$RESULT_DIR/table.txt"
+done
+
+table
 status=$?
 cat "$WORK/table.txt"
 cp "$WORK/table.txt" "$RESULT_DIR/table.txt"
