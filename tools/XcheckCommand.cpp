@@ -48,6 +48,7 @@ struct Prediction {
   double timeUs = 0;
   std::string bound;
   std::string error; ///< non-empty when the record could not be predicted
+  std::map<std::string, double> waitFrac; ///< predicted wait fraction per partition
 };
 
 Prediction predictRecord(const xcheck::TraceRecord &record) {
@@ -70,7 +71,13 @@ Prediction predictRecord(const xcheck::TraceRecord &record) {
   if (!deadlocks.findings().empty())
     return {0, "", "the simulation deadlocks: " + deadlocks.findings().front().message};
   json::Object out = summary.toJson(*result);
-  return {out.getNumber("time_us").value_or(0), out.getString("bound").value_or("").str(), ""};
+  Prediction p{out.getNumber("time_us").value_or(0), out.getString("bound").value_or("").str(), "", {}};
+  if (const json::Array *parts = out.getArray("partitions"))
+    for (const json::Value &v : *parts)
+      if (const json::Object *part = v.getAsObject())
+        if (auto name = part->getString("name"))
+          p.waitFrac[name->str()] = part->getNumber("wait_frac").value_or(0);
+  return p;
 }
 
 /// Median / p90 |error| and Spearman rho of a set of records.
@@ -138,6 +145,17 @@ int runXcheck() {
       o["predicted_us"] = p.timeUs;
       o["error"] = (p.timeUs - r.measuredUs) / r.measuredUs;
       o["bound"] = p.bound;
+      if (!r.protonWaitFrac.empty()) {
+        json::Array parts;
+        for (const auto &[name, proton] : r.protonWaitFrac) {
+          auto it = p.waitFrac.find(name);
+          parts.push_back(json::Object{{"name", name},
+                                       {"proton_wait_frac", proton},
+                                       {"predicted_wait_frac", it == p.waitFrac.end() ? json::Value(nullptr)
+                                                                                      : json::Value(it->second)}});
+        }
+        o["partitions"] = std::move(parts);
+      }
       if (r.split == "heldout") {
         heldoutByKernel[r.kernel].first.push_back(r.measuredUs);
         heldoutByKernel[r.kernel].second.push_back(p.timeUs);
@@ -205,6 +223,22 @@ int runXcheck() {
     outs() << formatv("{0,-20} {1,-9} {2,-24} {3,-8} {4,12:f1} {5,12:f1} {6,7:f1}%  {7}\n", r.kernel, r.config,
                       r.shape, r.split, r.measuredUs, p.timeUs, 100 * (p.timeUs - r.measuredUs) / r.measuredUs,
                       p.bound);
+  }
+  bool header = false;
+  for (size_t i = 0; i < records.size(); ++i) {
+    const auto &r = records[i];
+    if (r.protonWaitFrac.empty() || !predictions[i].error.empty())
+      continue;
+    if (!header)
+      outs() << "\nWait fraction per partition, predicted vs Proton (instrumented run; CTA lifetime share in "
+                "wait scopes):\n";
+    header = true;
+    for (const auto &[name, proton] : r.protonWaitFrac) {
+      auto it = predictions[i].waitFrac.find(name);
+      outs() << formatv("  {0,-20} {1,-9} {2,-24} {3,-12} predicted {4,6} Proton {5,6}\n", r.kernel, r.config,
+                        r.shape, name, it == predictions[i].waitFrac.end() ? std::string("-") : pct(it->second),
+                        pct(proton));
+    }
   }
   outs() << "\nHeld-out records per kernel:\n";
   outs() << formatv("  {0,-20} {1,5} {2,12} {3,12} {4,9}\n", "kernel", "count", "median|err|", "p90|err|",

@@ -99,6 +99,14 @@ Error readFile(StringRef path, std::vector<TraceRecord> &out) {
       return ttgir.takeError();
     r.ttgir = *ttgir;
     r.launch = json::Object(*launch);
+    if (const json::Object *proton = rec->getObject("proton"))
+      if (const json::Object *summary = proton->getObject("summary"))
+        if (const json::Object *parts = summary->getObject("partitions"))
+          for (const auto &[name, value] : *parts)
+            if (const json::Object *part = value.getAsObject())
+              if (auto wait = part->getNumber("wait_frac"))
+                r.protonWaitFrac.emplace_back(name.str(), *wait);
+    std::sort(r.protonWaitFrac.begin(), r.protonWaitFrac.end());
     out.push_back(std::move(r));
   }
   return Error::success();

@@ -20,6 +20,9 @@ struct TraceRecord {
   double measuredUs = 0;   ///< measured kernel time, µs
   std::string ttgir;       ///< the TTGIR that ran (inside the record's capture folder)
   llvm::json::Value launch = nullptr; ///< the launch spec (an object), as `--launch` reads it
+  /// Proton instrumentation (where recorded): per tlx-sim partition name, the fraction of the
+  /// CTA lifetime its warps spent in wait scopes (`proton.summary.partitions.*.wait_frac`).
+  std::vector<std::pair<std::string, double>> protonWaitFrac;
 };
 
 /// Reads every trace file under `paths` (a folder: its `*.json` files that hold `records`,
