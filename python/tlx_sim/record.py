@@ -51,7 +51,14 @@ SCHEMA_VERSION = 1
 
 def load_plan(path: Path) -> dict:
     """The recording plan: ``{"gpu", "kernels": {name: {"module", "configs", "shapes": [{"shape", "split"}]}}}``."""
-    plan = json.loads(path.read_text())
+    try:
+        plan = json.loads(path.read_text())
+    except OSError as err:
+        raise kmod.UsageError(f"{path}: cannot read the plan: {err.strerror}") from None
+    except json.JSONDecodeError as err:
+        raise kmod.UsageError(f"{path}: invalid JSON: {err}") from None
+    if not isinstance(plan, dict) or "gpu" not in plan or not isinstance(plan.get("kernels"), dict):
+        raise kmod.UsageError(f"{path}: a plan is an object with \"gpu\" and \"kernels\" (traces/README.md)")
     for name, entry in plan.get("kernels", {}).items():
         for key in ("module", "configs", "shapes"):
             if key not in entry:
