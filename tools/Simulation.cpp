@@ -113,6 +113,11 @@ int prepareSimulation(PreparedSimulation &out) {
     if (!resources)
       return badInput(toString(resources.takeError()));
     out.options.registersPerThread = resources->registersPerThread;
+  } else if (std::string hsaco = companionFile(ttgirPath, binaryOpt, ".hsaco"); !hsaco.empty()) {
+    auto resources = sim::readHsacoResources(hsaco, prog.kernelName);
+    if (!resources)
+      return badInput(toString(resources.takeError()));
+    out.options.registersPerThread = resources->registersPerThread;
   }
 
   auto engine = sim::Engine::create(prog, *out.model, out.launch, out.options);
