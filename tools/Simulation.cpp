@@ -134,6 +134,11 @@ int prepareSimulation(const SimulationRequest &request, PreparedSimulation &out)
     if (!resources)
       return badInput(toString(resources.takeError()));
     out.options.registersPerThread = resources->registersPerThread;
+  } else if (std::string hsaco = companionFile(ttgirPath, binaryOpt, ".hsaco"); !hsaco.empty()) {
+    auto resources = sim::readHsacoResources(hsaco, prog.kernelName);
+    if (!resources)
+      return badInput(toString(resources.takeError()));
+    out.options.registersPerThread = resources->registersPerThread;
   }
 
   auto engine = sim::Engine::create(prog, *out.model, out.launch, out.options);
