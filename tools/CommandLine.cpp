@@ -23,6 +23,11 @@ cl::SubCommand &runCommand() {
   return sub;
 }
 
+cl::SubCommand &xcheckCommand() {
+  static cl::SubCommand sub("xcheck", "Compare predictions with the hardware runs recorded in traces/");
+  return sub;
+}
+
 cl::OptionCategory &launchCategory() {
   static cl::OptionCategory cat("Launch options");
   return cat;
@@ -55,14 +60,14 @@ cl::opt<std::string> binaryOpt("binary",
 cl::opt<int64_t> maxCtasOpt("max-ctas", cl::desc("Simulate only the first N CTAs of the grid"), cl::init(-1),
                             TLXSIM_LAUNCH_SUBS);
 cl::opt<std::string> modelOpt("model", cl::desc("GPU model name (models/<name>.json) or path; default from ttg.target"),
-                              TLXSIM_LAUNCH_SUBS);
+                              TLXSIM_LAUNCH_SUBS, cl::sub(xcheckCommand()));
 cl::list<std::string> setOpts("set", cl::desc("Override a model parameter (repeatable)"), cl::value_desc("KNOB=VALUE"),
-                              TLXSIM_LAUNCH_SUBS);
+                              TLXSIM_LAUNCH_SUBS, cl::sub(xcheckCommand()));
 #undef TLXSIM_LAUNCH_SUBS
 
 cl::opt<bool> jsonOpt("json", cl::desc("Print one JSON object (schema_version 1)"), cl::cat(outputCategory()),
                       cl::sub(checkCommand()), cl::sub(predictCommand()), cl::sub(irCommand()),
-                      cl::sub(runCommand()));
+                      cl::sub(xcheckCommand()), cl::sub(runCommand()));
 
 int badInput(const Twine &message) {
   errs() << "tlx-sim: error: " << message << "\n";
