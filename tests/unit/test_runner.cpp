@@ -421,7 +421,9 @@ TEST_CASE("records: a rerun replaces its record and keeps the split; other modul
   RunResult r = unwrap(runCapture(c, device, fastOptions()));
   llvm::json::Object first = unwrap(mergeRecord(std::nullopt, makeRecord(c, r, "heldout", "captures/gemm/s2-x"), c, r,
                                                 "mi300x", "2026-11-29"));
-  CHECK(first.getString("kernel") == llvm::StringRef("gemm"));
+  CHECK(first.getString("kernel") == llvm::StringRef("gemm")); // kernels/amd/gemm.py
+  CHECK(traceKernelName("kernels/triton/gemm.py") == "triton_gemm");
+  CHECK(traceKernelName("kernels/hopper/ws_gemm.py") == "ws_gemm");
   CHECK(first.getString("gpu") == llvm::StringRef("mi300x"));
   llvm::json::Object second =
       unwrap(mergeRecord(first, makeRecord(c, r, "fit", "captures/gemm/s2-y"), c, r, "mi300x", "2026-11-30"));

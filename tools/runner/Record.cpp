@@ -20,10 +20,22 @@ constexpr const char *kRecorder = "tlx-sim run";
 
 Value optionalInt(const std::optional<int> &v) { return v ? Value(*v) : Value(nullptr); }
 
-std::string moduleStem(const Capture &c) {
-  llvm::StringRef module = c.module.empty() ? llvm::StringRef(c.kernel) : llvm::StringRef(c.module);
-  return llvm::sys::path::stem(module).str();
+} // namespace
+
+std::string traceKernelName(llvm::StringRef module) {
+  llvm::SmallVector<llvm::StringRef> parts;
+  llvm::StringRef rel = module;
+  rel.consume_front("kernels/");
+  rel.consume_back(".py");
+  rel.split(parts, '/');
+  if (parts.size() > 1 && llvm::is_contained({"hopper", "blackwell", "amd"}, parts.front()))
+    parts.erase(parts.begin());
+  return llvm::join(parts, "_");
 }
+
+namespace {
+
+std::string moduleStem(const Capture &c) { return traceKernelName(c.module.empty() ? c.kernel : c.module); }
 
 Object shapeObject(const Capture &c) {
   Object shape;
@@ -60,6 +72,7 @@ Object makeRecord(const Capture &c, const RunResult &run, llvm::StringRef split,
                 {"flops", run.reference.flops > 0 ? Value(run.reference.flops) : Value(nullptr)},
                 {"bytes", run.bytes},
                 {"registers", run.registers},
+                {"timing", "events"},
                 {"recorder", kRecorder}};
   return record;
 }
