@@ -1273,7 +1273,8 @@ struct Engine::Impl {
   }
 
   llvm::Expected<SimResult> run() {
-    result.sharedBytesPerCta = options.sharedBytesPerCta >= 0 ? options.sharedBytesPerCta : program.sharedBytes();
+    result.sharedBytesPerCta = (options.sharedBytesPerCta >= 0 ? options.sharedBytesPerCta : program.sharedBytes()) +
+                               options.staticSharedBytesPerCta;
     result.registersPerThread = options.registersPerThread;
     result.ctasPerSm = occupancy.ctasPerSm;
     result.occupancyLimit = occupancy.limit;
@@ -1363,7 +1364,9 @@ llvm::Expected<std::unique_ptr<Engine>> Engine::create(const Program &program, c
     return llvm::createStringError("--max-ctas must be a positive number of CTAs, got %lld",
                                    static_cast<long long>(options.maxCtas));
   auto occupancy =
-      computeOccupancy(occupancyInputs(program, options.sharedBytesPerCta, options.registersPerThread), model);
+      computeOccupancy(occupancyInputs(program, options.sharedBytesPerCta, options.registersPerThread,
+                                       options.staticSharedBytesPerCta),
+                       model);
   if (!occupancy)
     return occupancy.takeError();
   auto frame = launch.bind(program);
