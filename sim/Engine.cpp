@@ -524,9 +524,9 @@ struct Engine::Impl {
   /// A hash of the values `in` computes from (its first `count` operands) and, unless
   /// `valuesOnly`, of the op itself: equal in every CTA that computes the same addresses
   /// (see Value::alloc).
-  int32_t provenance(Agent &a, const Instr &in, size_t count, bool valuesOnly = false) {
+  int32_t provenance(Agent &a, const Instr &in, size_t count, bool valuesOnly = false, size_t first = 0) {
     uint64_t h = (valuesOnly ? 0 : static_cast<uint64_t>(in.loc) + 1) * 0x9E3779B97F4A7C15ull + 0x632BE59BD9B4E019ull;
-    for (size_t i = 0; i < count && i < in.args.size(); ++i) {
+    for (size_t i = first; i < first + count && i < in.args.size(); ++i) {
       if (in.args[i] < 0)
         continue;
       const Value &v = a.frame[in.args[i]];
@@ -1062,11 +1062,12 @@ struct Engine::Impl {
       bool copy = in.op == Op::AsyncCopy;
       awaitOperands(a, in, copy ? 1 : 0);
       bool write = in.op == Op::GlobalStore;
-      size_t addressArgs = copy ? in.args.size() : static_cast<size_t>(in.imm2);
+      size_t firstAddress = copy ? 1 : 0; // a copy's destination view is not an address
+      size_t addressArgs = copy ? in.args.size() - 1 : static_cast<size_t>(in.imm2);
       int32_t hash = provenance(a, in, in.args.size());
       // The key is the addresses only (not the op): a store and a later load of the same
       // tile hit. An atomic goes to L2 and returns its old value.
-      uint64_t key = (static_cast<uint64_t>(static_cast<uint32_t>(provenance(a, in, addressArgs, true))) << 1) | 1;
+      uint64_t key = (static_cast<uint64_t>(static_cast<uint32_t>(provenance(a, in, addressArgs, true, firstAddress))) << 1) | 1;
       bool hit = write || in.sub == 1 || l2Lookup(key, in.imm);
       // Issue: one warp instruction moves up to lsu_bytes_per_thread_instr per thread; each of
       // the partition's SMSPs issues one per scalar_op_cycles. The LSU pipe then moves the bytes.
