@@ -20,7 +20,7 @@ struct Costs {
       wgmmaIssue, wgmmaLatency, tmaIssue, tmaLatency, tmaBytesPerClk, l2BytesPerClk, l2Size, hbmBytesPerS,
       hbmExtraLatency, mbarOp, mbarWake, scalarOp, aluLanes, sfuOps, smemBytesPerClk, ctaLaunch, fence, regsPerSm,
       regAllocUnit, tmaRequestBytesPerClk, globalLoadLatency, lsuBytesPerClk, mmaSyncFlopsPerClk, ctaBarrier,
-      lsuVectorBytes;
+      lsuVectorBytes, mmaSyncFlopsPerInstr;
   // Optional knobs (NaN when the model lacks them; an op that needs one fails with its name).
   double tmemBytesPerClk, sleepUnit;
   double hbmBytesPerClk = 0; ///< derived: hbmBytesPerS at the maximum clock
@@ -68,6 +68,7 @@ constexpr Knob kKnobs[] = {
     {"mma_sync_flops_per_clk_sm_fp16", &Costs::mmaSyncFlopsPerClk, Knob::Positive},
     {"cta_barrier_cycles", &Costs::ctaBarrier, Knob::NonNegative},
     {"lsu_bytes_per_thread_instr", &Costs::lsuVectorBytes, Knob::Positive},
+    {"mma_sync_flops_per_instr", &Costs::mmaSyncFlopsPerInstr, Knob::Positive},
     {"tmem_bytes_per_clk_sm", &Costs::tmemBytesPerClk, Knob::Positive, /*optional=*/true},
     {"s_sleep_unit_cycles", &Costs::sleepUnit, Knob::NonNegative, /*optional=*/true},
 };
@@ -98,7 +99,8 @@ llvm::Expected<Costs> readCosts(const GpuModel &model) {
   if (costs.clockFullLoadMhz > costs.clockMaxMhz)
     return llvm::createStringError("model '%s': clock_full_tensor_load_mhz (%g) exceeds clock_max_mhz (%g)",
                                    model.name().c_str(), costs.clockFullLoadMhz, costs.clockMaxMhz);
-  // Bandwidths in bytes/s convert to bytes per SM cycle at the maximum clock.
+  // Bandwidths in bytes/s convert to bytes per SM cycle at the maximum clock; the engine
+  // lowers the clock (raises bytes per cycle) as the tensor-core load becomes known.
   costs.hbmBytesPerClk = costs.hbmBytesPerS / (costs.clockMaxMhz * 1e6);
   return costs;
 }
@@ -272,6 +274,16 @@ struct Engine::Impl {
   }
 
   Occupancy occupancy; ///< computed by Engine::create
+
+  /// The power-limited SM clock at cycle `now` (see run()) from the tensor-core load so far;
+  /// HBM's fixed bytes/s become more bytes per SM cycle as the clock drops.
+  void updateClock(Cycle now) {
+    if (now == 0)
+      return;
+    double utilization = std::min(1.0, tensorBusy / (static_cast<double>(now) * costs.numSms));
+    double clock = costs.clockMaxMhz - (costs.clockMaxMhz - costs.clockFullLoadMhz) * utilization;
+    costs.hbmBytesPerClk = costs.hbmBytesPerS / (clock * 1e6);
+  }
 
   // ---- CTAs and agents ------------------------------------------------------------------
 
@@ -1114,23 +1126,24 @@ struct Engine::Impl {
       return next();
     }
     case Op::Dot: {
+      // mma.sync / v_mfma: the partition's warps issue one instruction per
+      // mma_sync_flops_per_instr (each SMSP one per scalar_op_cycles) and go on; the products
+      // run on the SM's tensor cores (a FIFO pipe shared by the SM's CTAs) at their share of
+      // the SM's rate, and the result is ready when the last one completes (scoreboard). The
+      // accumulator operand chains consecutive dots.
       awaitOperands(a, in);
-      double flops = static_cast<double>(in.imm);
-      Cycle begin = std::max(a.time, sm.tensorCoreFree);
+      double flops = static_cast<double>(in.imm), share = smspShare(a.info.numWarps);
+      Cycle issueStart = a.time;
+      busy(std::ceil(flops / (costs.mmaSyncFlopsPerInstr * std::min(4, std::max(1, a.info.numWarps)))) *
+           costs.scalarOp);
+      Cycle begin = std::max(issueStart, sm.tensorCoreFree);
       Cycle smBusy = cycles(flops / costs.mmaSyncFlopsPerClk);
       sm.tensorCoreFree = begin + smBusy;
       tensorBusy += static_cast<double>(smBusy);
-      // The partition's warps issue the MMAs themselves (mma.sync / v_mfma): they are busy
-      // for the whole product, on their share of the SM's 4 tensor cores.
-      if (begin > a.time) {
-        InstrEvent wait{a.info.id, &in, a.time, begin, /*operandWait=*/true};
-        emit([&](Listener &l) { l.onInstr(wait); });
-        a.time = begin;
-      }
-      busy(flops / (costs.mmaSyncFlopsPerClk * smspShare(a.info.numWarps)));
+      Cycle done = std::max(a.time, begin + cycles(flops / (costs.mmaSyncFlopsPerClk * share)));
       AsyncEvent e{AsyncEvent::TensorCore, cta.sm, a.info.id, in.loc, begin, begin + smBusy, 0, in.imm, true};
       emit([&](Listener &l) { l.onAsync(e); });
-      a.frame[in.result] = Value::tensor(provenance(a, in, 0), static_cast<int64_t>(a.time + cycles(costs.wgmmaLatency)));
+      a.frame[in.result] = Value::tensor(provenance(a, in, 0), static_cast<int64_t>(done + cycles(costs.wgmmaLatency)));
       return next();
     }
     case Op::CtaBarrier:
@@ -1302,6 +1315,7 @@ struct Engine::Impl {
         signalDue(e.id, e.t);
         break;
       case Event::StartCta:
+        updateClock(e.t);
         startCta(e.id, e.t);
         break;
       }
