@@ -202,6 +202,10 @@ struct Cta {
   int32_t pendingSignals = 0;       ///< TMA loads still to complete on this CTA's barriers
   std::vector<int32_t> agentIds; ///< freed with the CTA once it is done
   Cycle lastEnd = 0;
+  /// Barriers of the module's mbarrier allocations, flat (Impl::barrierBase); the maps hold
+  /// any other shared memory used as a barrier.
+  std::vector<MBarrier> flatBarriers;
+  std::vector<std::vector<int32_t>> flatWaiters;
   std::unordered_map<uint64_t, MBarrier> barriers;
   std::unordered_map<uint64_t, std::vector<int32_t>> waiters;
 };
@@ -228,7 +232,9 @@ struct Event {
   uint64_t seq;
   enum Kind : uint8_t { RunAgent, SignalDue, StartCta } kind;
   int32_t id;
-  bool operator>(const Event &o) const { return t != o.t ? t > o.t : seq > o.seq; }
+  /// Time order, then issue order: one 128-bit comparison (the queue's hot path).
+  unsigned __int128 key() const { return (static_cast<unsigned __int128>(t) << 64) | seq; }
+  bool operator>(const Event &o) const { return key() > o.key(); }
 };
 
 uint64_t barrierSlot(int32_t alloc, int64_t index) { return (static_cast<uint64_t>(alloc) << 40) ^ static_cast<uint64_t>(index); }
@@ -274,6 +280,9 @@ struct Engine::Impl {
   }
 
   Occupancy occupancy; ///< computed by Engine::create
+  std::vector<int64_t> barrierBase, barrierCount; ///< per allocation: first flat barrier slot (-1: none), slots
+  int64_t barrierSlots = 0;
+  std::vector<Value> scratch; ///< reused by yield()
 
   /// The power-limited SM clock at cycle `now` (see run()) from the tensor-core load so far;
   /// HBM's fixed bytes/s become more bytes per SM cycle as the clock drops.
@@ -297,6 +306,8 @@ struct Engine::Impl {
     cta->pid[0] = cta->id % gx;
     cta->pid[1] = (cta->id / gx) % gy;
     cta->pid[2] = cta->id / (gx * gy);
+    cta->flatBarriers.resize(barrierSlots);
+    cta->flatWaiters.resize(barrierSlots);
     Agent &main = newAgent(*cta, "default", program.numWarps, program.entryBlock, t);
     main.frame = initialFrame;
     main.stack.push_back(Ctl{Ctl::Root, program.entryBlock});
@@ -385,7 +396,21 @@ struct Engine::Impl {
     return true;
   }
 
-  MBarrier &barrier(Cta &cta, const BarrierKey &key) { return cta.barriers[barrierSlot(key.alloc, key.index)]; }
+  /// Index of `key` among the flat barriers of a CTA, or -1.
+  int64_t flatIndex(const BarrierKey &key) const {
+    if (key.alloc < 0 || key.alloc >= static_cast<int32_t>(barrierBase.size()) || barrierBase[key.alloc] < 0 ||
+        key.index < 0 || key.index >= barrierCount[key.alloc])
+      return -1;
+    return barrierBase[key.alloc] + key.index;
+  }
+  MBarrier &barrier(Cta &cta, const BarrierKey &key) {
+    int64_t flat = flatIndex(key);
+    return flat >= 0 ? cta.flatBarriers[flat] : cta.barriers[barrierSlot(key.alloc, key.index)];
+  }
+  std::vector<int32_t> &waitersOf(Cta &cta, const BarrierKey &key) {
+    int64_t flat = flatIndex(key);
+    return flat >= 0 ? cta.flatWaiters[flat] : cta.waiters[barrierSlot(key.alloc, key.index)];
+  }
 
   void barrierEvent(Cycle t, BarrierAction action, const BarrierKey &key, const MBarrier &bar, int32_t agent,
                     int32_t loc, int64_t amount, BarrierStatus status, int64_t asyncOp = -1) {
@@ -397,14 +422,13 @@ struct Engine::Impl {
   /// Wakes every waiter whose parity test now passes (the phase flipped at `t`).
   void phaseFlipped(Cta &cta, const BarrierKey &key, MBarrier &bar, Cycle t, int32_t agent, int32_t loc) {
     barrierEvent(t, BarrierAction::PhaseFlip, key, bar, agent, loc, 0, BarrierStatus::Ok);
-    auto it = cta.waiters.find(barrierSlot(key.alloc, key.index));
-    if (it == cta.waiters.end())
-      return;
-    std::vector<int32_t> still;
-    for (int32_t id : it->second) {
+    std::vector<int32_t> &list = waitersOf(cta, key);
+    size_t kept = 0;
+    for (size_t i = 0; i < list.size(); ++i) {
+      int32_t id = list[i];
       Agent &w = *agents[id];
       if (!bar.testWaitParity(w.waitParity)) {
-        still.push_back(id);
+        list[kept++] = id;
         continue;
       }
       w.state = Agent::Ready;
@@ -413,7 +437,7 @@ struct Engine::Impl {
       w.stack.back().pc++;
       push(w.time, Event::RunAgent, id);
     }
-    it->second = std::move(still);
+    list.resize(kept);
   }
 
   // ---- memory system -----------------------------------------------------------------------
@@ -613,7 +637,8 @@ struct Engine::Impl {
   }
 
   Step yield(Agent &a, const Instr &in) {
-    std::vector<Value> values;
+    std::vector<Value> &values = scratch; // copied first: a yield may permute the block's arguments
+    values.clear();
     for (int32_t s : in.args)
       values.push_back(a.frame[s]);
     Ctl &c = a.stack.back();
@@ -924,7 +949,7 @@ struct Engine::Impl {
       a.waitLoc = in.loc;
       barrierEvent(a.time, BarrierAction::WaitBlock, key, bar, a.info.id, in.loc, parity,
                    bar.initialized() ? BarrierStatus::Ok : bar.deadStatus());
-      cta.waiters[barrierSlot(key.alloc, key.index)].push_back(a.info.id);
+      waitersOf(cta, key).push_back(a.info.id);
       return Step::Suspend;
     }
     case Op::TmaLoad: {
@@ -1249,8 +1274,14 @@ struct Engine::Impl {
       }
       const Instr &in = block.instrs[c.pc];
       if (isShared(in.op) && a.time > now) {
-        push(a.time, Event::RunAgent, a.info.id);
-        return true;
+        // The op touches state other agents see: it must run in global time order. When no
+        // other event comes before `a.time`, the agent's own event would be the next popped:
+        // go on without the queue round trip (same order, same result).
+        if (!queue.empty() && queue.top().t <= a.time) {
+          push(a.time, Event::RunAgent, a.info.id);
+          return true;
+        }
+        now = a.time;
       }
       Step step = exec(a, in, now);
       if (step == Step::Error)
@@ -1389,6 +1420,16 @@ llvm::Expected<std::unique_ptr<Engine>> Engine::create(const Program &program, c
     return frame.takeError();
   auto impl = std::make_unique<Impl>(program, *costs, launch, options, std::move(*frame));
   impl->occupancy = *occupancy;
+  for (const Alloc &alloc : program.allocs) {
+    int64_t slots = 1;
+    for (int64_t d : alloc.shape)
+      slots *= d;
+    bool flat = alloc.isBarrier && !alloc.inTensorMemory && slots > 0 && slots <= 4096;
+    impl->barrierBase.push_back(flat ? impl->barrierSlots : -1);
+    impl->barrierCount.push_back(flat ? slots : 0);
+    if (flat)
+      impl->barrierSlots += slots;
+  }
   return std::unique_ptr<Engine>(new Engine(std::move(impl)));
 }
 
