@@ -62,7 +62,13 @@ llvm::Expected<BinaryResources> readCubinResources(llvm::StringRef path, llvm::S
         if (!name) {
           llvm::consumeError(name.takeError());
         } else if (kernel.empty() || *name == kernel) {
-          return BinaryResources{static_cast<int32_t>(registers), 0, name->str()};
+          BinaryResources out{static_cast<int32_t>(registers), 0, 0, name->str()};
+          for (const auto &section : *sections) // static shared memory of the kernel
+            if (auto sectionName = elf->getSectionName(section); !sectionName)
+              llvm::consumeError(sectionName.takeError());
+            else if (*sectionName == ".nv.shared." + name->str())
+              out.staticSharedBytes = static_cast<int64_t>(section.sh_size);
+          return out;
         }
       }
     }

@@ -11,6 +11,8 @@ namespace tlxsim::sim {
 struct BinaryResources {
   int32_t registersPerThread = 0; ///< as `cuobjdump -res-usage` reports REG; on AMD the unified VGPRs (arch + acc)
   int32_t spilledBytes = 0;       ///< AMD: private (scratch) bytes per lane; spills do not change occupancy
+  int64_t staticSharedBytes = 0;  ///< cubin: the size of `.nv.shared.<kernel>` (`cuobjdump -res-usage` SHARED),
+                                  ///< shared memory the CTA holds on top of Triton's dynamic `shared`
   std::string kernel;             ///< the kernel symbol the count belongs to
 };
 

@@ -20,7 +20,7 @@ struct Costs {
       wgmmaIssue, wgmmaLatency, tmaIssue, tmaLatency, tmaBytesPerClk, l2BytesPerClk, l2Size, hbmBytesPerS,
       hbmExtraLatency, mbarOp, mbarWake, scalarOp, aluLanes, sfuOps, smemBytesPerClk, ctaLaunch, fence, regsPerSm,
       regAllocUnit, tmaRequestBytesPerClk, globalLoadLatency, lsuBytesPerClk, mmaSyncFlopsPerClk, ctaBarrier,
-      lsuVectorBytes;
+      lsuVectorBytes, mmaSyncFlopsPerInstr;
   // Optional knobs (NaN when the model lacks them; an op that needs one fails with its name).
   double tmemBytesPerClk, sleepUnit;
   double hbmBytesPerClk = 0; ///< derived: hbmBytesPerS at the maximum clock
@@ -68,6 +68,7 @@ constexpr Knob kKnobs[] = {
     {"mma_sync_flops_per_clk_sm_fp16", &Costs::mmaSyncFlopsPerClk, Knob::Positive},
     {"cta_barrier_cycles", &Costs::ctaBarrier, Knob::NonNegative},
     {"lsu_bytes_per_thread_instr", &Costs::lsuVectorBytes, Knob::Positive},
+    {"mma_sync_flops_per_instr", &Costs::mmaSyncFlopsPerInstr, Knob::Positive},
     {"tmem_bytes_per_clk_sm", &Costs::tmemBytesPerClk, Knob::Positive, /*optional=*/true},
     {"s_sleep_unit_cycles", &Costs::sleepUnit, Knob::NonNegative, /*optional=*/true},
 };
@@ -98,7 +99,8 @@ llvm::Expected<Costs> readCosts(const GpuModel &model) {
   if (costs.clockFullLoadMhz > costs.clockMaxMhz)
     return llvm::createStringError("model '%s': clock_full_tensor_load_mhz (%g) exceeds clock_max_mhz (%g)",
                                    model.name().c_str(), costs.clockFullLoadMhz, costs.clockMaxMhz);
-  // Bandwidths in bytes/s convert to bytes per SM cycle at the maximum clock.
+  // Bandwidths in bytes/s convert to bytes per SM cycle at the maximum clock; the engine
+  // lowers the clock (raises bytes per cycle) as the tensor-core load becomes known.
   costs.hbmBytesPerClk = costs.hbmBytesPerS / (costs.clockMaxMhz * 1e6);
   return costs;
 }
@@ -200,6 +202,10 @@ struct Cta {
   int32_t pendingSignals = 0;       ///< TMA loads still to complete on this CTA's barriers
   std::vector<int32_t> agentIds; ///< freed with the CTA once it is done
   Cycle lastEnd = 0;
+  /// Barriers of the module's mbarrier allocations, flat (Impl::barrierBase); the maps hold
+  /// any other shared memory used as a barrier.
+  std::vector<MBarrier> flatBarriers;
+  std::vector<std::vector<int32_t>> flatWaiters;
   std::unordered_map<uint64_t, MBarrier> barriers;
   std::unordered_map<uint64_t, std::vector<int32_t>> waiters;
 };
@@ -226,7 +232,9 @@ struct Event {
   uint64_t seq;
   enum Kind : uint8_t { RunAgent, SignalDue, StartCta } kind;
   int32_t id;
-  bool operator>(const Event &o) const { return t != o.t ? t > o.t : seq > o.seq; }
+  /// Time order, then issue order: one 128-bit comparison (the queue's hot path).
+  unsigned __int128 key() const { return (static_cast<unsigned __int128>(t) << 64) | seq; }
+  bool operator>(const Event &o) const { return key() > o.key(); }
 };
 
 uint64_t barrierSlot(int32_t alloc, int64_t index) { return (static_cast<uint64_t>(alloc) << 40) ^ static_cast<uint64_t>(index); }
@@ -272,6 +280,19 @@ struct Engine::Impl {
   }
 
   Occupancy occupancy; ///< computed by Engine::create
+  std::vector<int64_t> barrierBase, barrierCount; ///< per allocation: first flat barrier slot (-1: none), slots
+  int64_t barrierSlots = 0;
+  std::vector<Value> scratch; ///< reused by yield()
+
+  /// The power-limited SM clock at cycle `now` (see run()) from the tensor-core load so far;
+  /// HBM's fixed bytes/s become more bytes per SM cycle as the clock drops.
+  void updateClock(Cycle now) {
+    if (now == 0)
+      return;
+    double utilization = std::min(1.0, tensorBusy / (static_cast<double>(now) * costs.numSms));
+    double clock = costs.clockMaxMhz - (costs.clockMaxMhz - costs.clockFullLoadMhz) * utilization;
+    costs.hbmBytesPerClk = costs.hbmBytesPerS / (clock * 1e6);
+  }
 
   // ---- CTAs and agents ------------------------------------------------------------------
 
@@ -285,6 +306,8 @@ struct Engine::Impl {
     cta->pid[0] = cta->id % gx;
     cta->pid[1] = (cta->id / gx) % gy;
     cta->pid[2] = cta->id / (gx * gy);
+    cta->flatBarriers.resize(barrierSlots);
+    cta->flatWaiters.resize(barrierSlots);
     Agent &main = newAgent(*cta, "default", program.numWarps, program.entryBlock, t);
     main.frame = initialFrame;
     main.stack.push_back(Ctl{Ctl::Root, program.entryBlock});
@@ -373,7 +396,21 @@ struct Engine::Impl {
     return true;
   }
 
-  MBarrier &barrier(Cta &cta, const BarrierKey &key) { return cta.barriers[barrierSlot(key.alloc, key.index)]; }
+  /// Index of `key` among the flat barriers of a CTA, or -1.
+  int64_t flatIndex(const BarrierKey &key) const {
+    if (key.alloc < 0 || key.alloc >= static_cast<int32_t>(barrierBase.size()) || barrierBase[key.alloc] < 0 ||
+        key.index < 0 || key.index >= barrierCount[key.alloc])
+      return -1;
+    return barrierBase[key.alloc] + key.index;
+  }
+  MBarrier &barrier(Cta &cta, const BarrierKey &key) {
+    int64_t flat = flatIndex(key);
+    return flat >= 0 ? cta.flatBarriers[flat] : cta.barriers[barrierSlot(key.alloc, key.index)];
+  }
+  std::vector<int32_t> &waitersOf(Cta &cta, const BarrierKey &key) {
+    int64_t flat = flatIndex(key);
+    return flat >= 0 ? cta.flatWaiters[flat] : cta.waiters[barrierSlot(key.alloc, key.index)];
+  }
 
   void barrierEvent(Cycle t, BarrierAction action, const BarrierKey &key, const MBarrier &bar, int32_t agent,
                     int32_t loc, int64_t amount, BarrierStatus status, int64_t asyncOp = -1) {
@@ -385,14 +422,13 @@ struct Engine::Impl {
   /// Wakes every waiter whose parity test now passes (the phase flipped at `t`).
   void phaseFlipped(Cta &cta, const BarrierKey &key, MBarrier &bar, Cycle t, int32_t agent, int32_t loc) {
     barrierEvent(t, BarrierAction::PhaseFlip, key, bar, agent, loc, 0, BarrierStatus::Ok);
-    auto it = cta.waiters.find(barrierSlot(key.alloc, key.index));
-    if (it == cta.waiters.end())
-      return;
-    std::vector<int32_t> still;
-    for (int32_t id : it->second) {
+    std::vector<int32_t> &list = waitersOf(cta, key);
+    size_t kept = 0;
+    for (size_t i = 0; i < list.size(); ++i) {
+      int32_t id = list[i];
       Agent &w = *agents[id];
       if (!bar.testWaitParity(w.waitParity)) {
-        still.push_back(id);
+        list[kept++] = id;
         continue;
       }
       w.state = Agent::Ready;
@@ -401,7 +437,7 @@ struct Engine::Impl {
       w.stack.back().pc++;
       push(w.time, Event::RunAgent, id);
     }
-    it->second = std::move(still);
+    list.resize(kept);
   }
 
   // ---- memory system -----------------------------------------------------------------------
@@ -524,9 +560,9 @@ struct Engine::Impl {
   /// A hash of the values `in` computes from (its first `count` operands) and, unless
   /// `valuesOnly`, of the op itself: equal in every CTA that computes the same addresses
   /// (see Value::alloc).
-  int32_t provenance(Agent &a, const Instr &in, size_t count, bool valuesOnly = false) {
+  int32_t provenance(Agent &a, const Instr &in, size_t count, bool valuesOnly = false, size_t first = 0) {
     uint64_t h = (valuesOnly ? 0 : static_cast<uint64_t>(in.loc) + 1) * 0x9E3779B97F4A7C15ull + 0x632BE59BD9B4E019ull;
-    for (size_t i = 0; i < count && i < in.args.size(); ++i) {
+    for (size_t i = first; i < first + count && i < in.args.size(); ++i) {
       if (in.args[i] < 0)
         continue;
       const Value &v = a.frame[in.args[i]];
@@ -601,7 +637,8 @@ struct Engine::Impl {
   }
 
   Step yield(Agent &a, const Instr &in) {
-    std::vector<Value> values;
+    std::vector<Value> &values = scratch; // copied first: a yield may permute the block's arguments
+    values.clear();
     for (int32_t s : in.args)
       values.push_back(a.frame[s]);
     Ctl &c = a.stack.back();
@@ -912,7 +949,7 @@ struct Engine::Impl {
       a.waitLoc = in.loc;
       barrierEvent(a.time, BarrierAction::WaitBlock, key, bar, a.info.id, in.loc, parity,
                    bar.initialized() ? BarrierStatus::Ok : bar.deadStatus());
-      cta.waiters[barrierSlot(key.alloc, key.index)].push_back(a.info.id);
+      waitersOf(cta, key).push_back(a.info.id);
       return Step::Suspend;
     }
     case Op::TmaLoad: {
@@ -1062,11 +1099,12 @@ struct Engine::Impl {
       bool copy = in.op == Op::AsyncCopy;
       awaitOperands(a, in, copy ? 1 : 0);
       bool write = in.op == Op::GlobalStore;
-      size_t addressArgs = copy ? in.args.size() : static_cast<size_t>(in.imm2);
+      size_t firstAddress = copy ? 1 : 0; // a copy's destination view is not an address
+      size_t addressArgs = copy ? in.args.size() - 1 : static_cast<size_t>(in.imm2);
       int32_t hash = provenance(a, in, in.args.size());
       // The key is the addresses only (not the op): a store and a later load of the same
       // tile hit. An atomic goes to L2 and returns its old value.
-      uint64_t key = (static_cast<uint64_t>(static_cast<uint32_t>(provenance(a, in, addressArgs, true))) << 1) | 1;
+      uint64_t key = (static_cast<uint64_t>(static_cast<uint32_t>(provenance(a, in, addressArgs, true, firstAddress))) << 1) | 1;
       bool hit = write || in.sub == 1 || l2Lookup(key, in.imm);
       // Issue: one warp instruction moves up to lsu_bytes_per_thread_instr per thread; each of
       // the partition's SMSPs issues one per scalar_op_cycles. The LSU pipe then moves the bytes.
@@ -1113,23 +1151,24 @@ struct Engine::Impl {
       return next();
     }
     case Op::Dot: {
+      // mma.sync / v_mfma: the partition's warps issue one instruction per
+      // mma_sync_flops_per_instr (each SMSP one per scalar_op_cycles) and go on; the products
+      // run on the SM's tensor cores (a FIFO pipe shared by the SM's CTAs) at their share of
+      // the SM's rate, and the result is ready when the last one completes (scoreboard). The
+      // accumulator operand chains consecutive dots.
       awaitOperands(a, in);
-      double flops = static_cast<double>(in.imm);
-      Cycle begin = std::max(a.time, sm.tensorCoreFree);
+      double flops = static_cast<double>(in.imm), share = smspShare(a.info.numWarps);
+      Cycle issueStart = a.time;
+      busy(std::ceil(flops / (costs.mmaSyncFlopsPerInstr * std::min(4, std::max(1, a.info.numWarps)))) *
+           costs.scalarOp);
+      Cycle begin = std::max(issueStart, sm.tensorCoreFree);
       Cycle smBusy = cycles(flops / costs.mmaSyncFlopsPerClk);
       sm.tensorCoreFree = begin + smBusy;
       tensorBusy += static_cast<double>(smBusy);
-      // The partition's warps issue the MMAs themselves (mma.sync / v_mfma): they are busy
-      // for the whole product, on their share of the SM's 4 tensor cores.
-      if (begin > a.time) {
-        InstrEvent wait{a.info.id, &in, a.time, begin, /*operandWait=*/true};
-        emit([&](Listener &l) { l.onInstr(wait); });
-        a.time = begin;
-      }
-      busy(flops / (costs.mmaSyncFlopsPerClk * smspShare(a.info.numWarps)));
+      Cycle done = std::max(a.time, begin + cycles(flops / (costs.mmaSyncFlopsPerClk * share)));
       AsyncEvent e{AsyncEvent::TensorCore, cta.sm, a.info.id, in.loc, begin, begin + smBusy, 0, in.imm, true};
       emit([&](Listener &l) { l.onAsync(e); });
-      a.frame[in.result] = Value::tensor(provenance(a, in, 0), static_cast<int64_t>(a.time + cycles(costs.wgmmaLatency)));
+      a.frame[in.result] = Value::tensor(provenance(a, in, 0), static_cast<int64_t>(done + cycles(costs.wgmmaLatency)));
       return next();
     }
     case Op::CtaBarrier:
@@ -1235,8 +1274,14 @@ struct Engine::Impl {
       }
       const Instr &in = block.instrs[c.pc];
       if (isShared(in.op) && a.time > now) {
-        push(a.time, Event::RunAgent, a.info.id);
-        return true;
+        // The op touches state other agents see: it must run in global time order. When no
+        // other event comes before `a.time`, the agent's own event would be the next popped:
+        // go on without the queue round trip (same order, same result).
+        if (!queue.empty() && queue.top().t <= a.time) {
+          push(a.time, Event::RunAgent, a.info.id);
+          return true;
+        }
+        now = a.time;
       }
       Step step = exec(a, in, now);
       if (step == Step::Error)
@@ -1273,7 +1318,8 @@ struct Engine::Impl {
   }
 
   llvm::Expected<SimResult> run() {
-    result.sharedBytesPerCta = options.sharedBytesPerCta >= 0 ? options.sharedBytesPerCta : program.sharedBytes();
+    result.sharedBytesPerCta = (options.sharedBytesPerCta >= 0 ? options.sharedBytesPerCta : program.sharedBytes()) +
+                               options.staticSharedBytesPerCta;
     result.registersPerThread = options.registersPerThread;
     result.ctasPerSm = occupancy.ctasPerSm;
     result.occupancyLimit = occupancy.limit;
@@ -1300,6 +1346,7 @@ struct Engine::Impl {
         signalDue(e.id, e.t);
         break;
       case Event::StartCta:
+        updateClock(e.t);
         startCta(e.id, e.t);
         break;
       }
@@ -1363,7 +1410,9 @@ llvm::Expected<std::unique_ptr<Engine>> Engine::create(const Program &program, c
     return llvm::createStringError("--max-ctas must be a positive number of CTAs, got %lld",
                                    static_cast<long long>(options.maxCtas));
   auto occupancy =
-      computeOccupancy(occupancyInputs(program, options.sharedBytesPerCta, options.registersPerThread), model);
+      computeOccupancy(occupancyInputs(program, options.sharedBytesPerCta, options.registersPerThread,
+                                       options.staticSharedBytesPerCta),
+                       model);
   if (!occupancy)
     return occupancy.takeError();
   auto frame = launch.bind(program);
@@ -1371,6 +1420,16 @@ llvm::Expected<std::unique_ptr<Engine>> Engine::create(const Program &program, c
     return frame.takeError();
   auto impl = std::make_unique<Impl>(program, *costs, launch, options, std::move(*frame));
   impl->occupancy = *occupancy;
+  for (const Alloc &alloc : program.allocs) {
+    int64_t slots = 1;
+    for (int64_t d : alloc.shape)
+      slots *= d;
+    bool flat = alloc.isBarrier && !alloc.inTensorMemory && slots > 0 && slots <= 4096;
+    impl->barrierBase.push_back(flat ? impl->barrierSlots : -1);
+    impl->barrierCount.push_back(flat ? slots : 0);
+    if (flat)
+      impl->barrierSlots += slots;
+  }
   return std::unique_ptr<Engine>(new Engine(std::move(impl)));
 }
 

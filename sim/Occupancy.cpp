@@ -12,9 +12,10 @@ llvm::ArrayRef<llvm::StringRef> occupancyParams() {
   return names;
 }
 
-OccupancyInputs occupancyInputs(const Program &program, int64_t sharedBytes, int32_t registersPerThread) {
+OccupancyInputs occupancyInputs(const Program &program, int64_t sharedBytes, int32_t registersPerThread,
+                                int64_t staticSharedBytes) {
   OccupancyInputs in;
-  in.sharedBytes = sharedBytes >= 0 ? sharedBytes : program.sharedBytes();
+  in.sharedBytes = (sharedBytes >= 0 ? sharedBytes : program.sharedBytes()) + staticSharedBytes;
   in.registersPerThread = registersPerThread;
   in.warps = program.totalWarps();
   in.threadsPerWarp = program.threadsPerWarp;

@@ -27,7 +27,9 @@ struct OccupancyInputs {
 /// `sharedBytes` >= 0 overrides it), warps over all partitions, TMEM columns of its
 /// `ttng.tmem_alloc`s (a 128-lane column holds 4 bytes per lane; the total is rounded up to a
 /// power of 2 of at least 32 columns, PTX ISA 9.1 9.7.16.1.2).
-OccupancyInputs occupancyInputs(const Program &program, int64_t sharedBytes, int32_t registersPerThread);
+/// `staticSharedBytes` (the binary's own static shared memory) adds to the shared memory.
+OccupancyInputs occupancyInputs(const Program &program, int64_t sharedBytes, int32_t registersPerThread,
+                                int64_t staticSharedBytes = 0);
 
 struct Occupancy {
   int32_t ctasPerSm = 0;

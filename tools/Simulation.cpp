@@ -134,6 +134,7 @@ int prepareSimulation(const SimulationRequest &request, PreparedSimulation &out)
     if (!resources)
       return badInput(toString(resources.takeError()));
     out.options.registersPerThread = resources->registersPerThread;
+    out.options.staticSharedBytesPerCta = resources->staticSharedBytes;
   } else if (std::string hsaco = companionFile(ttgirPath, binaryOpt, ".hsaco"); !hsaco.empty()) {
     auto resources = sim::readHsacoResources(hsaco, prog.kernelName);
     if (!resources)
