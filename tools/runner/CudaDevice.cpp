@@ -208,15 +208,21 @@ llvm::Expected<std::unique_ptr<Device>> openCudaDevice() {
   auto getProc = reinterpret_cast<GetProc>(dlsym(library, "cuGetProcAddress_v2"));
   if (!getProc)
     return llvm::createStringError("libcuda.so.1 has no cuGetProcAddress_v2 (driver older than CUDA 12)");
+  // The ABI version each entry point is fetched at: CUDA_VERSION of the headers, except where
+  // cuda.h's unversioned prototype is an older ABI than the newest symbol of that name. For CUDA 13,
+  // cuCtxSynchronize at version 13000 is cuCtxSynchronize_v2(CUcontext) (cudaTypedefs.h
+  // PFN_cuCtxSynchronize_v13000) while cuda.h declares cuCtxSynchronize(void), the 2000 ABI: calling
+  // the v2 pointer with no argument hands the driver a garbage context ("context is destroyed").
+  auto abiVersion = [](llvm::StringRef name) { return name == "cuCtxSynchronize" ? 2000 : CUDA_VERSION; };
   auto device = std::make_unique<CudaDevice>();
   Api &api = device->api;
 #define TLXSIM_LOAD(name)                                                                                         \
   {                                                                                                                \
     CUdriverProcAddressQueryResult status;                                                                         \
     void *fn = nullptr;                                                                                            \
-    if (getProc(#name, &fn, CUDA_VERSION, CU_GET_PROC_ADDRESS_DEFAULT, &status) != CUDA_SUCCESS || !fn)            \
+    if (getProc(#name, &fn, abiVersion(#name), CU_GET_PROC_ADDRESS_DEFAULT, &status) != CUDA_SUCCESS || !fn)      \
       return llvm::createStringError("the CUDA driver has no %s for CUDA %d (driver too old?)", #name,            \
-                                     CUDA_VERSION);                                                                \
+                                     abiVersion(#name));                                                           \
     api.name = reinterpret_cast<decltype(api.name)>(fn);                                                           \
   }
   TLXSIM_CUDA_FUNCTIONS(TLXSIM_LOAD)
