@@ -275,6 +275,46 @@ TEST_CASE("references are recognised from the captures of the kernel-module conv
   llvm::consumeError(forced.takeError());
 }
 
+TEST_CASE("the attention check: equal keys make the softmax uniform, so O is each head's mean of V") {
+  const char *launch = R"({"kernel": "attn", "target": "cuda:90", "grid": [1, 2, 1], "args": {"N_CTX": 8},
+    "shape": {"Z": 1, "H": 2, "N_CTX": 8},
+    "descs": {"q": {"shape": [16, 4], "strides": [4, 1], "block": [8, 4], "dtype": "fp16"},
+              "k": {"shape": [16, 4], "strides": [4, 1], "block": [8, 4], "dtype": "fp16"},
+              "v": {"shape": [16, 4], "strides": [4, 1], "block": [8, 4], "dtype": "fp16"},
+              "o": {"shape": [16, 4], "strides": [4, 1], "block": [8, 4], "dtype": "fp16"}},
+    "signature": {"q": "tensordesc<fp16[8, 4]>", "k": "tensordesc<fp16[8, 4]>", "v": "tensordesc<fp16[8, 4]>",
+                  "o": "tensordesc<fp16[8, 4]>", "N_CTX": "i32"}})";
+  const char *meta = R"({"name": "attn", "target": {"backend": "cuda", "arch": 90}, "num_warps": 4, "shared": 0})";
+  Capture c = unwrap(parseCapture(launch, meta, "mem"));
+  ReferenceSpec spec = unwrap(findReference(c, "auto"));
+  REQUIRE(spec.kind == ReferenceKind::Attention);
+  HostTensors t;
+  for (const char *name : {"q", "k", "v", "o"})
+    t[name].resize(16 * 4 * 2);
+  REQUIRE_FALSE(bool(fillRandom(t["q"].data(), 64, "fp16", 1, 1, 1)));
+  REQUIRE_FALSE(bool(fillRandom(t["v"].data(), 64, "fp16", 1, 2, 1)));
+  for (int64_t row = 0; row < 16; ++row)
+    for (int64_t d = 0; d < 4; ++d)
+      storeElement(t["k"].data(), "fp16", row * 4 + d, 0.25 * double(d + 1) * (row < 8 ? 1 : -1));
+  auto fillO = [&](int headOffset) { // O row r of head h = mean of V rows of head (h + headOffset) % 2
+    for (int64_t row = 0; row < 16; ++row)
+      for (int64_t d = 0; d < 4; ++d) {
+        int64_t head = (row / 8 + headOffset) % 2;
+        double mean = 0;
+        for (int64_t j = 0; j < 8; ++j)
+          mean += loadElement(t["v"].data(), "fp16", (head * 8 + j) * 4 + d) / 8;
+        storeElement(t["o"].data(), "fp16", row * 4 + d, mean);
+      }
+  };
+  fillO(0);
+  CheckResult good = checkReference(spec, c, t, 3, 2);
+  CHECK(good.ok);
+  CHECK(good.samples == 2 * 4); // one row per 128-row band of each of the 2 heads, 4 elements each
+  CHECK(good.maxRelErr < 1e-3);
+  fillO(1); // each head's output taken from the other head
+  CHECK_FALSE(checkReference(spec, c, t, 3, 2).ok);
+}
+
 namespace {
 
 /// A device over host memory whose "kernel" is a CPU GEMM over the pointer-GEMM signature

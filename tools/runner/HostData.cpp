@@ -31,7 +31,6 @@ uint32_t encode(double value, MiniFloat f) {
   // field 15 with mantissa 110.
   const int maxExpField = f.ieeeSpecials ? int(expAllOnes) - 1 : int(expAllOnes);
   const uint32_t maxMant = f.ieeeSpecials ? (1u << f.mbits) - 1 : (1u << f.mbits) - 2;
-  const double maxFinite = std::ldexp(1.0 + double(maxMant) / (1u << f.mbits), maxExpField - bias);
   const uint32_t maxFiniteBits = (uint32_t(maxExpField) << f.mbits) | maxMant;
   if (std::isinf(value))
     return f.ieeeSpecials ? sign | (expAllOnes << f.mbits) : sign | maxFiniteBits;
@@ -47,7 +46,6 @@ uint32_t encode(double value, MiniFloat f) {
   uint64_t bits = (uint64_t(exponent + bias) << f.mbits) + (uint64_t(scaled) - (1u << f.mbits));
   if (bits > maxFiniteBits)
     return f.ieeeSpecials ? sign | (expAllOnes << f.mbits) : sign | maxFiniteBits;
-  (void)maxFinite;
   return sign | uint32_t(bits);
 }
 
