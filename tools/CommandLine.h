@@ -20,6 +20,9 @@ enum ExitCode { kClean = 0, kFindings = 1, kBadInput = 2, kInternal = 3 };
 llvm::cl::SubCommand &checkCommand();
 llvm::cl::SubCommand &predictCommand();
 llvm::cl::SubCommand &irCommand();
+llvm::cl::SubCommand &traceCommand();
+llvm::cl::SubCommand &reportCommand();
+llvm::cl::SubCommand &diffCommand();
 
 /// Option categories shown by `--help`.
 llvm::cl::OptionCategory &launchCategory();
@@ -38,6 +41,9 @@ extern llvm::cl::opt<std::string> binaryOpt;
 extern llvm::cl::opt<int64_t> maxCtasOpt;
 extern llvm::cl::opt<std::string> modelOpt;
 extern llvm::cl::list<std::string> setOpts;
+/// `-o FILE` of trace and report (`-` is stdout) and `--sm N`: the SM whose timeline they show.
+extern llvm::cl::opt<std::string> outputOpt;
+extern llvm::cl::opt<int32_t> smOpt;
 /// `--json`: print one JSON object (schema_version 1).
 extern llvm::cl::opt<bool> jsonOpt;
 
