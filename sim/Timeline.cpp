@@ -204,6 +204,8 @@ void Timeline::onAsync(const AsyncEvent &e) {
 }
 
 void Timeline::onStall(Cycle t, const std::vector<BlockedAgent> &blocked) {
+  for (const TimelineSlice &s : slices_) // the stall shows up to the last recorded activity
+    t = std::max(t, s.end);
   for (const BlockedAgent &b : blocked) {
     AgentState &a = agent(b.agent);
     if (a.track < 0 || !b.onBarrier)

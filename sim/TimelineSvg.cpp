@@ -158,7 +158,7 @@ void writeTimelineSvg(const Timeline &timeline, double clockMhz, llvm::raw_ostre
 void writeWaitHistogramSvg(const WaitHistogram &h, llvm::raw_ostream &os) {
   const int barW = 22, chartH = 90, top = 8, bottom = 34, left = 36;
   size_t n = std::max<size_t>(h.buckets.size(), 1);
-  int width = left + static_cast<int>(n) * barW + 10;
+  int width = std::max(190, left + static_cast<int>(n) * barW + 10);
   uint64_t peak = std::max<uint64_t>(1, h.buckets.empty() ? 1 : *std::max_element(h.buckets.begin(), h.buckets.end()));
   os << "<svg class=\"hist\" width=\"" << width << "\" height=\""
      << top + chartH + bottom << "\" role=\"img\" aria-label=\"wait histogram of " << xmlEscape(h.barrier) << "\">\n";

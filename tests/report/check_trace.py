@@ -10,6 +10,7 @@ Prints: process and thread names, slice counts by category, flow counts by barri
 
 Usage: python3 check_trace.py TRACE.json
 """
+import bisect
 import collections
 import json
 import re
@@ -64,12 +65,23 @@ def main(path):
                 fail(f"{names[thread]}: slice {e['name']} at {e['ts']} overlaps {stack[-1]['name']} without nesting")
             stack.append(e)
 
+    starts = {thread: [e["ts"] for e in xs] for thread, xs in slices.items()}  # xs sorted by ts above
+
     def enclosing(point):
         best = None
-        for e in slices.get((point["pid"], point["tid"]), []):
+        thread = (point["pid"], point["tid"])
+        xs = slices.get(thread, [])
+        # Enclosing slices start before the point: scan back from the last one starting before it; once the
+        # deepest enclosing slice is found, stop at the first slice that ended before the point.
+        i = bisect.bisect_left(starts.get(thread, []), point["ts"]) - 1
+        while i >= 0:
+            e = xs[i]
             if e["ts"] + eps < point["ts"] < e["ts"] + e["dur"] - eps:
                 if best is None or e["dur"] < best["dur"]:
                     best = e
+            elif e["ts"] + e["dur"] <= point["ts"] and best is not None:
+                break
+            i -= 1
         if best is None:
             fail(f"flow point {point} is not strictly inside a slice of its thread")
         return best
