@@ -5,7 +5,8 @@ measured config, or the measured best is among its top two.
 Measurements come from ``traces/<gpu>/<kernel>.json`` (traces/README.md: ``records`` with ``config``, ``shape``,
 ``measured_us``, ``correct``) where present, else from the first session's ``traces/<gpu>/<kernel>.hw_time.jsonl``
 (``config``, ``shape``, ``ms``, ``ok``). Also checks the sweep's own pieces on ws_gemm: the CLI's ranked table and
-recommendation, --param grids over constexprs (an infeasible config is reported, not a crash), bad usage exit 2.
+recommendation, --param grids over constexprs (an infeasible config is reported, not a crash), bad usage exit 2;
+and every kernel module under kernels/ sweeps (first CTAs only).
 
 Usage: python3 tests/python/test_sweep.py [--traces traces/h200] [--kernels ws_gemm,...] [--quick]
 Prints one line per (kernel, shape) and `N passed, M failed`.
@@ -141,6 +142,22 @@ def check_cli(failures, passed):
         (passed if ok else failures).append(str(bad_args))
 
 
+def check_every_kernel(failures, passed):
+    """Every kernel module under kernels/ sweeps (its CONFIGS less seeded bugs, first 4 CTAs, its first target):
+    at least one config predicted, results ranked by time."""
+    for path in sorted((ROOT / "kernels").rglob("*.py")):
+        if path.name.startswith("_"):
+            continue
+        km = kmod.load_module(str(path))
+        table = sweep.config_table(km, {}, None, None)
+        results = sweep.Sweeper(km, max_ctas=4).sweep(table, km.default_shape)
+        times = [r.time_us for r in results if r.status == "ok"]
+        ok = bool(times) and times == sorted(times) and len(results) == len(table)
+        print(f"{'ok' if ok else 'FAIL'}: sweep {km.path}: " +
+              ", ".join(f"{r.config} {r.status}" + (f" {r.time_us:.1f} us" if r.time_us else "") for r in results))
+        (passed if ok else failures).append(km.path)
+
+
 def _ranked(lines):
     times = []
     for line in lines:
@@ -155,9 +172,12 @@ def main():
     parser.add_argument("--traces", type=Path, default=ROOT / "traces" / "h200")
     parser.add_argument("--kernels", help="comma-separated kernel names (default: ws_gemm)")
     parser.add_argument("--all-kernels", action="store_true", help="every kernel with measurements (slow)")
+    parser.add_argument("--no-every-kernel", action="store_true", help="skip sweeping every module under kernels/")
     args = parser.parse_args()
     failures, passed = [], []
     check_cli(failures, passed)
+    if not args.no_every_kernel:
+        check_every_kernel(failures, passed)
     kernels = kernels_with_measurements(args.traces) if args.all_kernels else (args.kernels or "ws_gemm").split(",")
     check_acceptance(args.traces, kernels, failures, passed)
     print(f"{len(passed)} passed, {len(failures)} failed")
