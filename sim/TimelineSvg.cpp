@@ -141,6 +141,28 @@ void writeTimelineSvg(const Timeline &timeline, double clockMhz, llvm::raw_ostre
   }
   for (auto &[key, o] : open)
     flush(key.first, o);
+  // Where each CTA starts on its slot rows (a thin mark at its first slice).
+  std::map<int64_t, std::pair<Cycle, int32_t>> ctaStart; // cta -> (first cycle, slot)
+  for (const TimelineSlice &s : timeline.sortedSlices()) {
+    const TimelineTrack &tr = tracks[s.track];
+    if (tr.kind != TimelineTrack::Partition)
+      continue;
+    auto [it, inserted] = ctaStart.emplace(tr.cta, std::make_pair(s.start, tr.slot));
+    if (!inserted)
+      it->second.first = std::min(it->second.first, s.start);
+  }
+  for (const auto &[cta, start] : ctaStart) {
+    int firstRow = -1, lastRow = -1;
+    for (const auto &[key, row] : rowOf)
+      if (std::get<0>(key) == 0 && std::get<1>(key) == start.second) {
+        firstRow = firstRow < 0 ? row : std::min(firstRow, row);
+        lastRow = std::max(lastRow, row);
+      }
+    double x = labelW + static_cast<double>(start.first) * pxPerCycle;
+    os << "<line x1=\"" << fmt(x, "%.2f") << "\" y1=\"" << top + firstRow * rowH << "\" x2=\"" << fmt(x, "%.2f")
+       << "\" y2=\"" << top + (lastRow + 1) * rowH << "\" class=\"ctastart\"><title>CTA " << cta << " starts (slot "
+       << start.second << ", cycle " << start.first << ")</title></line>\n";
+  }
   // Time axis in microseconds.
   double endUs = end / mhz, step = tickStep(endUs, 8);
   int axisY = top + static_cast<int>(rowNames.size()) * rowH;

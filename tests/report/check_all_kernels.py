@@ -30,7 +30,7 @@ def main(tlx_sim, inputs, out):
         count += 1
         start = time.time()
         name = os.path.relpath(root, inputs).replace(os.sep, "_")
-        launch = ["--launch", os.path.join(root, "launch.json"), "--max-ctas", "4"]
+        launch = ["--launch", os.path.join(root, "launch.json"), "--max-ctas", "2"]
         src = os.path.join(root, ttgir[0])
         html, pred = (os.path.join(out, f"{name}.{ext}") for ext in ("html", "predict.json"))
         report = subprocess.run([tlx_sim, "report", src, *launch, "-o", html], capture_output=True, text=True)
