@@ -32,9 +32,12 @@ void SummaryView::onAgentEnd(int32_t agent, Cycle t) {
 void SummaryView::onInstr(const InstrEvent &e) {
   PartitionStats &s = stats(e.agent);
   double span = static_cast<double>(e.end - e.start);
-  if (e.instr->op == Op::WgmmaWait || e.instr->op == Op::TmaStoreWait) {
+  if (e.operandWait) {
     s.wait += span;
-    s.waits[e.instr->op == Op::WgmmaWait ? "wgmma" : "tma store"] += span;
+    s.waits[e.instr->op == Op::Dot ? "tensor core" : "operands"] += span;
+  } else if (e.instr->op == Op::WgmmaWait || e.instr->op == Op::TmaStoreWait || e.instr->op == Op::AsyncWait) {
+    s.wait += span;
+    s.waits[e.instr->op == Op::WgmmaWait ? "wgmma" : e.instr->op == Op::AsyncWait ? "cp.async" : "tma store"] += span;
   } else {
     s.busy += span;
   }
@@ -57,8 +60,11 @@ void SummaryView::onAsync(const AsyncEvent &e) {
     flops_ += static_cast<double>(e.flops);
     return;
   }
-  tmaBytes_ += static_cast<double>(e.bytes);
-  if (!e.l2Hit || e.unit == AsyncEvent::TmaStore)
+  if (e.unit == AsyncEvent::LsuLoad || e.unit == AsyncEvent::LsuStore)
+    lsuBytes_ += static_cast<double>(e.bytes);
+  else
+    tmaBytes_ += static_cast<double>(e.bytes);
+  if (!e.l2Hit || e.unit == AsyncEvent::TmaStore || e.unit == AsyncEvent::LsuStore)
     hbmBytes_ += static_cast<double>(e.bytes);
 }
 
@@ -73,7 +79,8 @@ SummaryView::Derived SummaryView::derive(const SimResult &r) const {
   d.units = {
       {"tensor core", tensorBusy_ / (cycles * sms)},
       {"TMA", tmaBytes_ / model_.get("tma_bytes_per_clk_sm") / (cycles * sms)},
-      {"L2", tmaBytes_ / model_.get("l2_bytes_per_clk") / cycles},
+      {"LSU", lsuBytes_ / model_.get("lsu_bytes_per_clk_sm") / (cycles * sms)},
+      {"L2", (tmaBytes_ + lsuBytes_) / model_.get("l2_bytes_per_clk") / cycles},
       {"HBM", hbmBytes_ / (model_.get("hbm_bytes_per_s") * seconds)},
   };
   for (auto &unit : d.units)
@@ -81,7 +88,7 @@ SummaryView::Derived SummaryView::derive(const SimResult &r) const {
   auto top = std::max_element(d.units.begin(), d.units.end(),
                               [](const auto &a, const auto &b) { return a.second < b.second; });
   static const std::map<std::string, std::string> boundOf = {
-      {"tensor core", "MMA"}, {"TMA", "TMA"}, {"L2", "L2"}, {"HBM", "HBM"}};
+      {"tensor core", "MMA"}, {"TMA", "TMA"}, {"LSU", "LSU"}, {"L2", "L2"}, {"HBM", "HBM"}};
   if (top->second >= 0.6) {
     d.bound = boundOf.at(top->first);
   } else {
@@ -91,7 +98,7 @@ SummaryView::Derived SummaryView::derive(const SimResult &r) const {
     for (const PartitionStats &s : partitions_) {
       total += s.lifetime;
       for (const auto &[what, span] : s.waits)
-        if (what != "wgmma" && what != "tma store")
+        if (what != "wgmma" && what != "tma store" && what != "operands" && what != "tensor core" && what != "cp.async")
           barrierWait += span;
     }
     d.bound = total > 0 && barrierWait / total > 0.3 ? "synchronization" : "latency";

@@ -49,7 +49,7 @@ private:
   std::vector<Cycle> agentStart_, blockedSince_;
   std::vector<PartitionStats> partitions_; ///< in order of first appearance
   std::vector<std::string> partitionNames_;
-  double tensorBusy_ = 0, flops_ = 0, tmaBytes_ = 0, hbmBytes_ = 0;
+  double tensorBusy_ = 0, flops_ = 0, tmaBytes_ = 0, lsuBytes_ = 0, hbmBytes_ = 0;
 };
 
 } // namespace tlxsim::sim

@@ -19,6 +19,10 @@ cl::SubCommand &irCommand() {
   return sub;
 }
 
+cl::SubCommand &xcheckCommand() {
+  static cl::SubCommand sub("xcheck", "Compare predictions with the hardware runs recorded in traces/");
+  return sub;
+}
 cl::SubCommand &traceCommand() {
   static cl::SubCommand sub("trace", "Write a Chrome/Perfetto trace of one SM's partitions and units");
   return sub;
@@ -67,9 +71,9 @@ cl::opt<std::string> binaryOpt("binary",
 cl::opt<int64_t> maxCtasOpt("max-ctas", cl::desc("Simulate only the first N CTAs of the grid"), cl::init(-1),
                             TLXSIM_LAUNCH_SUBS);
 cl::opt<std::string> modelOpt("model", cl::desc("GPU model name (models/<name>.json) or path; default from ttg.target"),
-                              TLXSIM_LAUNCH_SUBS);
+                              TLXSIM_LAUNCH_SUBS, cl::sub(xcheckCommand()));
 cl::list<std::string> setOpts("set", cl::desc("Override a model parameter (repeatable)"), cl::value_desc("KNOB=VALUE"),
-                              TLXSIM_LAUNCH_SUBS);
+                              TLXSIM_LAUNCH_SUBS, cl::sub(xcheckCommand()));
 #undef TLXSIM_LAUNCH_SUBS
 
 cl::opt<std::string> outputOpt("o", cl::desc("Output file ('-' for stdout)"), cl::value_desc("FILE"), cl::Required,
@@ -78,7 +82,8 @@ cl::opt<int32_t> smOpt("sm", cl::desc("The SM whose CTAs and units the timeline 
                        cl::cat(outputCategory()), cl::sub(traceCommand()), cl::sub(reportCommand()));
 
 cl::opt<bool> jsonOpt("json", cl::desc("Print one JSON object (schema_version 1)"), cl::cat(outputCategory()),
-                      cl::sub(checkCommand()), cl::sub(predictCommand()), cl::sub(irCommand()), cl::sub(diffCommand()));
+                      cl::sub(checkCommand()), cl::sub(predictCommand()), cl::sub(irCommand()),
+                      cl::sub(xcheckCommand()), cl::sub(diffCommand()));
 
 int badInput(const Twine &message) {
   errs() << "tlx-sim: error: " << message << "\n";

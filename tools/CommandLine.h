@@ -20,6 +20,7 @@ enum ExitCode { kClean = 0, kFindings = 1, kBadInput = 2, kInternal = 3 };
 llvm::cl::SubCommand &checkCommand();
 llvm::cl::SubCommand &predictCommand();
 llvm::cl::SubCommand &irCommand();
+llvm::cl::SubCommand &xcheckCommand();
 llvm::cl::SubCommand &traceCommand();
 llvm::cl::SubCommand &reportCommand();
 llvm::cl::SubCommand &diffCommand();
