@@ -969,7 +969,7 @@ struct Engine::Impl {
       int64_t op = issueAsync(a);
       access(a, op, in.args[n + 1], in.viewElems[0], /*write=*/true, /*asyncProxy=*/true, in);
       signalAt(done, PendingSignal{op, a.info.id, &cta, key, in.imm, in.loc});
-      AsyncEvent e{AsyncEvent::TmaLoad, cta.sm, a.info.id, in.loc, a.time, done, in.imm, 0, hit};
+      AsyncEvent e{AsyncEvent::TmaLoad, cta.sm, a.info.id, in.loc, a.time, done, in.imm, 0, hit, op};
       emit([&](Listener &l) { l.onAsync(e); });
       return next();
     }
@@ -979,7 +979,7 @@ struct Engine::Impl {
       int64_t op = issueAsync(a);
       access(a, op, in.args.back(), in.viewElems[0], /*write=*/false, /*asyncProxy=*/true, in);
       a.storeGroups.emplace_back(done, op);
-      AsyncEvent e{AsyncEvent::TmaStore, cta.sm, a.info.id, in.loc, a.time, done, in.imm, 0, true};
+      AsyncEvent e{AsyncEvent::TmaStore, cta.sm, a.info.id, in.loc, a.time, done, in.imm, 0, true, op};
       emit([&](Listener &l) { l.onAsync(e); });
       return next();
     }
@@ -1011,7 +1011,7 @@ struct Engine::Impl {
       a.wgmmaGroups.emplace_back(done, op);
       if (in.result >= 0)
         a.frame[in.result] = Value::tensor();
-      AsyncEvent e{AsyncEvent::TensorCore, cta.sm, a.info.id, in.loc, begin, sm.tensorCoreFree, in.imm2, in.imm, true};
+      AsyncEvent e{AsyncEvent::TensorCore, cta.sm, a.info.id, in.loc, begin, sm.tensorCoreFree, in.imm2, in.imm, true, op};
       emit([&](Listener &l) { l.onAsync(e); });
       return next();
     }
@@ -1041,7 +1041,7 @@ struct Engine::Impl {
       access(a, op, in.args[1], in.viewElems[1], /*write=*/false, /*asyncProxy=*/true, in);
       a.lastTc05Op = op;
       a.lastTc05Done = done;
-      AsyncEvent e{AsyncEvent::TensorCore, cta.sm, a.info.id, in.loc, begin, sm.tensorCoreFree, 0, in.imm, true};
+      AsyncEvent e{AsyncEvent::TensorCore, cta.sm, a.info.id, in.loc, begin, sm.tensorCoreFree, 0, in.imm, true, op};
       emit([&](Listener &l) { l.onAsync(e); });
       for (const BarrierKey &key : signals)
         signalAt(done, PendingSignal{op, a.info.id, &cta, key, 1, in.loc, /*arrive=*/true});

@@ -90,6 +90,7 @@ struct AsyncEvent {
   Cycle start, end;
   int64_t bytes, flops;
   bool l2Hit;
+  int64_t asyncOp = -1; ///< the operation's id (as in onAsyncIssue), -1 if none
 };
 
 /// An agent that cannot progress when the simulation stalls.

@@ -1,6 +1,7 @@
 // `tlx-sim check` and `tlx-sim predict`: simulate one launch with the verifier's checkers
 // attached; check prints the findings, predict the summary view (design.md output contract).
 #include "tools/CommandLine.h"
+#include "tools/PredictSweep.h"
 #include "tools/Simulation.h"
 
 #include "sim/SummaryView.h"
@@ -74,7 +75,7 @@ int run(bool predict) {
 }
 
 int runCheck() { return run(/*predict=*/false); }
-int runPredict() { return run(/*predict=*/true); }
+int runPredict() { return sweepArgOpt.empty() ? run(/*predict=*/true) : runPredictSweep(); }
 
 RegisterCommand registerCheck(checkCommand(), runCheck);
 RegisterCommand registerPredict(predictCommand(), runPredict);

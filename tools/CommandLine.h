@@ -22,6 +22,9 @@ llvm::cl::SubCommand &predictCommand();
 llvm::cl::SubCommand &irCommand();
 llvm::cl::SubCommand &xcheckCommand();
 llvm::cl::SubCommand &runCommand();
+llvm::cl::SubCommand &traceCommand();
+llvm::cl::SubCommand &reportCommand();
+llvm::cl::SubCommand &diffCommand();
 
 /// Option categories shown by `--help`.
 llvm::cl::OptionCategory &launchCategory();
@@ -41,6 +44,9 @@ extern llvm::cl::opt<std::string> binaryOpt;
 extern llvm::cl::opt<int64_t> maxCtasOpt;
 extern llvm::cl::opt<std::string> modelOpt;
 extern llvm::cl::list<std::string> setOpts;
+/// `-o FILE` of trace and report (`-` is stdout) and `--sm N`: the SM whose timeline they show.
+extern llvm::cl::opt<std::string> outputOpt;
+extern llvm::cl::opt<int32_t> smOpt;
 /// `--json`: print one JSON object (schema_version 1).
 extern llvm::cl::opt<bool> jsonOpt;
 
