@@ -8,6 +8,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Operation.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <z3++.h>
@@ -70,10 +71,10 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 /// Property kinds; the first three are reported, the others are lemmas of the induction.
-enum Kind { WaitParity = 0, PhaseBalance, TxBalance, LemmaAlign, LemmaSlot, LemmaTx, NumKinds };
+enum Kind { WaitParity = 0, PhaseBalance, TxBalance, LemmaAlign, LemmaSlot, LemmaTx, LemmaTable, NumKinds };
 const char *kindName(int k) {
   static const char *names[] = {"wait-parity", "phase-balance", "tx-balance", "loop-alignment", "slot-range",
-                                "tx-per-step"};
+                                "tx-per-step", "phase-table"};
   return names[k];
 }
 
@@ -118,6 +119,7 @@ struct Event {
 
 struct PState {
   std::optional<z3::expr> t, k;
+  std::optional<z3::expr> first, ub; ///< innermost loop: no iteration of it ran yet; its upper bound
   std::vector<Val> outer, inner;
 };
 
@@ -137,6 +139,7 @@ struct Violation {
   z3::expr cond;
   Operation *op;
   int part;
+  int lemma = -1; ///< learned lemma id (LemmaTable)
 };
 
 class Prover {
@@ -228,6 +231,9 @@ private:
     auto t0 = Clock::now();
     z3::check_result r = s.check();
     double d = std::chrono::duration<double>(Clock::now() - t0).count();
+    if (getenv("TLXSIM_PROOF_DEBUG"))
+      llvm::errs() << "z3 query: " << (r == z3::sat ? "sat" : r == z3::unsat ? "unsat" : "unknown") << " in " << d
+                   << " s\n";
     seconds += d;
     totalSeconds += d;
     return r;
@@ -793,6 +799,10 @@ State Prover::freshState(const std::string &tag) {
       for (unsigned a = 1; a < b.getNumArguments(); ++a)
         out.push_back(typedFresh(b.getArgument(a).getType(), tag + p.name + n));
     };
+    if (p.depth > 0) {
+      ps.first = fresh(tag + p.name + "first", true);
+      ps.ub = fresh(tag + p.name + "ub");
+    }
     if (p.depth == 1) {
       ps.k = fresh(tag + p.name + "k");
       freshArgs(p.l1, ps.inner, "it");
@@ -818,6 +828,10 @@ State Prover::mergeState(const z3::expr &cond, const State &a, const State &b) {
       ps.t = z3::ite(cond, *x.t, *y.t);
     if (x.k)
       ps.k = z3::ite(cond, *x.k, *y.k);
+    if (x.first)
+      ps.first = z3::ite(cond, *x.first, *y.first);
+    if (x.ub)
+      ps.ub = z3::ite(cond, *x.ub, *y.ub);
     for (size_t j = 0; j < x.outer.size(); ++j)
       ps.outer.push_back(mergeVal(cond, x.outer[j], y.outer[j]));
     for (size_t j = 0; j < x.inner.size(); ++j)
@@ -864,9 +878,12 @@ State Prover::initial(std::vector<Violation> &viol) {
       init.push_back(get(env, v));
     if (lb.k != Val::Int)
       throw Unsupported{p.name + ": loop lower bound is not an integer the prover can follow"};
+    ps.first = c.bool_val(true);
     if (p.depth == 1) {
       ps.k = *lb.e;
       ps.inner = init;
+      Val ub = get(env, p.l1->getOperand(1));
+      ps.ub = ub.k == Val::Int ? *ub.e : fresh("ub");
     } else {
       Val ub = get(env, p.l1->getOperand(1));
       if (ub.k != Val::Int)
@@ -883,6 +900,8 @@ State Prover::initial(std::vector<Violation> &viol) {
       if (lb2.k != Val::Int)
         throw Unsupported{p.name + ": K loop lower bound not followed"};
       ps.k = *lb2.e;
+      Val ub2 = get(env, p.l2->getOperand(1));
+      ps.ub = ub2.k == Val::Int ? *ub2.e : fresh("ub");
       for (Value v : initOperands(p.l2))
         ps.inner.push_back(get(env, v));
       // Fill kinds for values the prover does not track so that merges line up.
@@ -961,6 +980,8 @@ State Prover::step(const State &s, std::vector<Violation> &viol) {
       innerConts.push_back(cont);
       offsets.push_back(*ps.k - *lb1.e);
       offsets.push_back(*st1.e);
+      viol.push_back({LemmaAlign, -1, active && *ps.ub != *ub1.e, nullptr, (int)i});
+      ns.first = z3::ite(active && cont, c.bool_val(false), *ps.first);
       env[b1.getArgument(0)] = {Val::Int, *ps.k, -1};
       for (size_t a = 0; a < ps.inner.size(); ++a)
         env[b1.getArgument(a + 1)] = ps.inner[a];
@@ -992,6 +1013,7 @@ State Prover::step(const State &s, std::vector<Violation> &viol) {
       offsets.push_back(*st1.e);
       offsets.push_back(lb2.k == Val::Int ? *ps.k - *lb2.e : fresh("off"));
       offsets.push_back(*st2.e);
+      viol.push_back({LemmaAlign, -1, active && inTile && *ps.ub != *ub2.e, nullptr, (int)i});
       Block &b2 = p.l2->getRegion(0).front();
       env[b2.getArgument(0)] = {Val::Int, *ps.k, -1};
       for (size_t a = 0; a < ps.inner.size(); ++a)
@@ -1015,6 +1037,7 @@ State Prover::step(const State &s, std::vector<Violation> &viol) {
         env2[b1.getArgument(a + 1)] = y1[a];
       execOps(opsBefore(b1, p.l2), env2, tileEnd && nextIn, &events, i);
       Val lb2n = get(env2, p.l2->getOperand(0));
+      Val ub2n = get(env2, p.l2->getOperand(1));
       std::vector<Val> init2;
       for (Value v : initOperands(p.l2))
         init2.push_back(get(env2, v));
@@ -1029,6 +1052,8 @@ State Prover::step(const State &s, std::vector<Violation> &viol) {
       z3::expr inner = active && cont;
       ns.k = z3::ite(inner, *ps.k + *st2.e, z3::ite(tileEnd, lb2n.k == Val::Int ? *lb2n.e : fresh("lb"), *ps.k));
       ns.t = z3::ite(tileEnd, t2, *ps.t);
+      ns.first = z3::ite(inner, c.bool_val(false), z3::ite(tileEnd, c.bool_val(true), *ps.first));
+      ns.ub = z3::ite(tileEnd, ub2n.k == Val::Int ? *ub2n.e : fresh("ub"), *ps.ub);
       for (size_t a = 0; a < ps.inner.size(); ++a)
         ns.inner[a] = mergeVal(inner, y2[a], mergeVal(tileEnd, init2[a], ps.inner[a]));
       for (size_t a = 0; a < ps.outer.size(); ++a)
@@ -1206,18 +1231,82 @@ ProofReport Prover::run() {
     for (auto &v : vs)
       if (v.kind < LemmaAlign)
         props.insert({v.kind, v.group});
+  std::set<int> dropped; // learned lemmas refuted by bounded model checking
   auto anyViol = [&](size_t from, size_t to, const std::function<bool(const Violation &)> &sel,
                      const std::vector<std::vector<Violation>> &vv) {
     z3::expr_vector xs(c);
     for (size_t st = from; st < to && st < vv.size(); ++st)
       for (auto &v : vv[st])
-        if (sel(v))
+        if (sel(v) && !(v.kind == LemmaTable && dropped.count(v.lemma)))
           xs.push_back(v.cond);
     return z3::mk_or(xs);
   };
+  auto isProp = [](const Violation &v) { return v.kind < LemmaAlign; };
+  auto isLemma = [](const Violation &v) { return v.kind >= LemmaAlign; };
+  auto newSolver = [&](bool small) {
+    z3::solver s(c);
+    s.set(solverParams);
+    for (auto &e : paramConstraints)
+      s.add(e);
+    if (small)
+      for (auto &e : smallConstraints)
+        s.add(e);
+    return s;
+  };
 
-  // k-induction step case over a window of k steps from an arbitrary state; the conjunction of
-  // all properties and lemmas first, then each property alone.
+  // 1. Bounded model checking of all properties at once; per property only when one fails.
+  std::vector<ProofResult> results;
+  std::vector<std::function<bool(const Violation &)>> sels;
+  for (auto [kind, group] : props) {
+    ProofResult r;
+    r.property = kindName(kind);
+    r.barrier = groups[group].name;
+    r.location = groups[group].loc;
+    for (int w : groups[group].users)
+      r.partitions.push_back(parts[w].name);
+    results.push_back(r);
+    sels.push_back([kind = kind, group = group](const Violation &v) { return v.kind == kind && v.group == group; });
+  }
+  bool allClean = true;
+  {
+    z3::solver s = newSolver(false);
+    s.add(anyViol(0, viol.size(), isProp, viol));
+    double secs = 0;
+    z3::check_result any = check(s, secs);
+    if (any != z3::unsat) {
+      allClean = false;
+      for (size_t i = 0; i < results.size(); ++i) {
+        ProofResult &r = results[i];
+        z3::check_result res = z3::unsat;
+        std::optional<z3::model> model;
+        for (int attempt = 0; attempt < 2; ++attempt) {
+          z3::solver q = newSolver(attempt == 0);
+          q.add(anyViol(0, viol.size(), sels[i], viol));
+          res = check(q, r.seconds);
+          if (res == z3::sat) {
+            model = q.get_model();
+            break;
+          }
+        }
+        if (res == z3::sat) {
+          r.verdict = "counterexample";
+          r.bound = N;
+          auto [kind, group] = *std::next(props.begin(), i);
+          describeCounterexample(*model, states, viol, kind, group, r);
+          std::string ps;
+          for (auto &[n, v] : r.params)
+            ps += (ps.empty() ? "" : ", ") + n + "=" + std::to_string(v);
+          r.witness = ps + "; " + r.iteration + " (lock-step step " + std::to_string(r.step) + ")";
+        } else if (res == z3::unknown) {
+          r.verdict = "timeout";
+          r.witness = "Z3 answered unknown within " + llvm::formatv("{0}", options.timeoutSeconds).str() +
+                      " s (bounded check)";
+        }
+      }
+    }
+  }
+
+  // The k-induction window: k + 1 steps from an arbitrary state.
   std::vector<std::vector<Violation>> wviol;
   std::vector<State> wstates;
   bool windowOk = true;
@@ -1234,11 +1323,8 @@ ProofReport Prover::run() {
   auto inductive = [&](const std::function<bool(const Violation &)> &sel, double &secs) -> z3::check_result {
     if (!windowOk)
       return z3::unknown;
-    z3::solver s(c);
-    s.set(solverParams);
-    for (auto &e : paramConstraints)
-      s.add(e);
-    for (int i = 1; i <= k; ++i)
+    z3::solver s = newSolver(false);
+    for (int i = 0; i <= k; ++i)
       s.add(!anyViol(i, i + 1, sel, wviol));
     s.add(anyViol(k + 1, k + 2, sel, wviol));
     z3::check_result r = check(s, secs);
@@ -1256,111 +1342,240 @@ ProofReport Prover::run() {
             if (v.e)
               llvm::errs() << " it=" << m.eval(*v.e, true).to_string();
         }
-        for (auto &[key, vec] : wstates[st].ghost->last)
+        for (auto &[key, vec] : wstates[st].ghost->B)
           for (size_t i = 0; i < vec.size(); ++i)
             llvm::errs() << " " << groups[key.first].name << "[" << i << "]@" << key.second
                          << ":has=" << m.eval(wstates[st].ghost->has.at(key)[i], true).to_string()
-                         << ",last=" << m.eval(vec[i], true).to_string();
+                         << ",B=" << m.eval(vec[i], true).to_string();
         llvm::errs() << "\n";
         if (st < wviol.size())
           for (auto &v : wviol[st])
             if (sel(v) && m.eval(v.cond, true).is_true())
               llvm::errs() << "  violation " << kindName(v.kind) << " " << (v.group >= 0 ? groups[v.group].name : "")
-                           << "\n";
+                           << " lemma " << v.lemma << "\n";
       }
-      for (auto &[n, e] : params)
-        llvm::errs() << n << "=" << m.eval(e, true).to_string() << " ";
-      llvm::errs() << "\n";
     }
     return r == z3::unsat ? z3::unsat : r == z3::sat ? z3::sat : z3::unknown;
   };
-  // Base case for the lemmas: a reachable lemma violation voids induction over them.
-  double allSecs = 0;
-  bool lemmasHold = true;
-  {
-    z3::solver s(c);
-    s.set(solverParams);
-    for (auto &e : paramConstraints)
-      s.add(e);
-    s.add(anyViol(0, viol.size(), [](const Violation &v) { return v.kind >= LemmaAlign; }, viol));
-    z3::check_result r = check(s, allSecs);
-    if (r != z3::unsat) {
-      lemmasHold = false;
-      std::string why = "Z3 answered unknown";
-      if (r == z3::sat) {
-        z3::model m = s.get_model();
-        for (size_t st = 0; st < viol.size() && why.starts_with("Z3"); ++st)
-          for (auto &v : viol[st])
-            if (v.kind >= LemmaAlign && m.eval(v.cond, true).is_true()) {
-              why = std::string("fails at lock-step step ") + std::to_string(st) +
-                    (v.group >= 0 ? " on " + groups[v.group].name : std::string());
-              break;
+
+  // 2. Learned lemmas: the phase balance, first-wait parity and visited flag of every (barrier
+  //    slot, waiter) as a table over (a loop-carried value mod the stage count, first iteration
+  //    of the K loop, visited, iterations left), sampled from bounded runs and then checked like
+  //    every other lemma (bounded model checking for the base case, induction for the step).
+  int anchor = -1;
+  for (size_t i = 0; i < parts.size(); ++i)
+    if (parts[i].depth > 0 && anchor < 0)
+      anchor = static_cast<int>(i);
+  if (anchor >= 0 && windowOk) {
+    struct Cand {
+      int part, var, mod; // var: -1 none, 0 k, 1.. inner ints, 100.. outer ints
+    };
+    auto varExpr = [&](const State &st, const Cand &cd) -> std::optional<z3::expr> {
+      const PState &ps = st.parts[cd.part];
+      if (cd.var == 0)
+        return ps.k;
+      if (cd.var >= 100) {
+        size_t i = cd.var - 100;
+        return i < ps.outer.size() && ps.outer[i].k == Val::Int ? ps.outer[i].e : std::nullopt;
+      }
+      size_t i = cd.var - 1;
+      return i < ps.inner.size() && ps.inner[i].k == Val::Int ? ps.inner[i].e : std::nullopt;
+    };
+    int R = maxSlots + 1;
+    auto remOf = [&](const State &st) {
+      const PState &ps = st.parts[anchor];
+      z3::expr d = *ps.ub - *ps.k;
+      return z3::ite(d > R, c.int_val(R), z3::ite(d < 0, c.int_val(-1), d));
+    };
+    // Samples: a long run, a run that ends at the bound, and (tile loops) runs with many tiles.
+    std::vector<z3::model> samples;
+    auto sample = [&](const z3::expr &cond) {
+      z3::solver s = newSolver(true);
+      s.add(cond);
+      double secs = 0;
+      if (check(s, secs) == z3::sat)
+        samples.push_back(s.get_model());
+    };
+    sample(!*states.back().done);
+    sample(*states.back().done && !*states[states.size() - 2].done);
+    if (maxDepth == 2) {
+      z3::expr_vector firsts(c), notFirsts(c);
+      for (size_t j = 1; j < states.size(); ++j) {
+        firsts.push_back(z3::ite(*states[j].parts[anchor].first && !*states[j].done, c.int_val(1), c.int_val(0)));
+        notFirsts.push_back(z3::ite(!*states[j].parts[anchor].first && !*states[j].done, c.int_val(1), c.int_val(0)));
+      }
+      sample(z3::sum(firsts) >= 4);
+      sample(z3::sum(firsts) >= 2 && z3::sum(notFirsts) >= 4);
+    }
+    auto num = [&](z3::model &m, const z3::expr &e) -> int64_t {
+      z3::expr v = m.eval(e, true);
+      if (v.is_bool())
+        return v.is_true() ? 1 : 0;
+      int64_t x = 0;
+      return v.is_numeral_i64(x) ? x : INT64_MIN;
+    };
+    int lemmaId = 0;
+    for (auto &[key, Bv] : states[0].ghost->B) {
+      int grp = key.first;
+      int S = groups[grp].slots;
+      std::vector<Cand> cands = {{anchor, -1, 1}};
+      for (size_t q = 0; q < parts.size(); ++q) {
+        if (parts[q].depth == 0)
+          continue;
+        const PState &ps = states[0].parts[q];
+        std::vector<int> vars = {0};
+        for (size_t i = 0; i < ps.inner.size(); ++i)
+          if (ps.inner[i].k == Val::Int)
+            vars.push_back(static_cast<int>(i) + 1);
+        for (size_t i = 0; i < ps.outer.size(); ++i)
+          if (ps.outer[i].k == Val::Int)
+            vars.push_back(static_cast<int>(i) + 100);
+        for (int M : {S, 2 * S})
+          for (int v : vars)
+            cands.push_back({static_cast<int>(q), v, M});
+      }
+      for (int slot = 0; slot < S; ++slot, ++lemmaId) {
+        // Rows (residue, first, has, rem) -> (B, D) over the samples; the smallest consistent key
+        // (fewest features, then the candidate order) generalizes best.
+        struct Obs {
+          std::array<int64_t, 4> key;
+          std::pair<int64_t, int64_t> val;
+        };
+        std::vector<std::vector<Obs>> obsPerCand(cands.size());
+        for (size_t ci = 0; ci < cands.size(); ++ci) {
+          const Cand &cd = cands[ci];
+          for (z3::model &m : samples)
+            for (size_t j = 0; j < states.size(); ++j) {
+              const State &st = states[j];
+              if (num(m, *st.done))
+                break;
+              int64_t res = 0;
+              if (cd.var >= 0) {
+                auto v = varExpr(st, cd);
+                if (!v)
+                  break;
+                int64_t x = num(m, *v);
+                res = ((x % cd.mod) + cd.mod) % cd.mod;
+              }
+              obsPerCand[ci].push_back({{res, num(m, *st.parts[anchor].first), num(m, st.ghost->has.at(key)[slot]),
+                                         num(m, remOf(st))},
+                                        {num(m, st.ghost->B.at(key)[slot]), num(m, st.ghost->D.at(key)[slot])}});
             }
+        }
+        std::optional<Cand> chosen;
+        int chosenMask = 0;
+        std::map<std::array<int64_t, 4>, std::pair<int64_t, int64_t>> rows;
+        for (int pop = 0; pop <= 4 && !chosen; ++pop)
+          for (size_t ci = 0; ci < cands.size() && !chosen; ++ci)
+            for (int mask = 0; mask < 16 && !chosen; ++mask) {
+              if (__builtin_popcount(mask) != pop || ((mask & 1) != 0) != (cands[ci].var >= 0))
+                continue;
+              std::map<std::array<int64_t, 4>, std::pair<int64_t, int64_t>> r;
+              bool ok = !obsPerCand[ci].empty();
+              for (const Obs &o : obsPerCand[ci]) {
+                std::array<int64_t, 4> k4 = o.key;
+                for (int f = 0; f < 4; ++f)
+                  if (!(mask & (1 << f)))
+                    k4[f] = 0;
+                auto [it, inserted] = r.emplace(k4, o.val);
+                if (!inserted && it->second != o.val) {
+                  ok = false;
+                  break;
+                }
+              }
+              if (ok) {
+                chosen = cands[ci];
+                chosenMask = mask;
+                rows = std::move(r);
+              }
+            }
+        if (chosen) {
+          const Cand cd = *chosen;
+          const int mask = chosenMask;
+          auto lemmaAt = [&, cd, mask, rows, key = key, slot = slot](const State &st) {
+            z3::expr_vector alts(c);
+            std::optional<z3::expr> v = cd.var >= 0 ? varExpr(st, cd) : std::nullopt;
+            for (auto &[k4, val] : rows) {
+              z3::expr e = st.ghost->B.at(key)[slot] == c.int_val(val.first) &&
+                           st.ghost->D.at(key)[slot] == c.bool_val(val.second != 0);
+              if ((mask & 1) && v)
+                e = e && z3::mod(*v, cd.mod) == c.int_val(k4[0]);
+              if (mask & 2)
+                e = e && *st.parts[anchor].first == c.bool_val(k4[1] != 0);
+              if (mask & 4)
+                e = e && st.ghost->has.at(key)[slot] == c.bool_val(k4[2] != 0);
+              if (mask & 8)
+                e = e && remOf(st) == c.int_val(k4[3]);
+              alts.push_back(e);
+            }
+            return !*st.done && !z3::mk_or(alts);
+          };
+          for (size_t j = 0; j < states.size(); ++j)
+            viol[j].push_back({LemmaTable, grp, lemmaAt(states[j]), nullptr, key.second, lemmaId});
+          for (size_t j = 0; j < wstates.size(); ++j)
+            wviol[j].push_back({LemmaTable, grp, lemmaAt(wstates[j]), nullptr, key.second, lemmaId});
+          if (getenv("TLXSIM_PROOF_DEBUG"))
+            llvm::errs() << "lemma " << lemmaId << " " << groups[grp].name << "[" << slot << "]@" << key.second
+                         << ": var " << cd.part << "/" << cd.var << " mod " << cd.mod << " mask " << mask << ", "
+                         << rows.size() << " rows\n";
+        }
       }
-      report.notes.push_back("lemmas (loop alignment, slot range, tx per step): " + why +
-                             "; properties are proved without them or checked up to the bound");
     }
   }
-  report.seconds += allSecs;
 
-  // Bounded model checking of each property (small launches first, for a readable witness).
-  std::vector<ProofResult> results;
-  std::vector<std::function<bool(const Violation &)>> sels;
-  bool allClean = true;
-  for (auto [kind, group] : props) {
-    ProofResult r;
-    r.property = kindName(kind);
-    r.barrier = groups[group].name;
-    r.location = groups[group].loc;
-    for (int w : groups[group].users)
-      r.partitions.push_back(parts[w].name);
-    auto sel = [kind = kind, group = group](const Violation &v) { return v.kind == kind && v.group == group; };
-    z3::check_result res = z3::unsat;
-    std::optional<z3::model> model;
-    for (int attempt = 0; attempt < 2; ++attempt) {
-      z3::solver s(c);
-      s.set(solverParams);
-      for (auto &e : paramConstraints)
-        s.add(e);
-      if (attempt == 0)
-        for (auto &e : smallConstraints)
-          s.add(e);
-      s.add(anyViol(0, viol.size(), sel, viol));
-      res = check(s, r.seconds);
-      if (res == z3::sat) {
-        model = s.get_model();
-        break;
+  // 3. Base case of the lemmas; refuted learned lemmas are dropped (Houdini), a refuted
+  //    structural lemma voids induction over the lemmas.
+  bool lemmasHold = true;
+  for (int round = 0; round < 6; ++round) {
+    z3::solver s = newSolver(false);
+    s.add(anyViol(0, viol.size(), isLemma, viol));
+    double secs = 0;
+    z3::check_result r = check(s, secs);
+    if (r == z3::unsat)
+      break;
+    if (r == z3::unknown) {
+      lemmasHold = false;
+      report.notes.push_back("lemmas: Z3 answered unknown; properties are proved without them if possible");
+      break;
+    }
+    z3::model m = s.get_model();
+    bool structural = false;
+    size_t before = dropped.size();
+    for (size_t st = 0; st < viol.size(); ++st)
+      for (auto &v : viol[st]) {
+        if (v.kind < LemmaAlign || (v.kind == LemmaTable && dropped.count(v.lemma)))
+          continue;
+        if (!m.eval(v.cond, true).is_true())
+          continue;
+        if (v.kind == LemmaTable) {
+          dropped.insert(v.lemma);
+          if (getenv("TLXSIM_PROOF_DEBUG"))
+            llvm::errs() << "dropped lemma " << v.lemma << " at step " << st << "\n";
+        }
+        else if (!structural) {
+          structural = true;
+          report.notes.push_back(std::string("lemma '") + kindName(v.kind) + "' fails at lock-step step " +
+                                 std::to_string(st) + (v.group >= 0 ? " on " + groups[v.group].name : std::string()) +
+                                 ": properties are proved without it if possible");
+        }
       }
+    if (structural) {
+      lemmasHold = false;
+      break;
     }
-    if (res == z3::sat) {
-      r.verdict = "counterexample";
-      r.bound = N;
-      describeCounterexample(*model, states, viol, kind, group, r);
-      std::string ps;
-      for (auto &[n, v] : r.params)
-        ps += (ps.empty() ? "" : ", ") + n + "=" + std::to_string(v);
-      r.witness = ps + "; " + r.iteration + " (lock-step step " + std::to_string(r.step) + ")";
-      allClean = false;
-    } else if (res == z3::unknown) {
-      r.verdict = "timeout";
-      r.witness = "Z3 answered unknown within " + std::to_string(options.timeoutSeconds) + " s (bounded check)";
-      allClean = false;
-    }
-    results.push_back(r);
-    sels.push_back(sel);
+    if (dropped.size() == before)
+      break;
   }
 
-  // k-induction: all properties and lemmas together (their base cases are the checks above),
-  // else each property with the lemmas, else each property alone.
+  // 4. k-induction: all clean properties and lemmas together, else each property with the
+  //    lemmas, else each property alone.
   double indSecs = 0;
-  bool allInductive = allClean && lemmasHold && inductive([](const Violation &) { return true; }, indSecs) == z3::unsat;
-  report.seconds += indSecs;
+  bool allInductive = allClean && lemmasHold &&
+                      inductive([](const Violation &) { return true; }, indSecs) == z3::unsat;
   for (size_t i = 0; i < results.size(); ++i) {
     ProofResult &r = results[i];
-    if (!r.verdict.empty()) {
-      report.seconds += r.seconds;
+    if (!r.verdict.empty())
       continue;
-    }
     r.seconds += indSecs / results.size();
     bool proved = allInductive;
     bool sawUnknown = false;
@@ -1377,7 +1592,7 @@ ProofReport Prover::run() {
       r.verdict = "proved";
       r.witness = std::to_string(k) + "-induction over lock-step loop iterations (base case: " + std::to_string(N) +
                   " steps)";
-    } else if (sawUnknown && windowOk) {
+    } else if (sawUnknown) {
       r.verdict = "timeout";
       r.bound = N;
       r.witness = "no violation within " + std::to_string(N) + " lock-step steps; the induction step timed out";
@@ -1387,7 +1602,6 @@ ProofReport Prover::run() {
       r.witness = "no violation within " + std::to_string(N) + " lock-step steps; not " + std::to_string(k) +
                   "-inductive";
     }
-    report.seconds += r.seconds - indSecs / results.size();
   }
   report.seconds = totalSeconds;
   report.results = std::move(results);
