@@ -161,6 +161,8 @@ private:
 
   Operation *func = nullptr;
   std::vector<Operation *> prefix; ///< kernel ops before ttg.warp_specialize
+  std::vector<Operation *> suffix; ///< kernel ops after it (run by the default partition's warps)
+  std::optional<State> shape;      ///< the initial state: kinds and barrier groups of loop-carried values
   std::vector<Part> parts;
   std::vector<Group> groups;
   DenseMap<Operation *, int> groupOfAlloc;
@@ -265,6 +267,7 @@ void Prover::findStructure() {
     parts.push_back(p);
   } else {
     prefix = opsBefore(body, ws);
+    suffix = opsAfter(body, ws);
     if (ws->getNumRegions() != 2 || ws->getRegion(0).empty() || ws->getRegion(1).empty() ||
         ws->getRegion(1).front().empty())
       throw Unsupported{"malformed ttg.warp_specialize"};
@@ -296,6 +299,9 @@ void Prover::findStructure() {
           if (g.slots < 1 || g.slots > 64)
             throw Unsupported{"barrier array '" + g.name + "' has " + std::to_string(g.slots) + " slots"};
           g.count.assign(g.slots, 1);
+          for (const Group &other : groups)
+            if (other.name == g.name)
+              g.name += "#" + std::to_string(groups.size());
           groupOfAlloc[&op] = static_cast<int>(groups.size());
           groups.push_back(g);
         }
@@ -785,6 +791,12 @@ void Prover::checkBoundary(const State &st, const z3::expr &when, std::vector<Vi
 Val Prover::mergeVal(const z3::expr &cond, const Val &a, const Val &b) {
   if (a.k == b.k && (a.k == Val::Int || a.k == Val::Bool))
     return {a.k, z3::ite(cond, *a.e, *b.e), -1};
+  if (a.k == Val::Bar && b.k == Val::Bar) {
+    if (a.group != b.group)
+      throw Unsupported{"a loop-carried barrier switches between allocations " + groups[a.group].name + " and " +
+                        groups[b.group].name};
+    return {Val::Bar, z3::ite(cond, *a.e, *b.e), a.group};
+  }
   return a.k == Val::None ? b : a;
 }
 
@@ -795,9 +807,12 @@ State Prover::freshState(const std::string &tag) {
     const Part &p = parts[i];
     PState ps;
     auto freshArgs = [&](Operation *loop, std::vector<Val> &out, const std::string &n) {
-      Block &b = loop->getRegion(0).front();
-      for (unsigned a = 1; a < b.getNumArguments(); ++a)
-        out.push_back(typedFresh(b.getArgument(a).getType(), tag + p.name + n));
+      const std::vector<Val> &like = loop == p.l2 || p.depth == 1 ? shape->parts[i].inner : shape->parts[i].outer;
+      for (const Val &v : like)
+        out.push_back(v.k == Val::Bar ? Val{Val::Bar, fresh(tag + p.name + n), v.group}
+                      : v.k == Val::Int ? Val{Val::Int, fresh(tag + p.name + n), -1}
+                      : v.k == Val::Bool ? Val{Val::Bool, fresh(tag + p.name + n, true), -1}
+                                         : Val{});
     };
     if (p.depth > 0) {
       ps.first = fresh(tag + p.name + "first", true);
@@ -858,8 +873,7 @@ State Prover::initial(std::vector<Violation> &viol) {
     Block &body = func->getRegion(0).front();
     (void)body;
     env = baseEnv(0);
-    std::vector<Event> none;
-    execOps(prefix, env, c.bool_val(true), &none, -1);
+    execOps(prefix, env, c.bool_val(true), &events, 0);
   }
   std::optional<z3::expr> enterAll;
   for (size_t i = 0; i < parts.size(); ++i) {
@@ -926,6 +940,8 @@ State Prover::initial(std::vector<Violation> &viol) {
       Env env = baseEnv(i);
       execOps(opsBefore(*parts[i].block, nullptr), env, c.bool_val(true), &events, i);
     }
+    Env env = baseEnv(0);
+    execOps(suffix, env, c.bool_val(true), &events, 0);
     s.done = c.bool_val(true);
   }
   // Groups' waiters are known only after the events were collected: build the ghost now.
@@ -967,10 +983,13 @@ State Prover::step(const State &s, std::vector<Violation> &viol) {
     };
     auto fixKinds = [&](std::vector<Val> &vals, const std::vector<Val> &like) {
       for (size_t a = 0; a < vals.size() && a < like.size(); ++a)
-        if (vals[a].k != like[a].k)
+        if (vals[a].k != like[a].k || (like[a].k == Val::Bar && vals[a].group != like[a].group)) {
+          if (like[a].k == Val::Bar)
+            throw Unsupported{p.name + ": a loop-carried barrier the prover cannot follow"};
           vals[a] = like[a].k == Val::Int ? Val{Val::Int, fresh("y"), -1}
                     : like[a].k == Val::Bool ? Val{Val::Bool, fresh("y", true), -1}
                                              : Val{};
+        }
     };
     Val lb1 = get(env, p.l1->getOperand(0));
     if (lb1.k != Val::Int)
@@ -1077,6 +1096,10 @@ State Prover::step(const State &s, std::vector<Violation> &viol) {
       Env env = baseEnv(i);
       execOps(opsBefore(*parts[i].block, nullptr), env, finishing, &events, i);
     }
+  {
+    Env env = baseEnv(0);
+    execOps(suffix, env, finishing, &events, 0);
+  }
   Ghost g = *s.ghost;
   apply(g, events, viol);
   out.ghost = g;
@@ -1149,6 +1172,7 @@ ProofReport Prover::run() {
     {
       std::vector<Violation> none;
       State s0 = initial(none);
+      shape = s0;
       step(s0, none);
     }
     collecting = false;
@@ -1439,7 +1463,7 @@ ProofReport Prover::run() {
         // (fewest features, then the candidate order) generalizes best.
         struct Obs {
           std::array<int64_t, 4> key;
-          std::pair<int64_t, int64_t> val;
+          std::array<int64_t, 3> val; // B, D, has
         };
         std::vector<std::vector<Obs>> obsPerCand(cands.size());
         for (size_t ci = 0; ci < cands.size(); ++ci) {
@@ -1459,26 +1483,33 @@ ProofReport Prover::run() {
               }
               obsPerCand[ci].push_back({{res, num(m, *st.parts[anchor].first), num(m, st.ghost->has.at(key)[slot]),
                                          num(m, remOf(st))},
-                                        {num(m, st.ghost->B.at(key)[slot]), num(m, st.ghost->D.at(key)[slot])}});
+                                        {num(m, st.ghost->B.at(key)[slot]), num(m, st.ghost->D.at(key)[slot]),
+                                         num(m, st.ghost->has.at(key)[slot])}});
             }
         }
         std::optional<Cand> chosen;
         int chosenMask = 0;
-        std::map<std::array<int64_t, 4>, std::pair<int64_t, int64_t>> rows;
+        std::map<std::array<int64_t, 4>, std::array<int64_t, 3>> rows;
+        // The visited flag is part of the value when some key determines it, else part of the key.
+        for (int hasInKey = 0; hasInKey < 2 && !chosen; ++hasInKey)
         for (int pop = 0; pop <= 4 && !chosen; ++pop)
           for (size_t ci = 0; ci < cands.size() && !chosen; ++ci)
             for (int mask = 0; mask < 16 && !chosen; ++mask) {
-              if (__builtin_popcount(mask) != pop || ((mask & 1) != 0) != (cands[ci].var >= 0))
+              if (__builtin_popcount(mask) != pop || ((mask & 1) != 0) != (cands[ci].var >= 0) ||
+                  ((mask & 4) != 0) != (hasInKey != 0))
                 continue;
-              std::map<std::array<int64_t, 4>, std::pair<int64_t, int64_t>> r;
+              std::map<std::array<int64_t, 4>, std::array<int64_t, 3>> r;
               bool ok = !obsPerCand[ci].empty();
               for (const Obs &o : obsPerCand[ci]) {
                 std::array<int64_t, 4> k4 = o.key;
                 for (int f = 0; f < 4; ++f)
                   if (!(mask & (1 << f)))
                     k4[f] = 0;
-                auto [it, inserted] = r.emplace(k4, o.val);
-                if (!inserted && it->second != o.val) {
+                std::array<int64_t, 3> val = o.val;
+                if (hasInKey)
+                  val[2] = -1;
+                auto [it, inserted] = r.emplace(k4, val);
+                if (!inserted && it->second != val) {
                   ok = false;
                   break;
                 }
@@ -1496,8 +1527,10 @@ ProofReport Prover::run() {
             z3::expr_vector alts(c);
             std::optional<z3::expr> v = cd.var >= 0 ? varExpr(st, cd) : std::nullopt;
             for (auto &[k4, val] : rows) {
-              z3::expr e = st.ghost->B.at(key)[slot] == c.int_val(val.first) &&
-                           st.ghost->D.at(key)[slot] == c.bool_val(val.second != 0);
+              z3::expr e = st.ghost->B.at(key)[slot] == c.int_val(val[0]) &&
+                           st.ghost->D.at(key)[slot] == c.bool_val(val[1] != 0);
+              if (val[2] >= 0)
+                e = e && st.ghost->has.at(key)[slot] == c.bool_val(val[2] != 0);
               if ((mask & 1) && v)
                 e = e && z3::mod(*v, cd.mod) == c.int_val(k4[0]);
               if (mask & 2)
