@@ -38,7 +38,7 @@ std::string replay(const verifier::proof::ProofResult &r) {
       haveGrid = true;
     } else if (!n.starts_with("program_id_") && !n.contains('#')) {
       argOpts.push_back(name + "=" + std::to_string(value));
-      launch += (launch.empty() ? "" : " ") + ("--arg " + name + "=" + std::to_string(value));
+      launch += " --arg " + name + "=" + std::to_string(value);
     }
   }
   if (haveGrid) {
@@ -62,7 +62,7 @@ std::string replay(const verifier::proof::ProofResult &r) {
       checks.attach(*prepared.engine);
       auto result = prepared.engine->run();
       if (!result) {
-        out = "replay at" + launch + " failed: " + toString(result.takeError());
+        out = "replay at" + launch + ": the simulation stops: " + toString(result.takeError());
       } else {
         auto findings = checks.findings();
         if (findings.empty())

@@ -71,9 +71,9 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 /// Property kinds; the first three are reported, the others are lemmas of the induction.
-enum Kind { WaitParity = 0, PhaseBalance, TxBalance, LemmaAlign, LemmaSlot, LemmaTx, LemmaTable, NumKinds };
+enum Kind { WaitParity = 0, PhaseBalance, TxBalance, SlotRange, LemmaAlign, LemmaTx, LemmaTable, NumKinds };
 const char *kindName(int k) {
-  static const char *names[] = {"wait-parity", "phase-balance", "tx-balance", "loop-alignment", "slot-range",
+  static const char *names[] = {"wait-parity", "phase-balance", "tx-balance", "slot-range", "loop-alignment",
                                 "tx-per-step", "phase-table"};
   return names[k];
 }
@@ -163,6 +163,25 @@ private:
   std::vector<Operation *> prefix; ///< kernel ops before ttg.warp_specialize
   std::vector<Operation *> suffix; ///< kernel ops after it (run by the default partition's warps)
   std::optional<State> shape;      ///< the initial state: kinds and barrier groups of loop-carried values
+  /// Nonlinear terms (product or quotient of two symbolic values, e.g. a tile count
+  /// cdiv(M, BM) * cdiv(N, BN)) are abstracted by a fresh integer, one per term, so that every
+  /// query stays in linear arithmetic; proofs stay sound (the abstraction over-approximates),
+  /// counterexamples are concretized with the exact terms (`exact`).
+  struct Abstracted {
+    z3::expr var, exact;
+  };
+  std::vector<Abstracted> abstracted;
+  std::map<std::tuple<char, unsigned, unsigned>, size_t> abstractedIndex;
+  z3::expr nonlinear(char op, const z3::expr &x, const z3::expr &y, const std::function<z3::expr()> &exact) {
+    auto key = std::make_tuple(op, Z3_get_ast_id(c, x), Z3_get_ast_id(c, y));
+    auto it = abstractedIndex.find(key);
+    if (it != abstractedIndex.end())
+      return abstracted[it->second].var;
+    z3::expr v = c.int_const(("nl!" + std::to_string(abstracted.size())).c_str());
+    abstractedIndex[key] = abstracted.size();
+    abstracted.push_back({v, exact()});
+    return v;
+  }
   std::vector<Part> parts;
   std::vector<Group> groups;
   DenseMap<Operation *, int> groupOfAlloc;
@@ -513,11 +532,11 @@ void Prover::execOp(Operation &op, Env &env, const z3::expr &guard, std::vector<
     if (name == "arith.subi")
       return setInt(x - y);
     if (name == "arith.muli")
-      return setInt(x * y);
+      return setInt(x.is_numeral() || y.is_numeral() ? x * y : nonlinear('*', x, y, [&] { return x * y; }));
     if (name == "arith.divsi" || name == "arith.divui")
-      return setInt(divS(x, y));
+      return setInt(y.is_numeral() ? divS(x, y) : nonlinear('/', x, y, [&] { return divS(x, y); }));
     if (name == "arith.remsi" || name == "arith.remui")
-      return setInt(remS(x, y));
+      return setInt(y.is_numeral() ? remS(x, y) : nonlinear('%', x, y, [&] { return remS(x, y); }));
     if (name == "arith.floordivsi" && y.is_numeral() && y.get_numeral_int64() > 0)
       return setInt(x / y);
     if (name == "arith.ceildivsi" && y.is_numeral() && y.get_numeral_int64() > 0)
@@ -732,7 +751,7 @@ void Prover::apply(Ghost &g, const std::vector<Event> &events, std::vector<Viola
     return;
   for (const Event &e : events) {
     const Group &grp = groups[e.group];
-    viol.push_back({LemmaSlot, e.group, e.guard && (e.idx < 0 || e.idx >= grp.slots), e.op, e.part});
+    viol.push_back({SlotRange, e.group, e.guard && (e.idx < 0 || e.idx >= grp.slots), e.op, e.part});
     for (int s = 0; s < grp.slots; ++s) {
       z3::expr hit = e.guard && e.idx == s;
       int64_t n = grp.count[s];
@@ -1115,7 +1134,32 @@ State Prover::step(const State &s, std::vector<Violation> &viol) {
 void Prover::describeCounterexample(z3::model &m, const std::vector<State> &states,
                                     const std::vector<std::vector<Violation>> &viol, int kind, int group,
                                     ProofResult &r) {
+  // Parameters the violated formulas mention (the launch values that matter).
+  std::set<std::string> used;
+  {
+    std::set<unsigned> seen;
+    std::vector<z3::expr> todo;
+    for (auto &vs : viol)
+      for (const Violation &v : vs)
+        if (v.kind == kind && v.group == group)
+          todo.push_back(v.cond);
+    for (auto &a : abstracted)
+      todo.push_back(a.exact);
+    while (!todo.empty()) {
+      z3::expr e = todo.back();
+      todo.pop_back();
+      if (!seen.insert(Z3_get_ast_id(c, e)).second)
+        continue;
+      if (e.is_const() && !e.is_numeral())
+        used.insert(e.decl().name().str());
+      if (e.is_app())
+        for (unsigned i = 0; i < e.num_args(); ++i)
+          todo.push_back(e.arg(i));
+    }
+  }
   for (auto &[n, e] : params) {
+    if (!used.count(n))
+      continue;
     z3::expr v = m.eval(e, true);
     if (v.is_numeral())
       r.params[n] = v.get_numeral_int64();
@@ -1165,7 +1209,7 @@ ProofReport Prover::run() {
   for (const Group &g : groups)
     maxSlots = std::max(maxSlots, g.slots);
   int k = 2 * maxSlots + 1; // induction depth: every slot is visited twice within the window
-  int N = options.bmcSteps > 0 ? std::max(options.bmcSteps, k) : std::max(4 * maxSlots + 4, k);
+  int N = options.bmcSteps > 0 ? std::max(options.bmcSteps, k) : 4 * maxSlots + 4;
   try {
     // Dry run: which partitions wait on / use each barrier (sizes the ghost state).
     collecting = true;
@@ -1303,13 +1347,44 @@ ProofReport Prover::run() {
         ProofResult &r = results[i];
         z3::check_result res = z3::unsat;
         std::optional<z3::model> model;
-        for (int attempt = 0; attempt < 2; ++attempt) {
-          z3::solver q = newSolver(attempt == 0);
+        {
+          z3::solver q = newSolver(false);
           q.add(anyViol(0, viol.size(), sels[i], viol));
           res = check(q, r.seconds);
           if (res == z3::sat) {
             model = q.get_model();
-            break;
+            z3::solver small = newSolver(true); // a small launch reads better, when there is one
+            small.add(anyViol(0, viol.size(), sels[i], viol));
+            if (check(small, r.seconds) == z3::sat)
+              model = small.get_model();
+          }
+        }
+        if (res == z3::sat && !abstracted.empty()) {
+          // Concretize: the abstracted terms take their exact values.
+          z3::solver q = newSolver(true);
+          q.add(anyViol(0, viol.size(), sels[i], viol));
+          for (auto &a : abstracted) {
+            z3::expr v = model->eval(a.var, true);
+            q.add(a.var == v && a.exact == v);
+          }
+          z3::check_result cr = check(q, r.seconds);
+          if (cr != z3::sat) {
+            z3::solver q2 = newSolver(false);
+            q2.add(anyViol(0, viol.size(), sels[i], viol));
+            for (auto &a : abstracted)
+              q2.add(a.var == a.exact);
+            cr = check(q2, r.seconds);
+            if (cr == z3::sat)
+              model = q2.get_model();
+          } else
+            model = q.get_model();
+          if (cr != z3::sat) {
+            res = z3::unknown;
+            r.verdict = cr == z3::unsat ? "bounded" : "timeout";
+            r.bound = N;
+            r.witness = cr == z3::unsat ? "the violation found on the linear abstraction of the tile count is not "
+                                          "realizable; no realizable violation within the bound"
+                                        : "a violation on the linear abstraction could not be concretized in time";
           }
         }
         if (res == z3::sat) {
@@ -1321,7 +1396,7 @@ ProofReport Prover::run() {
           for (auto &[n, v] : r.params)
             ps += (ps.empty() ? "" : ", ") + n + "=" + std::to_string(v);
           r.witness = ps + "; " + r.iteration + " (lock-step step " + std::to_string(r.step) + ")";
-        } else if (res == z3::unknown) {
+        } else if (res == z3::unknown && r.verdict.empty()) {
           r.verdict = "timeout";
           r.witness = "Z3 answered unknown within " + llvm::formatv("{0}", options.timeoutSeconds).str() +
                       " s (bounded check)";

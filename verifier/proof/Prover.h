@@ -16,7 +16,8 @@
 //     and every completed phase is waited for (the first wait may target the initial, already
 //     complete phase: parity 1 on a fresh barrier); arrivals come in whole phases (init count);
 //   - tx-balance: the bytes each barrier expects (barrier_expect) equal the TMA box bytes that
-//     complete on it, per lock-step iteration and in total.
+//     complete on it, per lock-step iteration and in total;
+//   - slot-range: every barrier index (memdesc_index of a barrier array) lies within the array.
 // Verdicts: `counterexample` (bounded model checking found a launch and iteration that violate
 // the property: concrete arguments, grid, program id, step and loop iteration), `proved` (the
 // property and its lemmas hold for all trip counts: k-induction over the lock-step steps,
@@ -54,7 +55,7 @@ struct ProofOptions {
 
 /// One verdict (design.md: `proofs: [{property, verdict, partitions, location, bound, witness}]`).
 struct ProofResult {
-  std::string property; ///< wait-parity | phase-balance | tx-balance | protocol
+  std::string property; ///< wait-parity | phase-balance | tx-balance | slot-range
   std::string barrier;  ///< the barrier allocation (Python name) the property is about
   std::string verdict;  ///< proved | bounded | counterexample | timeout
   std::vector<std::string> partitions;
