@@ -100,6 +100,29 @@ ProofOutcome runProofs(mlir::ModuleOp module) {
     }
     options.assumptions.push_back(a);
   }
+  // The launch check simulates: counterexamples keep its values where they can.
+  {
+    sim::Launch launch;
+    bool ok = true;
+    if (!launchOpt.empty())
+      if (auto err = launch.loadJson(launchOpt)) {
+        consumeError(std::move(err));
+        ok = false;
+      }
+    if (ok && !gridOpt.empty())
+      if (auto err = launch.setGrid(gridOpt))
+        consumeError(std::move(err));
+    for (const std::string &arg : argOpts)
+      if (auto err = launch.setArg(arg))
+        consumeError(std::move(err));
+    for (auto &entry : launch.args)
+      options.launch[entry.getKey().str()] = entry.getValue();
+    if (launch.haveGrid || !launchOpt.empty()) {
+      options.launch["num_programs_x"] = launch.grid[0];
+      options.launch["num_programs_y"] = launch.grid[1];
+      options.launch["num_programs_z"] = launch.grid[2];
+    }
+  }
   out.ran = true;
   out.report = verifier::proof::proveProtocol(module, options);
   out.unsatAssumptions = out.report.assumptionsUnsat;

@@ -97,6 +97,7 @@ struct Group {
   std::vector<int64_t> count; ///< init count per slot (1 until an init is seen)
   std::set<int> waiters;      ///< partitions that wait on it
   std::set<int> users;        ///< partitions that use it at all
+  bool asyncSignals = false;  ///< completed by TMA bytes or tcgen05 arrivals (in flight until a wait sees them)
 };
 
 /// One partition: its block and loop nest (pre; for L1 { pre1; for L2 { body }; post1 }; post).
@@ -605,6 +606,8 @@ void Prover::execOp(Operation &op, Env &env, const z3::expr &guard, std::vector<
     if (!events)
       return;
     groups[bar.group].users.insert(part);
+    if (k != Event::Arrive || name.starts_with("ttng.tc_gen5"))
+      groups[bar.group].asyncSignals |= k != Event::Wait;
     if (k == Event::Wait)
       groups[bar.group].waiters.insert(part);
     events->push_back({k, bar.group, *bar.e, guard && pred, parity, amount, &op, part});
@@ -791,7 +794,11 @@ void Prover::checkEnd(const Ghost &g, const z3::expr &when, std::vector<Violatio
     for (int s = 0; s < grp.slots; ++s) {
       int64_t n = grp.count[s];
       z3::expr hi = z3::ite(g.D.at(key)[s], c.int_val(n), c.int_val(0));
-      viol.push_back({PhaseBalance, key.first, when && (B[s] < 0 || B[s] > hi), nullptr, key.second});
+      // A phase completed by plain arrivals that nobody waits for is harmless at the end; one completed
+      // by TMA bytes or tcgen05 may still be in flight when the kernel ends (and the barrier is invalidated).
+      z3::expr over = grp.asyncSignals ? B[s] > hi : c.bool_val(false);
+      viol.push_back({PhaseBalance, key.first, when && (B[s] < 0 || over || z3::mod(B[s], (int)n) != 0), nullptr,
+                      key.second});
     }
   }
   for (size_t gi = 0; gi < groups.size(); ++gi)
@@ -1337,10 +1344,19 @@ ProofReport Prover::run() {
   }
   bool allClean = true;
   {
-    z3::solver s = newSolver(false);
-    s.add(anyViol(0, viol.size(), isProp, viol));
-    double secs = 0;
-    z3::check_result any = check(s, secs);
+    // Shallow first: most counterexamples need few iterations, and shallow queries are cheap.
+    size_t depth = std::min<size_t>(viol.size(), 7);
+    z3::check_result any = z3::unsat;
+    for (;;) {
+      z3::solver s = newSolver(false);
+      s.add(anyViol(0, depth, isProp, viol));
+      double secs = 0;
+      any = check(s, secs);
+      if (any != z3::unsat || depth == viol.size())
+        break;
+      depth = viol.size();
+    }
+    size_t cexDepth = any == z3::sat ? depth : viol.size();
     if (any != z3::unsat) {
       allClean = false;
       for (size_t i = 0; i < results.size(); ++i) {
@@ -1349,12 +1365,14 @@ ProofReport Prover::run() {
         std::optional<z3::model> model;
         {
           z3::solver q = newSolver(false);
-          q.add(anyViol(0, viol.size(), sels[i], viol));
+          q.add(anyViol(0, cexDepth, sels[i], viol));
           res = check(q, r.seconds);
           if (res == z3::sat) {
             model = q.get_model();
             z3::solver small = newSolver(true); // a small launch reads better, when there is one
-            small.add(anyViol(0, viol.size(), sels[i], viol));
+            small.add(anyViol(0, cexDepth, sels[i], viol));
+            for (auto &a : abstracted)
+              small.add(a.var >= 0 && a.var <= 64);
             if (check(small, r.seconds) == z3::sat)
               model = small.get_model();
           }
@@ -1362,7 +1380,7 @@ ProofReport Prover::run() {
         if (res == z3::sat && !abstracted.empty()) {
           // Concretize: the abstracted terms take their exact values.
           z3::solver q = newSolver(true);
-          q.add(anyViol(0, viol.size(), sels[i], viol));
+          q.add(anyViol(0, cexDepth, sels[i], viol));
           for (auto &a : abstracted) {
             z3::expr v = model->eval(a.var, true);
             q.add(a.var == v && a.exact == v);
@@ -1370,7 +1388,7 @@ ProofReport Prover::run() {
           z3::check_result cr = check(q, r.seconds);
           if (cr != z3::sat) {
             z3::solver q2 = newSolver(false);
-            q2.add(anyViol(0, viol.size(), sels[i], viol));
+            q2.add(anyViol(0, cexDepth, sels[i], viol));
             for (auto &a : abstracted)
               q2.add(a.var == a.exact);
             cr = check(q2, r.seconds);
@@ -1385,6 +1403,36 @@ ProofReport Prover::run() {
             r.witness = cr == z3::unsat ? "the violation found on the linear abstraction of the tile count is not "
                                           "realizable; no realizable violation within the bound"
                                         : "a violation on the linear abstraction could not be concretized in time";
+          }
+        }
+        if (res == z3::sat && !options.launch.empty()) {
+          // Move the parameters toward the simulated launch where the violation allows it.
+          z3::solver q = newSolver(false);
+          q.add(anyViol(0, cexDepth, sels[i], viol));
+          for (auto &a : abstracted)
+            q.add(a.var == a.exact);
+          z3::params quick(c);
+          quick.set("timeout", 2000u);
+          q.set(quick);
+          std::vector<std::pair<z3::expr, z3::expr>> prefs; // (param, preferred value)
+          for (auto &[n, v] : options.launch)
+            if (auto it = params.find(n); it != params.end())
+              prefs.push_back({it->second, c.int_val(v)});
+          for (auto &[n, e] : params) {
+            if (n.starts_with("program_id_"))
+              prefs.push_back({e, c.int_val(0)});
+            else if (!n.starts_with("num_programs_"))
+              prefs.push_back({e >= 0, c.bool_val(true)}); // non-negative sizes read as real launches
+          }
+          for (auto &[lhs, v] : prefs) {
+            q.push();
+            q.add(lhs == v);
+            if (check(q, r.seconds) == z3::sat) {
+              model = q.get_model();
+              q.pop();
+              q.add(lhs == v);
+            } else
+              q.pop();
           }
         }
         if (res == z3::sat) {

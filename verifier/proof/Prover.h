@@ -51,6 +51,10 @@ struct ProofOptions {
   std::vector<Assumption> assumptions;
   double timeoutSeconds = 10; ///< per Z3 query (also bounds the rlimit)
   int bmcSteps = 0;           ///< lock-step steps of bounded model checking; 0: 4 * max stages + 4
+  /// The launch `check` simulates (scalar arguments by Python name, `num_programs_x|y|z`): a
+  /// counterexample keeps these values where the violation does not depend on them, so that its
+  /// replay is a realistic launch.
+  std::map<std::string, int64_t> launch;
 };
 
 /// One verdict (design.md: `proofs: [{property, verdict, partitions, location, bound, witness}]`).
