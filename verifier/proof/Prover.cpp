@@ -51,6 +51,16 @@ std::string parseAssumption(const std::string &text, Assumption &out) {
     };
     int64_t v;
     std::string o = op;
+    auto isName = [](const std::string &n) {
+      if (n.empty() || !(isalpha(static_cast<unsigned char>(n[0])) || n[0] == '_'))
+        return false;
+      for (char ch : n)
+        if (!(isalnum(static_cast<unsigned char>(ch)) || ch == '_'))
+          return false;
+      return true;
+    };
+    if (!(isName(lhs) && isInt(rhs, v)) && !(isInt(lhs, v) && isName(rhs)))
+      return "expected NAME OP INTEGER (OP one of >= <= > < == !=) in '" + text + "'";
     if (isInt(rhs, v) && !lhs.empty() && !isInt(lhs, v)) {
       isInt(rhs, v);
       out = {lhs, o, v};
@@ -1361,16 +1371,26 @@ ProofReport Prover::run() {
       allClean = false;
       for (size_t i = 0; i < results.size(); ++i) {
         ProofResult &r = results[i];
+        size_t cexDepthFor = cexDepth;
         z3::check_result res = z3::unsat;
         std::optional<z3::model> model;
         {
           z3::solver q = newSolver(false);
           q.add(anyViol(0, cexDepth, sels[i], viol));
           res = check(q, r.seconds);
-          if (res == z3::sat) {
+          if (res == z3::unsat && cexDepth < viol.size()) { // the induction's base case needs the full depth
+            z3::solver full = newSolver(false);
+            full.add(anyViol(0, viol.size(), sels[i], viol));
+            res = check(full, r.seconds);
+            if (res == z3::sat) {
+              cexDepthFor = viol.size();
+              model = full.get_model();
+            }
+          } else if (res == z3::sat)
             model = q.get_model();
+          if (res == z3::sat) {
             z3::solver small = newSolver(true); // a small launch reads better, when there is one
-            small.add(anyViol(0, cexDepth, sels[i], viol));
+            small.add(anyViol(0, cexDepthFor, sels[i], viol));
             for (auto &a : abstracted)
               small.add(a.var >= 0 && a.var <= 64);
             if (check(small, r.seconds) == z3::sat)
@@ -1380,7 +1400,7 @@ ProofReport Prover::run() {
         if (res == z3::sat && !abstracted.empty()) {
           // Concretize: the abstracted terms take their exact values.
           z3::solver q = newSolver(true);
-          q.add(anyViol(0, cexDepth, sels[i], viol));
+          q.add(anyViol(0, cexDepthFor, sels[i], viol));
           for (auto &a : abstracted) {
             z3::expr v = model->eval(a.var, true);
             q.add(a.var == v && a.exact == v);
@@ -1388,7 +1408,7 @@ ProofReport Prover::run() {
           z3::check_result cr = check(q, r.seconds);
           if (cr != z3::sat) {
             z3::solver q2 = newSolver(false);
-            q2.add(anyViol(0, cexDepth, sels[i], viol));
+            q2.add(anyViol(0, cexDepthFor, sels[i], viol));
             for (auto &a : abstracted)
               q2.add(a.var == a.exact);
             cr = check(q2, r.seconds);
@@ -1408,7 +1428,7 @@ ProofReport Prover::run() {
         if (res == z3::sat && !options.launch.empty()) {
           // Move the parameters toward the simulated launch where the violation allows it.
           z3::solver q = newSolver(false);
-          q.add(anyViol(0, cexDepth, sels[i], viol));
+          q.add(anyViol(0, cexDepthFor, sels[i], viol));
           for (auto &a : abstracted)
             q.add(a.var == a.exact);
           z3::params quick(c);
