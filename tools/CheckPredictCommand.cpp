@@ -2,6 +2,7 @@
 // attached; check prints the findings, predict the summary view (design.md output contract).
 #include "tools/CommandLine.h"
 #include "tools/PredictSweep.h"
+#include "tools/ProofReport.h"
 #include "tools/Simulation.h"
 
 #include "sim/SummaryView.h"
@@ -38,6 +39,12 @@ int run(bool predict) {
   }
 
   const std::vector<verifier::Finding> findings = checks.findings();
+  ProofOutcome proofs; // Z3 verdicts for all trip counts (check only)
+  if (!predict) {
+    proofs = runProofs(*prepared.module);
+    if (proofs.badAssumptions)
+      return kBadInput;
+  }
   json::Array findingsJson, warningsJson;
   for (const auto &f : findings)
     findingsJson.push_back(verifier::toJson(f));
@@ -53,7 +60,7 @@ int run(bool predict) {
     out["command"] = predict ? "predict" : "check";
     out["findings"] = std::move(findingsJson);
     if (!predict)
-      out["proofs"] = json::Array{};
+      out["proofs"] = proofsJson(proofs);
     out["warnings"] = std::move(warningsJson);
     out["ctas_simulated"] = result->ctasSimulated;
     outs() << formatv("{0:2}", json::Value(std::move(out))) << "\n";
@@ -71,7 +78,11 @@ int run(bool predict) {
       outs() << "tlx-sim " << (predict ? "predict" : "check") << ": " << findings.size() << " finding"
              << (findings.size() == 1 ? "" : "s") << (predict ? "; no time predicted" : "") << "\n";
   }
-  return findings.empty() ? kClean : kFindings;
+  if (!jsonOpt)
+    printProofs(proofs, outs());
+  if (proofs.unsatAssumptions)
+    return badInput("the --assume constraints admit no launch of this kernel");
+  return findings.empty() && !proofs.counterexample ? kClean : kFindings;
 }
 
 int runCheck() { return run(/*predict=*/false); }
