@@ -20,7 +20,7 @@ struct Costs {
       wgmmaIssue, wgmmaLatency, tmaIssue, tmaLatency, tmaBytesPerClk, l2BytesPerClk, l2Size, hbmBytesPerS,
       hbmExtraLatency, mbarOp, mbarWake, scalarOp, aluLanes, sfuOps, smemBytesPerClk, ctaLaunch, fence, regsPerSm,
       regAllocUnit, tmaRequestBytesPerClk, globalLoadLatency, lsuBytesPerClk, mmaSyncFlopsPerClk, ctaBarrier,
-      lsuVectorBytes, mmaSyncFlopsPerInstr, smemLatency;
+      lsuVectorBytes, mmaSyncFlopsPerInstr, smemLatency, kernelOverheadNs;
   // Optional knobs (NaN when the model lacks them; an op that needs one fails with its name).
   double tmemBytesPerClk, sleepUnit;
   double hbmBytesPerClk = 0; ///< derived: hbmBytesPerS at the maximum clock
@@ -70,6 +70,7 @@ constexpr Knob kKnobs[] = {
     {"lsu_bytes_per_thread_instr", &Costs::lsuVectorBytes, Knob::Positive},
     {"mma_sync_flops_per_instr", &Costs::mmaSyncFlopsPerInstr, Knob::Positive},
     {"smem_latency_cycles", &Costs::smemLatency, Knob::NonNegative},
+    {"kernel_overhead_ns", &Costs::kernelOverheadNs, Knob::NonNegative},
     {"tmem_bytes_per_clk_sm", &Costs::tmemBytesPerClk, Knob::Positive, /*optional=*/true},
     {"s_sleep_unit_cycles", &Costs::sleepUnit, Knob::NonNegative, /*optional=*/true},
 };
@@ -1389,11 +1390,20 @@ struct Engine::Impl {
           t = std::max(t, agent->time);
       emit([&](Listener &l) { l.onStall(t, blocked); });
     }
+    // Write-backs of stores count toward the kernel's time: HBM drains them before the kernel
+    // is done. Measured on the H200 (traces/h200/tma_scale.json): the TMA scale kernel's time
+    // grows with read + written bytes even where everything it writes fits in L2 (4096^2:
+    // 18.4 us for 32 MB in + 32 MB out), so L2 does not hide the write-back.
+    if (!result.stalled)
+      endCycle = std::max(endCycle, hbmFree);
     result.cycles = endCycle;
     // Power-limited clock: the SM clock falls linearly from its maximum (idle tensor
     // cores) to its full-load value as tensor-core utilization rises.
     double utilization = endCycle ? std::min(1.0, tensorBusy / (static_cast<double>(endCycle) * costs.numSms)) : 0;
     result.clockMhz = costs.clockMaxMhz - (costs.clockMaxMhz - costs.clockFullLoadMhz) * utilization;
+    // A fixed per-launch cost on top of the simulated cycles (grid launch and drain as the
+    // device measures a kernel's duration), converted at the run's clock.
+    result.cycles += static_cast<Cycle>(std::ceil(costs.kernelOverheadNs * 1e-3 * result.clockMhz));
     emit([&](Listener &l) { l.onFinish(endCycle); });
     return result;
   }

@@ -1,5 +1,7 @@
 #include "tools/ProofReport.h"
 
+#include <cstdlib>
+
 #include "tools/CommandLine.h"
 #include "tools/Simulation.h"
 
@@ -19,7 +21,20 @@ cl::list<std::string> assumeOpts("assume",
                                  cl::value_desc("NAME OP VALUE"), cl::sub(checkCommand()));
 cl::opt<double> timeoutOpt("timeout", cl::desc("Z3 time limit per query in seconds (default 10)"), cl::init(10.0),
                            cl::sub(checkCommand()));
-cl::opt<bool> noProofsOpt("no-proofs", cl::desc("Skip the Z3 proofs"), cl::sub(checkCommand()));
+cl::opt<bool> noProofsOpt("no-proofs",
+                          cl::desc("Skip the Z3 proofs (also when the environment sets TLXSIM_NO_PROOFS=1, as the "
+                                   "test suite does for tests about dynamic findings; --proofs overrides it)"),
+                          cl::sub(checkCommand()));
+cl::opt<bool> proofsOpt("proofs", cl::desc("Run the Z3 proofs even when TLXSIM_NO_PROOFS is set"),
+                        cl::sub(checkCommand()));
+
+/// Whether `check` skips the prover: --no-proofs, or TLXSIM_NO_PROOFS=1 without --proofs.
+bool proofsDisabled() {
+  if (proofsDisabled())
+    return true;
+  const char *env = std::getenv("TLXSIM_NO_PROOFS");
+  return !proofsOpt && env && std::string(env) == "1";
+}
 cl::opt<int> proofStepsOpt("proof-steps",
                            cl::desc("Lock-step iterations of bounded model checking (default 4 x stages + 4)"),
                            cl::init(0), cl::sub(checkCommand()));
@@ -85,7 +100,7 @@ std::string replay(const verifier::proof::ProofResult &r) {
 
 ProofOutcome runProofs(mlir::ModuleOp module) {
   ProofOutcome out;
-  if (noProofsOpt)
+  if (proofsDisabled())
     return out;
   verifier::proof::ProofOptions options;
   options.timeoutSeconds = timeoutOpt;

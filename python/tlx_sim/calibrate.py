@@ -80,11 +80,14 @@ def coordinate_descent(evaluate, start: dict, grids: dict, rounds: int) -> tuple
     return best, best_score, log
 
 
-def xcheck_evaluator(tlx_sim: str, traces: list[str], model: str | None):
-    """``evaluate(values)`` running ``tlx-sim xcheck --split fit --json`` with ``--set`` for each knob."""
+def xcheck_evaluator(tlx_sim: str, traces: list[str], model: str | None, kernels: list[str] | None = None):
+    """``evaluate(values)`` running ``tlx-sim xcheck --split fit --json`` with ``--set`` for each knob (and
+    ``--kernel`` for each of ``kernels``, when given)."""
     def evaluate(values: dict) -> tuple[float, float]:
         cmd = [tlx_sim, "xcheck", *traces, "--split", "fit", "--json", "--max-median-error", "1e9",
                "--min-spearman", "-2"]
+        for k in kernels or []:
+            cmd += ["--kernel", k]
         if model:
             cmd += ["--model", model]
         for k, v in values.items():
@@ -137,13 +140,15 @@ def main(argv=None) -> int:
     parser.add_argument("traces", nargs="+", help="trace folders or files (traces/h200)")
     parser.add_argument("--knob", action="append", required=True, metavar="NAME=LO:HI:STEP")
     parser.add_argument("--model", help="model name (default: each trace file's gpu)")
+    parser.add_argument("--kernel", action="append", metavar="NAME",
+                        help="fit on this kernel's fit records only (repeatable; default: every kernel)")
     parser.add_argument("--rounds", type=int, default=2, help="coordinate-descent rounds (default 2)")
     parser.add_argument("--tlx-sim", default=os.environ.get("TLX_SIM", str(REPO / "build" / "tools" / "tlx-sim")))
     parser.add_argument("--write", action="store_true", help="store the fitted values in models/<model>.json")
     args = parser.parse_args(argv)
 
     grids = dict(parse_knob(k) for k in args.knob)
-    counts = fit_records(args.traces)
+    counts = {k: n for k, n in fit_records(args.traces).items() if not args.kernel or k in args.kernel}
     gpus = {json.loads(f.read_text()).get("gpu") for t in args.traces
             for f in (sorted(Path(t).glob("*.json")) if Path(t).is_dir() else [Path(t)])} - {None}
     model = args.model or (gpus.pop() if len(gpus) == 1 else None)
@@ -156,7 +161,7 @@ def main(argv=None) -> int:
             raise kmod.UsageError(f"model {model} has no parameter {knob!r}")
     start = {k: float(doc["params"][k]["value"]) for k in grids}
 
-    evaluate = xcheck_evaluator(args.tlx_sim, args.traces, args.model)
+    evaluate = xcheck_evaluator(args.tlx_sim, args.traces, args.model, args.kernel)
     best, best_score, log = coordinate_descent(evaluate, start, grids, args.rounds)
     before = log[0][1]
     for values, (med, mean) in log:

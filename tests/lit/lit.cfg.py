@@ -24,6 +24,8 @@ python = params.get("python", shutil.which("python3") or "python3")
 llvm_bin = os.path.dirname(filecheck)
 config.environment["PATH"] = os.pathsep.join([llvm_bin, os.environ.get("PATH", "")])
 config.environment["TLXSIM_MODELS"] = os.path.join(source_dir, "models")
+# Tests about dynamic findings skip the Z3 prover (seconds per kernel); the proof tests pass --proofs.
+config.environment["TLXSIM_NO_PROOFS"] = "1"
 
 # Longer keys first: lit applies substitutions in order.
 config.substitutions.append(("%tlx-sim", tlx_sim))
