@@ -30,7 +30,7 @@ cl::opt<bool> proofsOpt("proofs", cl::desc("Run the Z3 proofs even when TLXSIM_N
 
 /// Whether `check` skips the prover: --no-proofs, or TLXSIM_NO_PROOFS=1 without --proofs.
 bool proofsDisabled() {
-  if (proofsDisabled())
+  if (noProofsOpt)
     return true;
   const char *env = std::getenv("TLXSIM_NO_PROOFS");
   return !proofsOpt && env && std::string(env) == "1";
