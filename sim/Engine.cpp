@@ -1,6 +1,8 @@
 #include "sim/Engine.h"
 
+#include "sim/ClusterBarrier.h"
 #include "sim/MBarrier.h"
+#include "sim/NamedBarrier.h"
 
 #include <cmath>
 #include <deque>
@@ -164,6 +166,8 @@ struct Agent {
   Cycle lastTc05Done = 0;
   // while blocked on a barrier
   int32_t waitLoc = -1;
+  BlockedAgent::Kind waitKind = BlockedAgent::MBarrier;
+  int64_t waitNamed = -1; ///< the named-barrier id it waits on
   BarrierKey waitKey{};
   int64_t waitParity = 0;
 };
@@ -178,6 +182,7 @@ struct Cta {
   Cycle lastEnd = 0;
   std::unordered_map<uint64_t, MBarrier> barriers;
   std::unordered_map<uint64_t, std::vector<int32_t>> waiters;
+  NamedBarriers named;
 };
 
 struct Sm {
@@ -232,6 +237,7 @@ struct Engine::Impl {
   int64_t nextAsyncOp = 0;
   std::set<const Instr *> reportedUnknown;
   std::vector<int64_t> finishedCtas; ///< CTAs whose memory is released after the current event
+  std::unordered_map<int64_t, ClusterBarrier> clusters; ///< by cluster index
   std::string error;
   // L2 residency of TMA boxes (LRU over box keys)
   std::list<std::pair<uint64_t, int64_t>> l2Lru;
@@ -316,6 +322,8 @@ struct Engine::Impl {
     agent.frame.shrink_to_fit();
     emit([&](Listener &l) { l.onAgentEnd(agent.info.id, agent.time); });
     Cta &cta = *agent.cta;
+    if (!clusters.empty())
+      clusterProgress(cta.id / program.numCtas, agent.time);
     cta.lastEnd = std::max(cta.lastEnd, agent.time);
     if (agent.mainAgent >= 0) {
       Agent &main = *agents[agent.mainAgent];
@@ -405,6 +413,55 @@ struct Engine::Impl {
       push(w.time, Event::RunAgent, id);
     }
     it->second = std::move(still);
+  }
+
+  /// Wakes an agent blocked on a named or cluster barrier at `t`.
+  void wake(int32_t id, Cycle t) {
+    Agent &w = *agents[id];
+    w.state = Agent::Ready;
+    w.time = std::max(w.time, t + cycles(costs.mbarWake));
+    w.stack.back().pc++;
+    push(w.time, Event::RunAgent, id);
+  }
+
+  /// Completes the cluster barrier of cluster `index` if every non-exited agent of its CTAs arrived.
+  void clusterProgress(int64_t index, Cycle t) {
+    auto it = clusters.find(index);
+    if (it == clusters.end())
+      return;
+    std::vector<int32_t> live;
+    int64_t first = index * program.numCtas, last = first + program.numCtas;
+    bool allStarted = std::min<int64_t>(last, totalCtas) <= nextCta;
+    for (int64_t c = first; c < last && c < static_cast<int64_t>(ctas.size()); ++c)
+      if (ctas[c])
+        for (int32_t id : ctas[c]->agentIds)
+          if (agents[id] && agents[id]->state != Agent::Done)
+            live.push_back(id);
+    bool completed = false;
+    std::vector<int32_t> wakeList = it->second.tryComplete(live, allStarted, completed);
+    if (!completed)
+      return;
+    ClusterBarrierEvent e{ClusterBarrierEvent::Complete, t, index, -1, -1, it->second.generation()};
+    emit([&](Listener &l) { l.onClusterBarrier(e); });
+    for (int32_t id : wakeList) {
+      wake(id, t);
+      ClusterBarrierEvent r{ClusterBarrierEvent::WaitPass, agents[id]->time, index, id, agents[id]->waitLoc,
+                            it->second.generation()};
+      emit([&](Listener &l) { l.onClusterBarrier(r); });
+    }
+  }
+
+  /// Reports reads of wgmma accumulators whose group is still outstanding (their values carry the op).
+  void checkPendingUses(Agent &a, const Instr &in) {
+    for (int32_t slot : in.args) {
+      if (slot < 0)
+        continue;
+      const Value &v = a.frame[slot];
+      if (v.kind != Value::Tensor || v.i <= 0)
+        continue;
+      PendingUseEvent e{a.time, a.info.id, v.i - 1, v.alloc, in.loc, iteration(a)};
+      emit([&](Listener &l) { l.onPendingUse(e); });
+    }
   }
 
   // ---- memory system -----------------------------------------------------------------------
@@ -505,7 +562,7 @@ struct Engine::Impl {
     switch (op) {
     case Op::InitBarrier: case Op::InvalBarrier: case Op::BarrierExpect: case Op::WaitBarrier:
     case Op::ArriveBarrier: case Op::TmaLoad: case Op::TmaStore: case Op::WgmmaIssue: case Op::WarpSpecialize:
-    case Op::Tc05Mma: case Op::Tc05Commit:
+    case Op::Tc05Mma: case Op::Tc05Commit: case Op::NamedBarrier: case Op::ClusterArrive: case Op::ClusterWait:
       return true;
     default:
       return false;
@@ -813,6 +870,7 @@ struct Engine::Impl {
         return next();
       }
       a.state = Agent::Blocked;
+      a.waitKind = BlockedAgent::MBarrier;
       a.waitKey = key;
       a.waitParity = parity;
       a.waitLoc = in.loc;
@@ -863,8 +921,14 @@ struct Engine::Impl {
       }
       InstrEvent e{a.info.id, &in, start, a.time};
       emit([&](Listener &l) { l.onInstr(e); });
-      for (int32_t i = 0; i < in.numResults; ++i)
-        a.frame[in.result + i] = a.frame[in.args[i]];
+      for (int32_t i = 0; i < in.numResults; ++i) {
+        Value v = a.frame[in.args[i]];
+        // an accumulator whose wgmma group retired is readable (v.i: its op + 1 while pending)
+        if (v.kind == Value::Tensor && v.i > 0 &&
+            std::none_of(groups.begin(), groups.end(), [&](const auto &g) { return g.second == v.i - 1; }))
+          v = Value::tensor();
+        a.frame[in.result + i] = v;
+      }
       return next();
     }
     case Op::WgmmaIssue: {
@@ -877,8 +941,8 @@ struct Engine::Impl {
       access(a, op, in.args[0], in.viewElems[0], /*write=*/false, /*asyncProxy=*/true, in);
       access(a, op, in.args[1], in.viewElems[1], /*write=*/false, /*asyncProxy=*/true, in);
       a.wgmmaGroups.emplace_back(done, op);
-      if (in.result >= 0)
-        a.frame[in.result] = Value::tensor();
+      if (in.result >= 0) // pending until a wgmma wait retires `op`
+        a.frame[in.result] = Value{Value::Tensor, in.loc, op + 1};
       AsyncEvent e{AsyncEvent::TensorCore, cta.sm, a.info.id, in.loc, begin, sm.tensorCoreFree, in.imm2, in.imm, true};
       emit([&](Listener &l) { l.onAsync(e); });
       return next();
@@ -931,6 +995,7 @@ struct Engine::Impl {
     }
     case Op::LocalStore:
     case Op::LocalLoad:
+      checkPendingUses(a, in);
       busy(static_cast<double>(in.imm) / costs.smemBytesPerClk);
       if (in.op == Op::LocalStore)
         access(a, -1, in.args[1], in.viewElems[0], /*write=*/true, /*asyncProxy=*/false, in);
@@ -940,12 +1005,63 @@ struct Engine::Impl {
         a.frame[in.result] = Value::tensor();
       return next();
     case Op::TensorOp: {
+      checkPendingUses(a, in);
       double units = std::min(4, a.info.numWarps) / 4.0;
       double rate = in.sub == 1 ? costs.sfuOps * units : costs.aluLanes * units;
       busy(static_cast<double>(in.imm) / rate);
       for (int32_t i = 0; i < in.numResults; ++i)
         a.frame[in.result + i] = Value::tensor();
       return next();
+    }
+    case Op::NamedBarrier: {
+      int64_t id = 0, count = 0;
+      if (!intOf(a, in.args[0], in, id) || !intOf(a, in.args[1], in, count))
+        return Step::Error;
+      busy(costs.mbarOp);
+      bool sync = in.sub == 1;
+      int64_t threads = static_cast<int64_t>(a.info.numWarps) * program.threadsPerWarp; // counted per warp
+      NamedBarriers::Result r = cta.named.arrive(id, count, threads, a.info.id, sync);
+      NamedBarrierEvent e{a.time, cta.id, a.info.id, in.loc, id, count, threads, sync, r.expected, r.arrived,
+                          r.generation, r.completed};
+      emit([&](Listener &l) { l.onNamedBarrier(e); });
+      for (int32_t w : r.released)
+        wake(w, a.time);
+      if (sync && !r.completed) {
+        a.state = Agent::Blocked;
+        a.waitKind = BlockedAgent::Named;
+        a.waitNamed = id;
+        a.waitLoc = in.loc;
+        return Step::Suspend;
+      }
+      return next();
+    }
+    case Op::ClusterArrive:
+    case Op::ClusterWait: {
+      busy(costs.mbarOp);
+      int64_t index = cta.id / program.numCtas;
+      ClusterBarrier &bar = clusters[index];
+      if (in.op == Op::ClusterArrive) {
+        bool ok = bar.arrive(a.info.id);
+        ClusterBarrierEvent e{ok ? ClusterBarrierEvent::Arrive : ClusterBarrierEvent::DoubleArrive, a.time, index,
+                              a.info.id, in.loc, bar.generation()};
+        emit([&](Listener &l) { l.onClusterBarrier(e); });
+        clusterProgress(index, a.time);
+        return next();
+      }
+      bool arrived = bar.hasArrived(a.info.id);
+      if (arrived && bar.waitPasses(a.info.id)) {
+        ClusterBarrierEvent e{ClusterBarrierEvent::WaitPass, a.time, index, a.info.id, in.loc, bar.generation()};
+        emit([&](Listener &l) { l.onClusterBarrier(e); });
+        return next();
+      }
+      ClusterBarrierEvent e{arrived ? ClusterBarrierEvent::WaitBlock : ClusterBarrierEvent::WaitWithoutArrive, a.time,
+                            index, a.info.id, in.loc, bar.generation()};
+      emit([&](Listener &l) { l.onClusterBarrier(e); });
+      bar.block(a.info.id);
+      a.state = Agent::Blocked;
+      a.waitKind = BlockedAgent::Cluster;
+      a.waitLoc = in.loc;
+      return Step::Suspend;
     }
     case Op::FenceAsync:
       busy(costs.fence);
@@ -1058,9 +1174,10 @@ struct Engine::Impl {
     for (const auto &agent : agents) {
       if (!agent || agent->state == Agent::Done)
         continue;
-      bool onBarrier = agent->state == Agent::Blocked;
-      BlockedAgent b{agent->info.id, onBarrier ? agent->waitLoc : agent->joinLoc, onBarrier, agent->waitKey,
-                     agent->waitParity, {}};
+      bool blockedOn = agent->state == Agent::Blocked;
+      bool onBarrier = blockedOn && agent->waitKind == BlockedAgent::MBarrier;
+      BlockedAgent b{agent->info.id, blockedOn ? agent->waitLoc : agent->joinLoc, onBarrier, blockedOn ? agent->waitKind : BlockedAgent::Join,
+                     agent->waitNamed, agent->waitKey, agent->waitParity, {}};
       for (const Ctl &c : agent->stack)
         if (c.kind == Ctl::For)
           b.iterations.emplace_back(c.owner->loc, (c.iv - c.lb) / c.step);

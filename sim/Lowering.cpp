@@ -297,6 +297,7 @@ private:
       Instr instr = make(Op::TensorOp, op);
       instr.sub = unit;
       instr.imm = op.getNumResults() ? numElements(op.getResult(0).getType()) : 0;
+      instr.args = slotsOf(op.getOperands()); // a use of a pending wgmma accumulator is checked
       out.push_back(instr);
     };
 
@@ -615,6 +616,19 @@ private:
       instr.viewElems[0] = memdesc.getNumElements();
       instr.imm = memdesc.getSizeInBytes();
       out.push_back(instr);
+      return;
+    }
+    if (name == "ttng.arrive_barrier_named" || name == "ttng.wait_barrier_named") {
+      if (op.getNumOperands() != 2)
+        return malformed(op, "expected a barrier id and a thread count");
+      Instr instr = make(Op::NamedBarrier, op);
+      instr.args = slotsOf(op.getOperands());
+      instr.sub = name == "ttng.wait_barrier_named" ? 1 : 0;
+      out.push_back(instr);
+      return;
+    }
+    if (name == "ttng.cluster_arrive" || name == "ttng.cluster_wait") {
+      out.push_back(make(name == "ttng.cluster_arrive" ? Op::ClusterArrive : Op::ClusterWait, op));
       return;
     }
     if (isRegisterTensorOp(name))

@@ -45,6 +45,9 @@ enum class Op : uint8_t {
   LocalStore,     ///< args = src, dst; imm = bytes written to shared memory
   LocalLoad,      ///< args = src; imm = bytes read from shared memory
   TensorOp,       ///< register work on imm elements; sub = 0 ALU, 1 SFU (exp2, ...)
+  NamedBarrier,   ///< args = id, thread count; sub = 1 bar.sync (waits), 0 bar.arrive
+  ClusterArrive,  ///< barrier.cluster.arrive
+  ClusterWait,    ///< barrier.cluster.wait
   Unknown,        ///< an op the simulator has no semantics for; name in Program::unknownOps[imm]
 };
 

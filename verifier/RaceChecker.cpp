@@ -10,6 +10,7 @@ const char *opName(Op op, bool write) {
   case Op::TmaLoad: return "the TMA load";
   case Op::TmaStore: return "the TMA store";
   case Op::WgmmaIssue: return "the wgmma";
+  case Op::Tc05Mma: return "the tcgen05 MMA";
   case Op::LocalStore: return "the local_store";
   case Op::LocalLoad: return "the local_load";
   default: return write ? "the write" : "the read";
@@ -112,6 +113,22 @@ void RaceChecker::onProxyFence(int32_t agent, Cycle) {
           view.fenced = true;
 }
 
+void RaceChecker::onPendingUse(const PendingUseEvent &e) {
+  if (!tracked(cta(e.agent)) || !reported_.insert({"race-raw", e.loc, e.issueLoc}).second)
+    return;
+  Finding f;
+  f.cls = "race-raw";
+  f.location = loc(e.loc);
+  std::string it = e.iteration >= 0 ? " (iteration " + std::to_string(e.iteration) + ")" : "";
+  f.message = "partition '" + partition(e.agent) + "'" + it +
+              " reads the accumulator of an asynchronous wgmma before a wgmma wait retired its group: the tensor "
+              "core may still be writing it (warpgroup_mma_wait / wgmma.wait_group with fewer pendings needed) (CTA " +
+              std::to_string(cta(e.agent)) + ")";
+  f.related.push_back(Related{loc(e.issueLoc), partition(e.agent), e.iteration, "the wgmma",
+                              "the wgmma that writes the accumulator is issued here"});
+  findings_.push_back(std::move(f));
+}
+
 std::string RaceChecker::describe(const Epoch &e) const {
   std::string text = std::string(opName(e.op, false)) + " of partition '" + partition(e.agent) + "'";
   if (e.iteration >= 0)
@@ -144,7 +161,7 @@ void RaceChecker::report(const char *cls, const AccessEvent &now, const Epoch &n
   // If the accessing side did synchronize with the other agent after it issued its access,
   // name that release: it is where the protocol lets the access through too early.
   int64_t seen = clock.get(before.agent);
-  if (before.thread != before.agent && seen > before.issuerClock) {
+  if (before.thread != before.agent && before.agent != nowEpoch.agent && seen > before.issuerClock) {
     auto it = releaseLoc_.upper_bound({before.agent, seen});
     if (it != releaseLoc_.begin() && (--it)->first.first == before.agent && it->first.second > before.issuerClock)
       f.notes.emplace_back(loc(it->second), "partition '" + partition(nowEpoch.agent) + "' synchronized with partition '" +

@@ -41,6 +41,8 @@ public:
   void onAsyncRetired(int32_t agent, int64_t op, sim::Cycle t) override;
   void onAccess(const sim::AccessEvent &e) override;
   void onProxyFence(int32_t agent, sim::Cycle t) override;
+  /// race-raw: a wgmma accumulator read before the wgmma wait that retires its group.
+  void onPendingUse(const sim::PendingUseEvent &e) override;
 
   const std::vector<Finding> &findings() const { return findings_; }
 
