@@ -1,5 +1,6 @@
 // `tlx-sim check` and `tlx-sim predict`: simulate one launch with the verifier's checkers
 // attached; check prints the findings, predict the summary view (design.md output contract).
+#include "tools/CheckOptions.h"
 #include "tools/CommandLine.h"
 #include "tools/Simulation.h"
 
@@ -36,7 +37,10 @@ int run(bool predict) {
     return badInput(toString(result.takeError()));
   }
 
-  const std::vector<verifier::Finding> findings = checks.findings();
+  std::vector<verifier::Finding> findings = checks.findings();
+  if (!predict) // --schedules, --baseline, --sarif (tools/CheckOptions.cpp)
+    if (int code = finishCheck(prepared, findings))
+      return code;
   json::Array findingsJson, warningsJson;
   for (const auto &f : findings)
     findingsJson.push_back(verifier::toJson(f));

@@ -65,8 +65,10 @@ void RaceChecker::onBarrier(const BarrierEvent &e) {
     clockOf(e.agent).tick(e.agent);
     break;
   case BarrierAction::CompleteTx: // the TMA copy's write is released by its completion
-    if (e.asyncOp >= 0)
+    if (e.asyncOp >= 0) {
       bar.pending.join(clockOf(asyncThread(e.asyncOp)));
+      clocks_.erase(asyncThread(e.asyncOp)); // a copy completes once: nothing acquires it again
+    }
     break;
   case BarrierAction::PhaseFlip:
     bar.completed[(e.phase - 1) & 1] = bar.pending;
@@ -81,9 +83,35 @@ void RaceChecker::onBarrier(const BarrierEvent &e) {
   }
 }
 
+void RaceChecker::collect() {
+  std::set<ThreadId> live;
+  for (const auto &[key, views] : shadow_)
+    for (const Shadow &view : views) {
+      if (view.write)
+        live.insert(view.write->thread);
+      for (const Epoch &read : view.reads)
+        live.insert(read.thread);
+    }
+  for (const auto &[thread, clock] : clocks_)
+    if (thread < 0)
+      live.insert(thread);
+  auto dead = [&](ThreadId t) { return t < 0 && !live.count(t); };
+  for (auto &[thread, clock] : clocks_)
+    clock.eraseIf(dead);
+  for (auto &[key, bar] : barriers_) {
+    bar.pending.eraseIf(dead);
+    bar.completed[0].eraseIf(dead);
+    bar.completed[1].eraseIf(dead);
+  }
+  issuesSinceCollect_ = 0;
+  collectThreshold_ = std::max<int64_t>(4096, 2 * static_cast<int64_t>(live.size()));
+}
+
 void RaceChecker::onAsyncIssue(int32_t agent, int64_t op, int64_t after, Cycle) {
   if (!tracked(cta(agent)))
     return;
+  if (++issuesSinceCollect_ > collectThreshold_)
+    collect();
   VectorClock &clock = clockOf(asyncThread(op));
   clock = clockOf(agent);
   if (after >= 0) // completes after `after`: whoever sees this op complete sees that one too

@@ -86,6 +86,11 @@ private:
   std::set<std::tuple<std::string, int32_t, int32_t>> reported_;
   std::map<std::pair<int32_t, int64_t>, int32_t> releaseLoc_; ///< (agent, its clock at a release) -> op location
   std::vector<Finding> findings_;
+  /// Drops, from every clock, the entries of asynchronous operations that no shadow epoch names and that are
+  /// not pending: nothing can ask for them again. Keeps clocks proportional to the live accesses, not to the
+  /// operations issued so far (a persistent kernel issues millions).
+  void collect();
+  int64_t issuesSinceCollect_ = 0, collectThreshold_ = 4096;
 };
 
 } // namespace tlxsim::verifier
