@@ -159,6 +159,8 @@ struct Agent {
   Cycle time = 0;
   enum State : uint8_t { Ready, Blocked, Joining, Done } state = Ready;
   std::deque<std::pair<Cycle, int64_t>> wgmmaGroups, storeGroups; ///< (completion, async op id), oldest first
+  std::vector<std::pair<Cycle, int64_t>> openCopies; ///< cp.async copies not yet committed
+  std::deque<std::vector<std::pair<Cycle, int64_t>>> copyGroups; ///< committed cp.async groups, oldest first
   int32_t liveWorkers = 0;
   int32_t mainAgent = -1; ///< for workers: the agent running the default partition
   int32_t joinLoc = -1;   ///< the warp_specialize an agent waits to join
@@ -971,6 +973,7 @@ struct Engine::Impl {
       int64_t op = issueAsync(a, a.lastTc05Op);
       access(a, op, in.args[0], in.viewElems[0], /*write=*/false, /*asyncProxy=*/true, in);
       access(a, op, in.args[1], in.viewElems[1], /*write=*/false, /*asyncProxy=*/true, in);
+      access(a, op, in.args[2], in.viewElems[2], /*write=*/true, /*asyncProxy=*/true, in);
       a.lastTc05Op = op;
       a.lastTc05Done = done;
       AsyncEvent e{AsyncEvent::TensorCore, cta.sm, a.info.id, in.loc, begin, sm.tensorCoreFree, 0, in.imm, true};
@@ -1003,6 +1006,40 @@ struct Engine::Impl {
         access(a, -1, in.args[0], in.viewElems[0], /*write=*/false, /*asyncProxy=*/false, in);
       if (in.result >= 0)
         a.frame[in.result] = Value::tensor();
+      return next();
+    case Op::TmemLoad:
+    case Op::TmemStore: {
+      double units = std::min(4, a.info.numWarps) / 4.0;
+      busy(static_cast<double>(in.imm) / (costs.aluLanes * units));
+      access(a, -1, in.args[0], in.viewElems[0], /*write=*/in.op == Op::TmemStore, /*asyncProxy=*/false, in);
+      if (in.result >= 0)
+        a.frame[in.result] = Value::tensor();
+      return next();
+    }
+    case Op::AsyncCopy: {
+      // cp.async (PTX ISA 9.1 9.7.9.25): completes asynchronously; ordered by commit/wait groups only
+      busy(costs.tmaIssue);
+      Cycle done = transfer(sm, a.time, in.imm, /*l2Hit=*/true);
+      int64_t op = issueAsync(a);
+      access(a, op, in.args[0], in.viewElems[0], /*write=*/true, /*asyncProxy=*/true, in);
+      a.openCopies.emplace_back(done, op);
+      return next();
+    }
+    case Op::AsyncCommit:
+      busy(costs.scalarOp);
+      a.copyGroups.push_back(std::move(a.openCopies)); // an empty group completes at once
+      a.openCopies.clear();
+      return next();
+    case Op::AsyncWait:
+      // cp.async.wait_group N: all but the newest N committed groups complete (it counts groups, not copies)
+      while (static_cast<int64_t>(a.copyGroups.size()) > in.imm) {
+        for (auto [done, op] : a.copyGroups.front()) {
+          a.time = std::max(a.time, done);
+          emit([&](Listener &l) { l.onAsyncRetired(a.info.id, op, a.time); });
+        }
+        a.copyGroups.pop_front();
+      }
+      busy(costs.scalarOp);
       return next();
     case Op::TensorOp: {
       checkPendingUses(a, in);

@@ -435,6 +435,8 @@ private:
       instr.sub = barriers.empty() && !op.hasAttr("is_async") ? 1 : 0;
       instr.viewElems[0] = aType.getNumElements();
       instr.viewElems[1] = bType.getNumElements();
+      if (mlir::Value d = requiredValue(op, "d"))
+        instr.viewElems[2] = numElements(d.getType()); // the accumulator in tensor memory, written
       out.push_back(instr);
       return;
     }
@@ -445,10 +447,15 @@ private:
       return;
     }
     if (name == "ttng.tmem_load" || name == "ttng.tmem_store") {
-      // Register <-> tensor-memory traffic, costed as register work over the elements moved.
-      Instr instr = make(Op::TensorOp, op);
+      // Register <-> tensor-memory traffic, costed as register work over the elements moved; an access to
+      // the tensor-memory region for the race checks.
+      if (op.getNumOperands() < (name == "ttng.tmem_load" ? 1u : 2u))
+        return malformed(op, "lacks its operands");
+      Instr instr = make(name == "ttng.tmem_load" ? Op::TmemLoad : Op::TmemStore, op);
       mlir::Value view = op.getOperand(name == "ttng.tmem_load" ? 0 : 1);
       instr.imm = numElements(view.getType());
+      instr.viewElems[0] = instr.imm;
+      instr.args = {slot(view)};
       out.push_back(instr);
       return;
     }
@@ -624,6 +631,28 @@ private:
       Instr instr = make(Op::NamedBarrier, op);
       instr.args = slotsOf(op.getOperands());
       instr.sub = name == "ttng.wait_barrier_named" ? 1 : 0;
+      out.push_back(instr);
+      return;
+    }
+    if (name == "ttg.async_copy_global_to_local" || name == "amdg.buffer_load_to_local") {
+      mlir::Value dst = requiredValue(op, name == "ttg.async_copy_global_to_local" ? "result" : "dest");
+      auto type = dst ? typed<ir::MemDescType>(op, dst, "the destination", "!ttg.memdesc") : ir::MemDescType();
+      if (!type)
+        return;
+      Instr instr = make(Op::AsyncCopy, op);
+      instr.args = {slot(dst)};
+      instr.imm = type.getSizeInBytes();
+      instr.viewElems[0] = type.getNumElements();
+      out.push_back(instr);
+      return;
+    }
+    if (name == "ttg.async_commit_group") {
+      out.push_back(make(Op::AsyncCommit, op));
+      return;
+    }
+    if (name == "ttg.async_wait") {
+      Instr instr = make(Op::AsyncWait, op);
+      instr.imm = intAttr(op, "num");
       out.push_back(instr);
       return;
     }

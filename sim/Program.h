@@ -48,6 +48,11 @@ enum class Op : uint8_t {
   NamedBarrier,   ///< args = id, thread count; sub = 1 bar.sync (waits), 0 bar.arrive
   ClusterArrive,  ///< barrier.cluster.arrive
   ClusterWait,    ///< barrier.cluster.wait
+  TmemLoad,       ///< args = src (tensor-memory view); viewElems[0] = elements; result = tensor
+  TmemStore,      ///< args = dst (tensor-memory view); viewElems[0] = elements
+  AsyncCopy,      ///< cp.async global -> shared: args = dst; imm = bytes; viewElems[0] = elements
+  AsyncCommit,    ///< cp.async.commit_group: the agent's uncommitted copies form one group
+  AsyncWait,      ///< cp.async.wait_group: imm = groups that may stay outstanding
   Unknown,        ///< an op the simulator has no semantics for; name in Program::unknownOps[imm]
 };
 
@@ -68,7 +73,7 @@ struct Instr {
   int32_t block = -1, block2 = -1;
   /// Elements of the shared-memory views the op reads or writes (TMA box, wgmma A and B,
   /// local store/load), in the order of its memdesc operands; 0 for a register operand.
-  int64_t viewElems[2] = {0, 0};
+  int64_t viewElems[3] = {0, 0, 0};
 };
 
 struct Block {

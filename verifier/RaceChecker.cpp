@@ -11,6 +11,9 @@ const char *opName(Op op, bool write) {
   case Op::TmaStore: return "the TMA store";
   case Op::WgmmaIssue: return "the wgmma";
   case Op::Tc05Mma: return "the tcgen05 MMA";
+  case Op::TmemLoad: return "the tmem_load";
+  case Op::TmemStore: return "the tmem_store";
+  case Op::AsyncCopy: return "the cp.async copy";
   case Op::LocalStore: return "the local_store";
   case Op::LocalLoad: return "the local_load";
   default: return write ? "the write" : "the read";
@@ -227,10 +230,24 @@ void RaceChecker::onAccess(const AccessEvent &e) {
         if (read.thread != thread && !ordered(read))
           report("race-war", e, now, read, view, "overwrites",
                  "while " + describe(read) + " may still be reading it", clock);
-    if (e.asyncProxy && !e.write && view.write && !view.write->asyncProxy && ordered(*view.write) && !view.fenced)
+    // (tensor memory is ordered by tcgen05 fences / waits, not fence.proxy.async)
+    if (e.asyncProxy && !e.write && view.write && !view.write->asyncProxy && ordered(*view.write) && !view.fenced &&
+        !program_.allocs[e.alloc].inTensorMemory)
       report("missing-fence", e, now, *view.write, view, "reads",
              "through the async proxy, but " + describe(*view.write) +
                  " wrote it through the generic proxy with no fence_async_shared (fence.proxy.async) after it",
+             clock);
+  }
+  // A read of a region of a buffer array that nothing has filled, while another region of it was filled: the
+  // fill went to another stage (race-raw with no write to order against).
+  if (!e.write && std::none_of(views.begin(), views.end(), [&](const Shadow &v) {
+        return v.write && v.offset < e.offset + e.size && e.offset < v.offset + v.size;
+      })) {
+    auto filled = std::find_if(views.begin(), views.end(), [](const Shadow &v) { return v.write.has_value(); });
+    if (filled != views.end())
+      report("race-raw", e, now, *filled->write, Shadow{e.offset, e.size, std::nullopt, {}, false}, "reads",
+             "which nothing has filled yet: " + describe(*filled->write) + " filled " +
+                 regionName(e.alloc, *filled) + " of the same buffer instead",
              clock);
   }
   if (!exact) {
