@@ -145,7 +145,7 @@ void RaceChecker::onProxyFence(int32_t agent, Cycle) {
 }
 
 void RaceChecker::onPendingUse(const PendingUseEvent &e) {
-  if (!tracked(cta(e.agent)) || !reported_.insert({"race-raw", e.loc, e.issueLoc}).second)
+  if (!tracked(cta(e.agent)) || !reported_.insert({"race-raw", loc(e.loc).str(), loc(e.issueLoc).str()}).second)
     return;
   Finding f;
   f.cls = "race-raw";
@@ -180,7 +180,7 @@ std::string RaceChecker::regionName(int32_t alloc, const Shadow &region) const {
 void RaceChecker::report(const char *cls, const AccessEvent &now, const Epoch &nowEpoch, const Epoch &before,
                          const Shadow &region, const std::string &verb, const std::string &tail,
                          const VectorClock &clock) {
-  if (!reported_.insert({cls, now.loc, before.loc}).second)
+  if (!reported_.insert({cls, loc(now.loc).str(), loc(before.loc).str()}).second)
     return;
   Finding f;
   f.cls = cls;

@@ -83,7 +83,9 @@ private:
   std::unordered_map<int32_t, int32_t> parentOf_;
   std::unordered_map<sim::BarrierKey, BarrierClocks, sim::BarrierKeyHash> barriers_;
   std::map<std::pair<int64_t, int32_t>, std::vector<Shadow>> shadow_; ///< (cta, alloc) -> views
-  std::set<std::tuple<std::string, int32_t, int32_t>> reported_;
+  /// (class, Python location of the access, of the other access): one finding per pair of source lines, also
+  /// when inlined helpers give one line several IR locations
+  std::set<std::tuple<std::string, std::string, std::string>> reported_;
   std::map<std::pair<int32_t, int64_t>, int32_t> releaseLoc_; ///< (agent, its clock at a release) -> op location
   std::vector<Finding> findings_;
   /// Drops, from every clock, the entries of asynchronous operations that no shadow epoch names and that are
