@@ -1,5 +1,6 @@
 #include "sim/Binary.h"
 
+#include "llvm/BinaryFormat/MsgPackDocument.h"
 #include "llvm/Object/ELF.h"
 #include "llvm/Support/Endian.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -61,13 +62,82 @@ llvm::Expected<BinaryResources> readCubinResources(llvm::StringRef path, llvm::S
         if (!name) {
           llvm::consumeError(name.takeError());
         } else if (kernel.empty() || *name == kernel) {
-          return BinaryResources{static_cast<int32_t>(registers), name->str()};
+          BinaryResources out{static_cast<int32_t>(registers), 0, 0, name->str()};
+          for (const auto &section : *sections) // static shared memory of the kernel
+            if (auto sectionName = elf->getSectionName(section); !sectionName)
+              llvm::consumeError(sectionName.takeError());
+            else if (*sectionName == ".nv.shared." + name->str())
+              out.staticSharedBytes = static_cast<int64_t>(section.sh_size);
+          return out;
         }
       }
     }
     i = next;
   }
   return fail("no register count for kernel '" + kernel.str() + "' in .nv.info");
+}
+
+llvm::Expected<BinaryResources> readHsacoResources(llvm::StringRef path, llvm::StringRef kernel) {
+  auto fail = [&](const std::string &what) {
+    return llvm::createStringError("%s: %s", path.str().c_str(), what.c_str());
+  };
+  auto buffer = llvm::MemoryBuffer::getFile(path);
+  if (!buffer)
+    return fail("cannot read: " + buffer.getError().message());
+  auto elf = llvm::object::ELF64LEFile::create((*buffer)->getBuffer());
+  if (!elf)
+    return fail("not an ELF code object: " + llvm::toString(elf.takeError()));
+  auto sections = elf->sections();
+  if (!sections)
+    return fail(llvm::toString(sections.takeError()));
+  for (const auto &section : *sections) {
+    if (section.sh_type != llvm::ELF::SHT_NOTE)
+      continue;
+    llvm::Error err = llvm::Error::success();
+    for (const auto &note : elf->notes(section, err)) {
+      if (note.getName() != "AMDGPU" || note.getType() != llvm::ELF::NT_AMDGPU_METADATA)
+        continue;
+      llvm::ArrayRef<uint8_t> desc = note.getDesc(section.sh_addralign);
+      llvm::msgpack::Document doc;
+      if (!doc.readFromBlob(llvm::StringRef(reinterpret_cast<const char *>(desc.data()), desc.size()), false))
+        return fail("malformed AMDGPU metadata note");
+      if (!doc.getRoot().isMap())
+        return fail("malformed AMDGPU metadata note");
+      auto &root = doc.getRoot().getMap();
+      auto kernels = root.find(doc.getNode("amdhsa.kernels"));
+      if (kernels == root.end() || !kernels->second.isArray())
+        return fail("no amdhsa.kernels in the AMDGPU metadata");
+      for (auto &entry : kernels->second.getArray()) {
+        if (!entry.isMap())
+          continue;
+        auto &map = entry.getMap();
+        auto field = [&](llvm::StringRef key) -> int64_t {
+          auto it = map.find(doc.getNode(key));
+          if (it == map.end())
+            return 0;
+          if (it->second.getKind() == llvm::msgpack::Type::UInt)
+            return static_cast<int64_t>(it->second.getUInt());
+          if (it->second.getKind() == llvm::msgpack::Type::Int)
+            return it->second.getInt();
+          return 0;
+        };
+        auto name = map.find(doc.getNode(".name"));
+        std::string kernelName =
+            name != map.end() && name->second.getKind() == llvm::msgpack::Type::String ? name->second.getString().str() : "";
+        if (!kernel.empty() && kernelName != kernel)
+          continue;
+        int64_t vgprs = field(".vgpr_count"), agprs = field(".agpr_count");
+        BinaryResources out;
+        out.registersPerThread = static_cast<int32_t>((vgprs + 3) / 4 * 4 + agprs);
+        out.spilledBytes = static_cast<int32_t>(field(".private_segment_fixed_size"));
+        out.kernel = kernelName;
+        return out;
+      }
+    }
+    if (err)
+      return fail("malformed note section: " + llvm::toString(std::move(err)));
+  }
+  return fail("no register count for kernel '" + kernel.str() + "' in the AMDGPU metadata");
 }
 
 } // namespace tlxsim::sim

@@ -3,6 +3,7 @@
 #include "sim/ClusterBarrier.h"
 #include "sim/MBarrier.h"
 #include "sim/NamedBarrier.h"
+#include "sim/Occupancy.h"
 
 #include <cmath>
 #include <deque>
@@ -20,7 +21,10 @@ struct Costs {
   double numSms, clockMaxMhz, clockFullLoadMhz, smemPerSm, smemReserved, maxWarps, maxCtas, tensorFlopsPerClk,
       wgmmaIssue, wgmmaLatency, tmaIssue, tmaLatency, tmaBytesPerClk, l2BytesPerClk, l2Size, hbmBytesPerS,
       hbmExtraLatency, mbarOp, mbarWake, scalarOp, aluLanes, sfuOps, smemBytesPerClk, ctaLaunch, fence, regsPerSm,
-      regAllocUnit, tmaRequestBytesPerClk;
+      regAllocUnit, tmaRequestBytesPerClk, globalLoadLatency, lsuBytesPerClk, mmaSyncFlopsPerClk, ctaBarrier,
+      lsuVectorBytes, mmaSyncFlopsPerInstr;
+  // Optional knobs (NaN when the model lacks them; an op that needs one fails with its name).
+  double tmemBytesPerClk, sleepUnit;
   double hbmBytesPerClk = 0; ///< derived: hbmBytesPerS at the maximum clock
 };
 
@@ -29,6 +33,7 @@ struct Knob {
   llvm::StringLiteral name;
   double Costs::*field;
   enum Rule { Count, Positive, NonNegative } rule; ///< Count: an integer >= 1
+  bool optional = false; ///< only the ops that use it require it (e.g. TMEM on Blackwell)
 };
 
 constexpr Knob kKnobs[] = {
@@ -60,6 +65,14 @@ constexpr Knob kKnobs[] = {
     {"smem_bytes_per_clk_sm", &Costs::smemBytesPerClk, Knob::Positive},
     {"cta_launch_cycles", &Costs::ctaLaunch, Knob::NonNegative},
     {"fence_cycles", &Costs::fence, Knob::NonNegative},
+    {"global_load_latency_cycles", &Costs::globalLoadLatency, Knob::NonNegative},
+    {"lsu_bytes_per_clk_sm", &Costs::lsuBytesPerClk, Knob::Positive},
+    {"mma_sync_flops_per_clk_sm_fp16", &Costs::mmaSyncFlopsPerClk, Knob::Positive},
+    {"cta_barrier_cycles", &Costs::ctaBarrier, Knob::NonNegative},
+    {"lsu_bytes_per_thread_instr", &Costs::lsuVectorBytes, Knob::Positive},
+    {"mma_sync_flops_per_instr", &Costs::mmaSyncFlopsPerInstr, Knob::Positive},
+    {"tmem_bytes_per_clk_sm", &Costs::tmemBytesPerClk, Knob::Positive, /*optional=*/true},
+    {"s_sleep_unit_cycles", &Costs::sleepUnit, Knob::NonNegative, /*optional=*/true},
 };
 
 /// Reads and checks every knob: finite, in range, a count where a count is meant.
@@ -68,6 +81,10 @@ llvm::Expected<Costs> readCosts(const GpuModel &model) {
     return err;
   Costs costs{};
   for (const Knob &knob : kKnobs) {
+    if (knob.optional && !model.params().count(knob.name)) {
+      costs.*knob.field = std::nan("");
+      continue;
+    }
     double value = model.get(knob.name);
     bool ok = std::isfinite(value) && value <= 1e18 &&
               (knob.rule == Knob::Count      ? value >= 1 && value == std::floor(value) && value <= 1e6
@@ -84,7 +101,8 @@ llvm::Expected<Costs> readCosts(const GpuModel &model) {
   if (costs.clockFullLoadMhz > costs.clockMaxMhz)
     return llvm::createStringError("model '%s': clock_full_tensor_load_mhz (%g) exceeds clock_max_mhz (%g)",
                                    model.name().c_str(), costs.clockFullLoadMhz, costs.clockMaxMhz);
-  // Bandwidths in bytes/s convert to bytes per SM cycle at the maximum clock.
+  // Bandwidths in bytes/s convert to bytes per SM cycle at the maximum clock; the engine
+  // lowers the clock (raises bytes per cycle) as the tensor-core load becomes known.
   costs.hbmBytesPerClk = costs.hbmBytesPerS / (costs.clockMaxMhz * 1e6);
   return costs;
 }
@@ -119,7 +137,7 @@ uint64_t asUnsigned(int64_t value, unsigned bits) {
 }
 
 struct Ctl {
-  enum Kind : uint8_t { Root, For, If, WsDefault } kind;
+  enum Kind : uint8_t { Root, For, If, WsDefault, While } kind; ///< While: block is the region running now
   int32_t block;
   int32_t pc = 0;
   const Instr *owner = nullptr;
@@ -159,8 +177,14 @@ struct Agent {
   Cycle time = 0;
   enum State : uint8_t { Ready, Blocked, Joining, Done } state = Ready;
   std::deque<std::pair<Cycle, int64_t>> wgmmaGroups, storeGroups; ///< (completion, async op id), oldest first
-  std::vector<std::pair<Cycle, int64_t>> openCopies; ///< cp.async copies not yet committed
-  std::deque<std::vector<std::pair<Cycle, int64_t>>> copyGroups; ///< committed cp.async groups, oldest first
+  /// cp.async / AMD async-copy groups: (completion, the copies' async op ids), oldest first;
+  /// `openCopies` are issued but not yet committed (PTX ISA 9.1 9.7.9.25.3 cp.async.commit_group).
+  struct CopyGroup {
+    Cycle done = 0;
+    std::vector<int64_t> ops;
+  };
+  std::deque<CopyGroup> copyGroups;
+  CopyGroup openCopies;
   int32_t liveWorkers = 0;
   int32_t mainAgent = -1; ///< for workers: the agent running the default partition
   int32_t joinLoc = -1;   ///< the warp_specialize an agent waits to join
@@ -182,13 +206,17 @@ struct Cta {
   int32_t pendingSignals = 0;       ///< TMA loads still to complete on this CTA's barriers
   std::vector<int32_t> agentIds; ///< freed with the CTA once it is done
   Cycle lastEnd = 0;
+  /// Barriers of the module's mbarrier allocations, flat (Impl::barrierBase); the maps hold
+  /// any other shared memory used as a barrier.
+  std::vector<MBarrier> flatBarriers;
+  std::vector<std::vector<int32_t>> flatWaiters;
   std::unordered_map<uint64_t, MBarrier> barriers;
   std::unordered_map<uint64_t, std::vector<int32_t>> waiters;
   NamedBarriers named;
 };
 
 struct Sm {
-  Cycle tensorCoreFree = 0, tmaFree = 0;
+  Cycle tensorCoreFree = 0, tmaFree = 0, lsuFree = 0;
   int32_t freeSlots = 0;
 };
 
@@ -209,7 +237,9 @@ struct Event {
   uint64_t seq;
   enum Kind : uint8_t { RunAgent, SignalDue, StartCta } kind;
   int32_t id;
-  bool operator>(const Event &o) const { return t != o.t ? t > o.t : seq > o.seq; }
+  /// Time order, then issue order: one 128-bit comparison (the queue's hot path).
+  unsigned __int128 key() const { return (static_cast<unsigned __int128>(t) << 64) | seq; }
+  bool operator>(const Event &o) const { return key() > o.key(); }
 };
 
 uint64_t barrierSlot(int32_t alloc, int64_t index) { return (static_cast<uint64_t>(alloc) << 40) ^ static_cast<uint64_t>(index); }
@@ -255,33 +285,19 @@ struct Engine::Impl {
       f(*l);
   }
 
-  llvm::Error computeOccupancy() {
-    int64_t shared = options.sharedBytesPerCta >= 0 ? options.sharedBytesPerCta : program.sharedBytes();
-    result.sharedBytesPerCta = shared;
-    result.registersPerThread = options.registersPerThread;
-    double perCta = static_cast<double>(shared) + costs.smemReserved;
-    int32_t bySmem = static_cast<int32_t>(costs.smemPerSm / perCta);
-    int32_t byWarps = static_cast<int32_t>(costs.maxWarps / program.totalWarps());
-    int32_t bySlots = static_cast<int32_t>(costs.maxCtas);
-    int32_t byRegs = bySlots;
-    if (options.registersPerThread > 0) {
-      double perWarp = std::ceil(options.registersPerThread * static_cast<double>(program.threadsPerWarp) / costs.regAllocUnit) *
-                       costs.regAllocUnit; // wave64 on AMD
-      byRegs = static_cast<int32_t>(costs.regsPerSm / (perWarp * program.totalWarps()));
-    }
-    result.ctasPerSm = std::min({bySmem, byWarps, bySlots, byRegs});
-    result.occupancyLimit = result.ctasPerSm == byRegs && options.registersPerThread > 0 ? "registers"
-                            : result.ctasPerSm == bySmem                                ? "shared memory"
-                            : result.ctasPerSm == byWarps                               ? "warps"
-                                                                                        : "CTA slots";
-    if (result.ctasPerSm < 1)
-      return llvm::createStringError(
-          "one CTA does not fit on an SM (limited by %s): it needs %lld bytes of shared memory (+%.0f reserved), %d "
-          "warps and %s registers per thread; the model's SM has %.0f bytes, %.0f warps and %.0f registers",
-          result.occupancyLimit.c_str(), static_cast<long long>(shared), costs.smemReserved, program.totalWarps(),
-          options.registersPerThread > 0 ? std::to_string(options.registersPerThread).c_str() : "an unknown number of",
-          costs.smemPerSm, costs.maxWarps, costs.regsPerSm);
-    return llvm::Error::success();
+  Occupancy occupancy; ///< computed by Engine::create
+  std::vector<int64_t> barrierBase, barrierCount; ///< per allocation: first flat barrier slot (-1: none), slots
+  int64_t barrierSlots = 0;
+  std::vector<Value> scratch; ///< reused by yield()
+
+  /// The power-limited SM clock at cycle `now` (see run()) from the tensor-core load so far;
+  /// HBM's fixed bytes/s become more bytes per SM cycle as the clock drops.
+  void updateClock(Cycle now) {
+    if (now == 0)
+      return;
+    double utilization = std::min(1.0, tensorBusy / (static_cast<double>(now) * costs.numSms));
+    double clock = costs.clockMaxMhz - (costs.clockMaxMhz - costs.clockFullLoadMhz) * utilization;
+    costs.hbmBytesPerClk = costs.hbmBytesPerS / (clock * 1e6);
   }
 
   // ---- CTAs and agents ------------------------------------------------------------------
@@ -296,6 +312,8 @@ struct Engine::Impl {
     cta->pid[0] = cta->id % gx;
     cta->pid[1] = (cta->id / gx) % gy;
     cta->pid[2] = cta->id / (gx * gy);
+    cta->flatBarriers.resize(barrierSlots);
+    cta->flatWaiters.resize(barrierSlots);
     Agent &main = newAgent(*cta, "default", program.numWarps, program.entryBlock, t);
     main.frame = initialFrame;
     main.stack.push_back(Ctl{Ctl::Root, program.entryBlock});
@@ -386,7 +404,21 @@ struct Engine::Impl {
     return true;
   }
 
-  MBarrier &barrier(Cta &cta, const BarrierKey &key) { return cta.barriers[barrierSlot(key.alloc, key.index)]; }
+  /// Index of `key` among the flat barriers of a CTA, or -1.
+  int64_t flatIndex(const BarrierKey &key) const {
+    if (key.alloc < 0 || key.alloc >= static_cast<int32_t>(barrierBase.size()) || barrierBase[key.alloc] < 0 ||
+        key.index < 0 || key.index >= barrierCount[key.alloc])
+      return -1;
+    return barrierBase[key.alloc] + key.index;
+  }
+  MBarrier &barrier(Cta &cta, const BarrierKey &key) {
+    int64_t flat = flatIndex(key);
+    return flat >= 0 ? cta.flatBarriers[flat] : cta.barriers[barrierSlot(key.alloc, key.index)];
+  }
+  std::vector<int32_t> &waitersOf(Cta &cta, const BarrierKey &key) {
+    int64_t flat = flatIndex(key);
+    return flat >= 0 ? cta.flatWaiters[flat] : cta.waiters[barrierSlot(key.alloc, key.index)];
+  }
 
   void barrierEvent(Cycle t, BarrierAction action, const BarrierKey &key, const MBarrier &bar, int32_t agent,
                     int32_t loc, int64_t amount, BarrierStatus status, int64_t asyncOp = -1) {
@@ -398,14 +430,13 @@ struct Engine::Impl {
   /// Wakes every waiter whose parity test now passes (the phase flipped at `t`).
   void phaseFlipped(Cta &cta, const BarrierKey &key, MBarrier &bar, Cycle t, int32_t agent, int32_t loc) {
     barrierEvent(t, BarrierAction::PhaseFlip, key, bar, agent, loc, 0, BarrierStatus::Ok);
-    auto it = cta.waiters.find(barrierSlot(key.alloc, key.index));
-    if (it == cta.waiters.end())
-      return;
-    std::vector<int32_t> still;
-    for (int32_t id : it->second) {
+    std::vector<int32_t> &list = waitersOf(cta, key);
+    size_t kept = 0;
+    for (size_t i = 0; i < list.size(); ++i) {
+      int32_t id = list[i];
       Agent &w = *agents[id];
       if (!bar.testWaitParity(w.waitParity)) {
-        still.push_back(id);
+        list[kept++] = id;
         continue;
       }
       w.state = Agent::Ready;
@@ -414,7 +445,7 @@ struct Engine::Impl {
       w.stack.back().pc++;
       push(w.time, Event::RunAgent, id);
     }
-    it->second = std::move(still);
+    list.resize(kept);
   }
 
   /// Wakes an agent blocked on a named or cluster barrier at `t`.
@@ -459,9 +490,9 @@ struct Engine::Impl {
       if (slot < 0)
         continue;
       const Value &v = a.frame[slot];
-      if (v.kind != Value::Tensor || v.i <= 0)
+      if (v.kind != Value::Tensor || v.pendingOp < 0)
         continue;
-      PendingUseEvent e{a.time, a.info.id, v.i - 1, v.alloc, in.loc, iteration(a)};
+      PendingUseEvent e{a.time, a.info.id, v.pendingOp, v.pendingLoc, in.loc, iteration(a)};
       emit([&](Listener &l) { l.onPendingUse(e); });
     }
   }
@@ -558,13 +589,90 @@ struct Engine::Impl {
     emit([&](Listener &l) { l.onAccess(e); });
   }
 
+
+  // ---- registers, global memory, optional knobs ------------------------------------------------
+
+  /// The fraction of the SM's 4 sub-partition (SMSP) pipes a partition of `warps` warps
+  /// drives: warps are assigned to the 4 schedulers round-robin (CPG 20.8.1).
+  static double smspShare(int32_t warps) { return std::min(4, std::max(1, warps)) / 4.0; }
+
+  /// Waits until the tensor operands of `in` (from `first` on) are ready: a register
+  /// scoreboard for global loads and register MMAs in flight. The stall is reported as a
+  /// wait on its operands.
+  void awaitOperands(Agent &a, const Instr &in, size_t first = 0) {
+    Cycle ready = a.time;
+    for (size_t i = first; i < in.args.size(); ++i)
+      if (in.args[i] >= 0) {
+        const Value &v = a.frame[in.args[i]];
+        if (v.kind == Value::Tensor && static_cast<Cycle>(v.i) > ready)
+          ready = static_cast<Cycle>(v.i);
+      }
+    if (ready > a.time) {
+      InstrEvent e{a.info.id, &in, a.time, ready, /*operandWait=*/true};
+      emit([&](Listener &l) { l.onInstr(e); });
+      a.time = ready;
+    }
+  }
+
+  /// A hash of the values `in` computes from (its first `count` operands) and, unless
+  /// `valuesOnly`, of the op itself: equal in every CTA that computes the same addresses
+  /// (see Value::alloc).
+  int32_t provenance(Agent &a, const Instr &in, size_t count, bool valuesOnly = false, size_t first = 0) {
+    uint64_t h = (valuesOnly ? 0 : static_cast<uint64_t>(in.loc) + 1) * 0x9E3779B97F4A7C15ull + 0x632BE59BD9B4E019ull;
+    for (size_t i = first; i < first + count && i < in.args.size(); ++i) {
+      if (in.args[i] < 0)
+        continue;
+      const Value &v = a.frame[in.args[i]];
+      uint64_t x = v.kind == Value::Int ? static_cast<uint64_t>(v.i)
+                   : v.kind == Value::Mem ? (static_cast<uint64_t>(v.alloc) << 40) ^ static_cast<uint64_t>(v.i)
+                                          : static_cast<uint64_t>(static_cast<uint32_t>(v.alloc));
+      h = (h ^ (x + static_cast<uint64_t>(v.kind))) * 0x100000001B3ull;
+      h ^= h >> 29;
+    }
+    return static_cast<int32_t>(h ^ (h >> 32));
+  }
+
+  /// A knob only some ops need; fails naming it when the model lacks it.
+  bool optionalKnob(double value, const char *name, const Instr &in, double &out) {
+    if (std::isnan(value))
+      return fail(in, std::string("this op needs model parameter '") + name + "', which the model lacks");
+    out = value;
+    return true;
+  }
+
+  /// A load/store of `bytes` between registers (or, for cp.async, shared memory) and global
+  /// memory through the SM's LSU, the device L2 and, on an L2 miss or a write-back, HBM; the
+  /// LSU, L2 and HBM are FIFO pipes. Returns when the data is back (a load) or L2 took it.
+  Cycle lsuTransfer(Sm &sm, Cycle t, int64_t bytes, bool l2Hit, bool write) {
+    Cycle latency = cycles(costs.globalLoadLatency);
+    sm.lsuFree = std::max(t, sm.lsuFree) + cycles(bytes / costs.lsuBytesPerClk);
+    l2Free = std::max(t, l2Free) + cycles(bytes / costs.l2BytesPerClk);
+    Cycle done = std::max({t + latency, sm.lsuFree + latency, l2Free + latency});
+    if (write || !l2Hit) {
+      hbmFree = std::max(t, hbmFree) + cycles(bytes / costs.hbmBytesPerClk);
+      if (!write)
+        done = std::max(done, hbmFree + latency) + cycles(costs.hbmExtraLatency);
+    }
+    return done;
+  }
+
+  /// Every cp.async of `a`, committed or not, completes by the returned cycle.
+  static Cycle copiesDone(const Agent &a) {
+    Cycle done = a.openCopies.done;
+    for (const Agent::CopyGroup &g : a.copyGroups)
+      done = std::max(done, g.done);
+    return done;
+  }
+
   // ---- the interpreter ----------------------------------------------------------------------
 
   static bool isShared(Op op) {
     switch (op) {
     case Op::InitBarrier: case Op::InvalBarrier: case Op::BarrierExpect: case Op::WaitBarrier:
     case Op::ArriveBarrier: case Op::TmaLoad: case Op::TmaStore: case Op::WgmmaIssue: case Op::WarpSpecialize:
-    case Op::Tc05Mma: case Op::Tc05Commit: case Op::NamedBarrier: case Op::ClusterArrive: case Op::ClusterWait:
+    case Op::Tc05Mma: case Op::Tc05Commit: case Op::GlobalLoad: case Op::GlobalStore: case Op::AsyncCopy:
+    case Op::Dot: case Op::Tc05Copy: case Op::ReadBarrierPhase: case Op::NamedBarrier: case Op::ClusterArrive:
+    case Op::ClusterWait:
       return true;
     default:
       return false;
@@ -587,7 +695,8 @@ struct Engine::Impl {
   }
 
   Step yield(Agent &a, const Instr &in) {
-    std::vector<Value> values;
+    std::vector<Value> &values = scratch; // copied first: a yield may permute the block's arguments
+    values.clear();
     for (int32_t s : in.args)
       values.push_back(a.frame[s]);
     Ctl &c = a.stack.back();
@@ -607,6 +716,15 @@ struct Engine::Impl {
     case Ctl::If:
       exitRegion(a, values);
       return Step::Continue;
+    case Ctl::While: { // end of the after region: back to the condition
+      const Block &before = program.blocks[c.owner->block];
+      for (size_t i = 0; i < values.size() && i < before.args.size(); ++i)
+        a.frame[before.args[i]] = values[i];
+      c.block = c.owner->block;
+      c.pc = 0;
+      a.time += cycles(costs.scalarOp);
+      return Step::Continue;
+    }
     case Ctl::WsDefault:
       a.joinLoc = c.owner->loc;
       exitRegion(a, values);
@@ -629,8 +747,9 @@ struct Engine::Impl {
     Sm &sm = sms[cta.sm];
     Cycle start = a.time;
     auto busy = [&](double cost) {
+      Cycle from = a.time;
       a.time += cycles(cost);
-      InstrEvent e{a.info.id, &in, start, a.time};
+      InstrEvent e{a.info.id, &in, from, a.time};
       emit([&](Listener &l) { l.onInstr(e); });
     };
     auto next = [&]() {
@@ -836,8 +955,19 @@ struct Engine::Impl {
       if (!predicate(a, predSlot, in, pred))
         return Step::Error;
       busy(costs.mbarOp);
+      if (in.op == Op::ArriveBarrier && in.result >= 0)
+        a.frame[in.result] = Value::unknown(-1); // amdg.arrive_barrier returns the old state
       if (!pred)
         return next();
+      if (in.op == Op::ArriveBarrier && in.sub == 1) {
+        // cp.async.mbarrier.arrive: arrives once all of the agent's earlier cp.async
+        // complete (PTX ISA 9.1 9.7.9.25.3.3).
+        int64_t last = !a.openCopies.ops.empty()  ? a.openCopies.ops.back()
+                       : !a.copyGroups.empty()    ? a.copyGroups.back().ops.empty() ? -1 : a.copyGroups.back().ops.back()
+                                                  : -1;
+        signalAt(std::max(a.time, copiesDone(a)), PendingSignal{last, a.info.id, &cta, key, in.imm, in.loc, true});
+        return next();
+      }
       MBarrier &bar = barrier(cta, key);
       bool completed = false;
       BarrierStatus status;
@@ -878,7 +1008,7 @@ struct Engine::Impl {
       a.waitLoc = in.loc;
       barrierEvent(a.time, BarrierAction::WaitBlock, key, bar, a.info.id, in.loc, parity,
                    bar.initialized() ? BarrierStatus::Ok : bar.deadStatus());
-      cta.waiters[barrierSlot(key.alloc, key.index)].push_back(a.info.id);
+      waitersOf(cta, key).push_back(a.info.id);
       return Step::Suspend;
     }
     case Op::TmaLoad: {
@@ -898,7 +1028,7 @@ struct Engine::Impl {
       int64_t op = issueAsync(a);
       access(a, op, in.args[n + 1], in.viewElems[0], /*write=*/true, /*asyncProxy=*/true, in);
       signalAt(done, PendingSignal{op, a.info.id, &cta, key, in.imm, in.loc});
-      AsyncEvent e{AsyncEvent::TmaLoad, cta.sm, a.info.id, in.loc, a.time, done, in.imm, 0, hit};
+      AsyncEvent e{AsyncEvent::TmaLoad, cta.sm, a.info.id, in.loc, a.time, done, in.imm, 0, hit, op};
       emit([&](Listener &l) { l.onAsync(e); });
       return next();
     }
@@ -908,7 +1038,7 @@ struct Engine::Impl {
       int64_t op = issueAsync(a);
       access(a, op, in.args.back(), in.viewElems[0], /*write=*/false, /*asyncProxy=*/true, in);
       a.storeGroups.emplace_back(done, op);
-      AsyncEvent e{AsyncEvent::TmaStore, cta.sm, a.info.id, in.loc, a.time, done, in.imm, 0, true};
+      AsyncEvent e{AsyncEvent::TmaStore, cta.sm, a.info.id, in.loc, a.time, done, in.imm, 0, true, op};
       emit([&](Listener &l) { l.onAsync(e); });
       return next();
     }
@@ -921,19 +1051,22 @@ struct Engine::Impl {
         groups.pop_front();
         emit([&](Listener &l) { l.onAsyncRetired(a.info.id, op, a.time); });
       }
-      InstrEvent e{a.info.id, &in, start, a.time};
+      InstrEvent e{a.info.id, &in, start, a.time, /*operandWait=*/false};
       emit([&](Listener &l) { l.onInstr(e); });
       for (int32_t i = 0; i < in.numResults; ++i) {
         Value v = a.frame[in.args[i]];
-        // an accumulator whose wgmma group retired is readable (v.i: its op + 1 while pending)
-        if (v.kind == Value::Tensor && v.i > 0 &&
-            std::none_of(groups.begin(), groups.end(), [&](const auto &g) { return g.second == v.i - 1; }))
-          v = Value::tensor();
+        // an accumulator whose wgmma group retired is readable (Value::pendingOp)
+        if (v.kind == Value::Tensor && v.pendingOp >= 0 &&
+            std::none_of(groups.begin(), groups.end(), [&](const auto &g) { return g.second == v.pendingOp; })) {
+          v.pendingOp = -1;
+          v.pendingLoc = -1;
+        }
         a.frame[in.result + i] = v;
       }
       return next();
     }
     case Op::WgmmaIssue: {
+      awaitOperands(a, in);
       busy(costs.wgmmaIssue);
       Cycle begin = std::max(a.time, sm.tensorCoreFree);
       sm.tensorCoreFree = begin + cycles(static_cast<double>(in.imm) / costs.tensorFlopsPerClk);
@@ -943,9 +1076,13 @@ struct Engine::Impl {
       access(a, op, in.args[0], in.viewElems[0], /*write=*/false, /*asyncProxy=*/true, in);
       access(a, op, in.args[1], in.viewElems[1], /*write=*/false, /*asyncProxy=*/true, in);
       a.wgmmaGroups.emplace_back(done, op);
-      if (in.result >= 0) // pending until a wgmma wait retires `op`
-        a.frame[in.result] = Value{Value::Tensor, in.loc, op + 1};
-      AsyncEvent e{AsyncEvent::TensorCore, cta.sm, a.info.id, in.loc, begin, sm.tensorCoreFree, in.imm2, in.imm, true};
+      if (in.result >= 0) { // pending until a wgmma wait retires `op`
+        Value d = Value::tensor();
+        d.pendingOp = op;
+        d.pendingLoc = in.loc;
+        a.frame[in.result] = d;
+      }
+      AsyncEvent e{AsyncEvent::TensorCore, cta.sm, a.info.id, in.loc, begin, sm.tensorCoreFree, in.imm2, in.imm, true, op};
       emit([&](Listener &l) { l.onAsync(e); });
       return next();
     }
@@ -976,7 +1113,7 @@ struct Engine::Impl {
       access(a, op, in.args[2], in.viewElems[2], /*write=*/true, /*asyncProxy=*/true, in);
       a.lastTc05Op = op;
       a.lastTc05Done = done;
-      AsyncEvent e{AsyncEvent::TensorCore, cta.sm, a.info.id, in.loc, begin, sm.tensorCoreFree, 0, in.imm, true};
+      AsyncEvent e{AsyncEvent::TensorCore, cta.sm, a.info.id, in.loc, begin, sm.tensorCoreFree, 0, in.imm, true, op};
       emit([&](Listener &l) { l.onAsync(e); });
       for (const BarrierKey &key : signals)
         signalAt(done, PendingSignal{op, a.info.id, &cta, key, 1, in.loc, /*arrive=*/true});
@@ -999,6 +1136,8 @@ struct Engine::Impl {
     case Op::LocalStore:
     case Op::LocalLoad:
       checkPendingUses(a, in);
+      if (in.op == Op::LocalStore)
+        awaitOperands(a, in, 0);
       busy(static_cast<double>(in.imm) / costs.smemBytesPerClk);
       if (in.op == Op::LocalStore)
         access(a, -1, in.args[1], in.viewElems[0], /*write=*/true, /*asyncProxy=*/false, in);
@@ -1007,47 +1146,172 @@ struct Engine::Impl {
       if (in.result >= 0)
         a.frame[in.result] = Value::tensor();
       return next();
-    case Op::TmemLoad:
-    case Op::TmemStore: {
-      double units = std::min(4, a.info.numWarps) / 4.0;
-      busy(static_cast<double>(in.imm) / (costs.aluLanes * units));
-      access(a, -1, in.args[0], in.viewElems[0], /*write=*/in.op == Op::TmemStore, /*asyncProxy=*/false, in);
-      if (in.result >= 0)
-        a.frame[in.result] = Value::tensor();
+    case Op::TensorOp: {
+      checkPendingUses(a, in);
+      size_t first = in.sub == 3 ? 1 : 0; // a tensor-memory access names its view first (not a register)
+      awaitOperands(a, in, first);
+      double share = smspShare(a.info.numWarps), work = static_cast<double>(in.imm), cost = 0;
+      switch (in.sub) {
+      case 0: cost = work / (costs.aluLanes * share); break;
+      case 1: cost = work / (costs.sfuOps * share); break;
+      case 2: cost = 2 * work / costs.smemBytesPerClk; break; // written to and read back from shared memory
+      default: {
+        double rate = 0;
+        if (!optionalKnob(costs.tmemBytesPerClk, "tmem_bytes_per_clk_sm", in, rate))
+          return Step::Error;
+        cost = work / (rate * share); // tcgen05.ld/st: each warp moves its own 32 TMEM lanes
+      }
+      }
+      busy(cost);
+      if (in.sub == 3)
+        access(a, -1, in.args[0], in.viewElems[0], /*write=*/in.imm2 == 1, /*asyncProxy=*/false, in);
+      int32_t hash = provenance(a, in, in.args.size() - first, false, first);
+      for (int32_t i = 0; i < in.numResults; ++i)
+        a.frame[in.result + i] = Value::tensor(hash + i, static_cast<int64_t>(a.time));
       return next();
     }
+    case Op::GlobalLoad:
+    case Op::GlobalStore:
     case Op::AsyncCopy: {
-      // cp.async (PTX ISA 9.1 9.7.9.25): completes asynchronously; ordered by commit/wait groups only
-      busy(costs.tmaIssue);
-      Cycle done = transfer(sm, a.time, in.imm, /*l2Hit=*/true);
-      int64_t op = issueAsync(a);
-      access(a, op, in.args[0], in.viewElems[0], /*write=*/true, /*asyncProxy=*/true, in);
-      a.openCopies.emplace_back(done, op);
+      bool copy = in.op == Op::AsyncCopy;
+      awaitOperands(a, in, copy ? 1 : 0);
+      bool write = in.op == Op::GlobalStore;
+      size_t firstAddress = copy ? 1 : 0; // a copy's destination view is not an address
+      size_t addressArgs = copy ? in.args.size() - 1 : static_cast<size_t>(in.imm2);
+      int32_t hash = provenance(a, in, in.args.size());
+      // The key is the addresses only (not the op): a store and a later load of the same
+      // tile hit. An atomic goes to L2 and returns its old value.
+      uint64_t key = (static_cast<uint64_t>(static_cast<uint32_t>(provenance(a, in, addressArgs, true, firstAddress))) << 1) | 1;
+      bool hit = write || in.sub == 1 || l2Lookup(key, in.imm);
+      // Issue: one warp instruction moves up to lsu_bytes_per_thread_instr per thread; each of
+      // the partition's SMSPs issues one per scalar_op_cycles. The LSU pipe then moves the bytes.
+      double perInstr = costs.lsuVectorBytes * program.threadsPerWarp * std::min(4, std::max(1, a.info.numWarps));
+      busy(std::ceil(static_cast<double>(in.imm) / perInstr) * costs.scalarOp);
+      Cycle done = lsuTransfer(sm, a.time, in.imm, hit, write || in.sub == 1);
+      AsyncEvent::Unit unit = write ? AsyncEvent::LsuStore : AsyncEvent::LsuLoad;
+      AsyncEvent e{unit, cta.sm, a.info.id, in.loc, start, done, in.imm, 0, hit};
+      emit([&](Listener &l) { l.onAsync(e); });
+      if (copy) {
+        int64_t op = issueAsync(a);
+        // Reported as an async-proxy write made visible by the wait on its group: Triton 3.6's
+        // own cp.async -> wgmma pipelines put no fence.proxy.async between the two.
+        access(a, op, in.args[0], in.viewElems[0], /*write=*/true, /*asyncProxy=*/true, in);
+        a.openCopies.done = std::max(a.openCopies.done, done);
+        a.openCopies.ops.push_back(op);
+        if (in.result >= 0)
+          a.frame[in.result] = Value::tensor();
+      } else if (in.result >= 0) {
+        a.frame[in.result] = Value::tensor(hash, static_cast<int64_t>(done));
+      }
       return next();
     }
     case Op::AsyncCommit:
       busy(costs.scalarOp);
-      a.copyGroups.push_back(std::move(a.openCopies)); // an empty group completes at once
-      a.openCopies.clear();
+      a.openCopies.done = std::max(a.openCopies.done, a.time);
+      a.copyGroups.push_back(std::move(a.openCopies));
+      a.openCopies = Agent::CopyGroup{};
+      if (in.result >= 0)
+        a.frame[in.result] = Value::tensor();
       return next();
-    case Op::AsyncWait:
-      // cp.async.wait_group N: all but the newest N committed groups complete (it counts groups, not copies)
+    case Op::AsyncWait: {
       while (static_cast<int64_t>(a.copyGroups.size()) > in.imm) {
-        for (auto [done, op] : a.copyGroups.front()) {
-          a.time = std::max(a.time, done);
+        Agent::CopyGroup &group = a.copyGroups.front();
+        a.time = std::max(a.time, group.done);
+        for (int64_t op : group.ops)
           emit([&](Listener &l) { l.onAsyncRetired(a.info.id, op, a.time); });
-        }
         a.copyGroups.pop_front();
       }
-      busy(costs.scalarOp);
+      InstrEvent e{a.info.id, &in, start, a.time, /*operandWait=*/false};
+      emit([&](Listener &l) { l.onInstr(e); });
+      if (in.result >= 0)
+        a.frame[in.result] = Value::tensor();
       return next();
-    case Op::TensorOp: {
-      checkPendingUses(a, in);
-      double units = std::min(4, a.info.numWarps) / 4.0;
-      double rate = in.sub == 1 ? costs.sfuOps * units : costs.aluLanes * units;
-      busy(static_cast<double>(in.imm) / rate);
-      for (int32_t i = 0; i < in.numResults; ++i)
-        a.frame[in.result + i] = Value::tensor();
+    }
+    case Op::Dot: {
+      // mma.sync / v_mfma: the partition's warps issue one instruction per
+      // mma_sync_flops_per_instr (each SMSP one per scalar_op_cycles) and go on; the products
+      // run on the SM's tensor cores (a FIFO pipe shared by the SM's CTAs) at their share of
+      // the SM's rate, and the result is ready when the last one completes (scoreboard). The
+      // accumulator operand chains consecutive dots.
+      awaitOperands(a, in);
+      double flops = static_cast<double>(in.imm), share = smspShare(a.info.numWarps);
+      Cycle issueStart = a.time;
+      busy(std::ceil(flops / (costs.mmaSyncFlopsPerInstr * std::min(4, std::max(1, a.info.numWarps)))) *
+           costs.scalarOp);
+      Cycle begin = std::max(issueStart, sm.tensorCoreFree);
+      Cycle smBusy = cycles(flops / costs.mmaSyncFlopsPerClk);
+      sm.tensorCoreFree = begin + smBusy;
+      tensorBusy += static_cast<double>(smBusy);
+      Cycle done = std::max(a.time, begin + cycles(flops / (costs.mmaSyncFlopsPerClk * share)));
+      AsyncEvent e{AsyncEvent::TensorCore, cta.sm, a.info.id, in.loc, begin, begin + smBusy, 0, in.imm, true};
+      emit([&](Listener &l) { l.onAsync(e); });
+      a.frame[in.result] = Value::tensor(provenance(a, in, 0), static_cast<int64_t>(done + cycles(costs.wgmmaLatency)));
+      return next();
+    }
+    case Op::CtaBarrier:
+      busy(costs.ctaBarrier);
+      return next();
+    case Op::Sleep: {
+      double unit = 0;
+      if (!optionalKnob(costs.sleepUnit, "s_sleep_unit_cycles", in, unit))
+        return Step::Error;
+      busy(static_cast<double>(std::max<int64_t>(in.imm, 1)) * unit);
+      return next();
+    }
+    case Op::ReadBarrierPhase: {
+      BarrierKey key{};
+      if (!barrierOf(a, in.args[0], in, key))
+        return Step::Error;
+      busy(costs.mbarOp);
+      a.frame[in.result] = Value::integer(barrier(cta, key).phase() & 1);
+      return next();
+    }
+    case Op::While: {
+      busy(costs.scalarOp);
+      const Block &before = program.blocks[in.block];
+      for (size_t i = 0; i < in.args.size() && i < before.args.size(); ++i)
+        a.frame[before.args[i]] = a.frame[in.args[i]];
+      a.stack.push_back(Ctl{Ctl::While, in.block, 0, &in});
+      return Step::Continue;
+    }
+    case Op::Condition: {
+      if (c.kind != Ctl::While || c.block != c.owner->block)
+        return err("scf.condition outside the before region of an scf.while");
+      int64_t cond = 0;
+      if (!intOf(a, in.args[0], in, cond))
+        return Step::Error;
+      std::vector<Value> values;
+      for (size_t i = 1; i < in.args.size(); ++i)
+        values.push_back(a.frame[in.args[i]]);
+      busy(costs.scalarOp);
+      if (!cond) {
+        exitRegion(a, values);
+        return Step::Continue;
+      }
+      const Block &after = program.blocks[c.owner->block2];
+      for (size_t i = 0; i < values.size() && i < after.args.size(); ++i)
+        a.frame[after.args[i]] = values[i];
+      c.block = c.owner->block2;
+      c.pc = 0;
+      return Step::Continue;
+    }
+    case Op::Tc05Copy: {
+      BarrierKey key{};
+      bool hasBarrier = in.args[2] >= 0;
+      if (hasBarrier && !barrierOf(a, in.args[2], in, key))
+        return Step::Error;
+      busy(costs.wgmmaIssue);
+      // tcgen05.cp reads shared memory at its bandwidth and completes in order with the
+      // issuer's other tcgen05 ops (PTX ISA 9.1 9.7.16.9.1).
+      Cycle begin = std::max(a.time, sm.tensorCoreFree);
+      sm.tensorCoreFree = begin + cycles(static_cast<double>(in.imm) / costs.smemBytesPerClk);
+      Cycle done = std::max(a.lastTc05Done, sm.tensorCoreFree + cycles(costs.wgmmaLatency));
+      int64_t op = issueAsync(a, a.lastTc05Op);
+      access(a, op, in.args[0], in.viewElems[0], /*write=*/false, /*asyncProxy=*/true, in);
+      a.lastTc05Op = op;
+      a.lastTc05Done = done;
+      if (hasBarrier)
+        signalAt(done, PendingSignal{op, a.info.id, &cta, key, 1, in.loc, /*arrive=*/true});
       return next();
     }
     case Op::NamedBarrier: {
@@ -1137,8 +1401,14 @@ struct Engine::Impl {
       }
       const Instr &in = block.instrs[c.pc];
       if (isShared(in.op) && a.time > now) {
-        push(a.time, Event::RunAgent, a.info.id);
-        return true;
+        // The op touches state other agents see: it must run in global time order. When no
+        // other event comes before `a.time`, the agent's own event would be the next popped:
+        // go on without the queue round trip (same order, same result).
+        if (!queue.empty() && queue.top().t <= a.time) {
+          push(a.time, Event::RunAgent, a.info.id);
+          return true;
+        }
+        now = a.time;
       }
       Step step = exec(a, in, now);
       if (step == Step::Error)
@@ -1175,8 +1445,11 @@ struct Engine::Impl {
   }
 
   llvm::Expected<SimResult> run() {
-    if (auto err = computeOccupancy())
-      return err;
+    result.sharedBytesPerCta = (options.sharedBytesPerCta >= 0 ? options.sharedBytesPerCta : program.sharedBytes()) +
+                               options.staticSharedBytesPerCta;
+    result.registersPerThread = options.registersPerThread;
+    result.ctasPerSm = occupancy.ctasPerSm;
+    result.occupancyLimit = occupancy.limit;
     result.numSms = static_cast<int32_t>(costs.numSms);
     totalCtas = launch.numCtas();
     if (options.maxCtas >= 0)
@@ -1200,6 +1473,7 @@ struct Engine::Impl {
         signalDue(e.id, e.t);
         break;
       case Event::StartCta:
+        updateClock(e.t);
         startCta(e.id, e.t);
         break;
       }
@@ -1245,7 +1519,11 @@ llvm::ArrayRef<llvm::StringRef> Engine::requiredParams() {
   static const std::vector<llvm::StringRef> names = [] {
     std::vector<llvm::StringRef> out;
     for (const Knob &knob : kKnobs)
-      out.push_back(knob.name);
+      if (!knob.optional)
+        out.push_back(knob.name);
+    for (llvm::StringRef name : occupancyParams())
+      if (!llvm::is_contained(out, name))
+        out.push_back(name);
     return out;
   }();
   return names;
@@ -1259,10 +1537,28 @@ llvm::Expected<std::unique_ptr<Engine>> Engine::create(const Program &program, c
   if (options.maxCtas == 0 || options.maxCtas < -1)
     return llvm::createStringError("--max-ctas must be a positive number of CTAs, got %lld",
                                    static_cast<long long>(options.maxCtas));
+  auto occupancy =
+      computeOccupancy(occupancyInputs(program, options.sharedBytesPerCta, options.registersPerThread,
+                                       options.staticSharedBytesPerCta),
+                       model);
+  if (!occupancy)
+    return occupancy.takeError();
   auto frame = launch.bind(program);
   if (!frame)
     return frame.takeError();
-  return std::unique_ptr<Engine>(new Engine(std::make_unique<Impl>(program, *costs, launch, options, std::move(*frame))));
+  auto impl = std::make_unique<Impl>(program, *costs, launch, options, std::move(*frame));
+  impl->occupancy = *occupancy;
+  for (const Alloc &alloc : program.allocs) {
+    int64_t slots = 1;
+    for (int64_t d : alloc.shape)
+      slots *= d;
+    bool flat = alloc.isBarrier && !alloc.inTensorMemory && slots > 0 && slots <= 4096;
+    impl->barrierBase.push_back(flat ? impl->barrierSlots : -1);
+    impl->barrierCount.push_back(flat ? slots : 0);
+    if (flat)
+      impl->barrierSlots += slots;
+  }
+  return std::unique_ptr<Engine>(new Engine(std::move(impl)));
 }
 
 void Engine::addListener(Listener *listener) { impl_->listeners.push_back(listener); }

@@ -16,6 +16,7 @@ namespace tlxsim::sim {
 struct SimOptions {
   int64_t sharedBytesPerCta = -1; ///< from Triton's metadata `shared`; -1: the module's own allocations
   int32_t registersPerThread = -1; ///< from the captured binary; -1: unknown (registers do not limit occupancy)
+  int64_t staticSharedBytesPerCta = 0; ///< the binary's static shared memory (cubin `.nv.shared.<kernel>`), bytes
   int64_t maxCtas = -1;           ///< simulate only the first N CTAs (-1: the whole grid)
   Cycle maxCycles = Cycle(1) << 40;
   /// Guard against runaway simulations (huge grids or trip counts): instructions executed

@@ -112,15 +112,20 @@ struct InstrEvent {
   int32_t agent;
   const Instr *instr;
   Cycle start, end;
+  /// The span waited for operands: a register scoreboard stall on a global load or register
+  /// MMA in flight, or the SM's tensor cores busy with another partition's MMA.
+  bool operandWait = false;
 };
 
 /// Work of an asynchronous unit.
 struct AsyncEvent {
-  enum Unit : uint8_t { TensorCore, TmaLoad, TmaStore } unit;
+  /// LsuLoad / LsuStore: global loads, stores, atomics and cp.async through the SM's LSU.
+  enum Unit : uint8_t { TensorCore, TmaLoad, TmaStore, LsuLoad, LsuStore } unit;
   int32_t sm, agent, loc;
   Cycle start, end;
   int64_t bytes, flops;
   bool l2Hit;
+  int64_t asyncOp = -1; ///< the operation's id (as in onAsyncIssue), -1 if none
 };
 
 /// An agent that cannot progress when the simulation stalls.

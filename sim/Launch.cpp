@@ -71,6 +71,11 @@ llvm::Error Launch::loadJson(llvm::StringRef path) {
   const llvm::json::Object *root = json->getAsObject();
   if (!root)
     return llvm::createStringError("%s: expected a JSON object", path.str().c_str());
+  return loadJsonObject(*root, path);
+}
+
+llvm::Error Launch::loadJsonObject(const llvm::json::Object &spec, llvm::StringRef path) {
+  const llvm::json::Object *root = &spec;
   auto bad = [&](llvm::StringRef what) {
     return llvm::createStringError("%s: %s", path.str().c_str(), what.str().c_str());
   };

@@ -8,6 +8,7 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/Error.h"
+#include "llvm/Support/JSON.h"
 
 #include <array>
 #include <vector>
@@ -31,6 +32,9 @@ struct Launch {
   /// `--launch FILE.json` with keys `grid`, `args`, `descs` (a desc is a shape list or an
   /// object with `shape`); later flags override it.
   llvm::Error loadJson(llvm::StringRef path);
+  /// The same from an already parsed launch spec (e.g. the `launch` of a trace record);
+  /// `context` prefixes the error messages (a file name and where in it).
+  llvm::Error loadJsonObject(const llvm::json::Object &spec, llvm::StringRef context);
 
   int64_t numCtas() const { return grid[0] * grid[1] * grid[2]; }
 

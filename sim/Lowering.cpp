@@ -73,10 +73,38 @@ std::optional<int16_t> binaryKind(StringRef name) {
 
 /// Ops whose only effect is register work proportional to their result's elements.
 bool isRegisterTensorOp(StringRef name) {
-  return name.starts_with("arith.") || name.starts_with("math.") || name == "tt.splat" || name == "tt.broadcast" ||
-         name == "tt.expand_dims" || name == "tt.make_range" || name == "tt.addptr" || name == "ttg.convert_layout" ||
-         name == "tt.bitcast" || name == "tt.fp_to_fp";
+  return name.starts_with("arith.") || name.starts_with("math.") ||
+         llvm::is_contained({"tt.splat", "tt.broadcast", "tt.expand_dims", "tt.make_range", "tt.addptr", "tt.bitcast",
+                             "tt.fp_to_fp", "tt.reshape", "tt.trans", "tt.cat", "tt.join", "tt.split", "tt.unsplat",
+                             "tt.clampf", "tt.precise_sqrt", "tt.precise_divf", "tt.mulhiui", "tt.extern_elementwise",
+                             "tt.elementwise_inline_asm", "tt.gather", "tt.histogram", "tt.advance", "tt.int_to_ptr",
+                             "tt.ptr_to_int", "ttg.fp4_to_fp", "amdg.in_thread_transpose", "amdg.extract_slice",
+                             "amdg.concat", "amdg.scaled_upcast_fp4", "amdg.scaled_upcast_fp8", "amdg.upcast_mxfp"},
+                            name);
 }
+
+/// Scheduling hints and compiler annotations: no instruction executes for them.
+bool isHint(StringRef name) {
+  return llvm::is_contained({"rocdl.sched.barrier", "rocdl.sched.group.barrier", "rocdl.s.setprio",
+                             "amdg.instruction_sched_hint", "llvm.intr.assume", "tt.assume", "ttg.local_dealloc",
+                             "ttng.prefetch_tensormap", "ttng.tensormap_fenceproxy_acquire", "proton.record"},
+                            name);
+}
+
+/// Bytes of one element of a tensor or memdesc (pointers are 8 bytes).
+int64_t elementBytes(Type type) {
+  Type element = type;
+  if (auto tensor = dyn_cast<RankedTensorType>(type))
+    element = tensor.getElementType();
+  else if (auto memdesc = dyn_cast<ir::MemDescType>(type))
+    element = memdesc.getElementType();
+  if (element.isIntOrFloat())
+    return std::max<int64_t>(1, (element.getIntOrFloatBitWidth() + 7) / 8);
+  return 8; // !tt.ptr
+}
+
+/// Bytes a value of `type` holds: all elements of a tensor or memdesc, one scalar otherwise.
+int64_t bytesOf(Type type) { return numElements(type) * elementBytes(type); }
 
 bool isSfuOp(StringRef name) {
   return name == "math.exp2" || name == "math.exp" || name == "math.log2" || name == "math.log" ||
@@ -290,6 +318,205 @@ private:
     return fallback;
   }
 
+  /// Global memory, async copies, register MMAs, reductions, layout conversions, execution
+  /// barriers, AMD TLX barrier reads and scf.while; false if `op` is none of them.
+  bool lowerMemoryOrCompute(Operation &op, StringRef name, std::vector<Instr> &out) {
+    auto resultBytes = [&]() { return op.getNumResults() ? bytesOf(op.getResult(0).getType()) : 0; };
+    auto operandBytes = [&](StringRef group) {
+      mlir::Value v = requiredValue(op, group);
+      return v ? bytesOf(v.getType()) : 0;
+    };
+    // Address operands first (they key the L2 model), then the rest (awaited if not ready).
+    auto addressed = [&](Op kind, std::initializer_list<StringRef> addressGroups, int64_t bytes) {
+      Instr instr = make(kind, op);
+      for (StringRef group : addressGroups)
+        for (int32_t s : operands(op, group))
+          instr.args.push_back(s);
+      for (mlir::Value v : op.getOperands()) // remaining operands: data, masks
+        if (!llvm::is_contained(instr.args, slot(v)))
+          instr.args.push_back(slot(v));
+      instr.imm = bytes;
+      int64_t address = 0;
+      for (StringRef group : addressGroups)
+        address += static_cast<int64_t>(operands(op, group).size());
+      instr.imm2 = address;
+      out.push_back(instr);
+      return true;
+    };
+    if (name == "tt.load" || name == "amdg.masked_load")
+      return addressed(Op::GlobalLoad, {"ptr"}, resultBytes());
+    if (name == "amdg.buffer_load")
+      return addressed(Op::GlobalLoad, {"ptr", "offsets"}, resultBytes());
+    if (name == "tt.descriptor_load" || name == "tt.descriptor_gather")
+      return addressed(Op::GlobalLoad, {"desc", "indices", "x_offsets", "y_offset"}, resultBytes());
+    if (name == "tt.atomic_rmw" || name == "tt.atomic_cas" || name == "amdg.buffer_atomic_rmw" ||
+        name == "amdg.buffer_atomic_cas") {
+      addressed(Op::GlobalLoad, {"ptr", "offsets"}, resultBytes());
+      out.back().sub = 1;
+      return true;
+    }
+    if (name == "tt.store" || name == "amdg.masked_store")
+      return addressed(Op::GlobalStore, {"ptr"}, operandBytes("value"));
+    if (name == "amdg.buffer_store")
+      return addressed(Op::GlobalStore, {"ptr", "offsets"}, operandBytes("value"));
+    if (name == "tt.descriptor_store" || name == "tt.descriptor_reduce" || name == "tt.descriptor_scatter")
+      return addressed(Op::GlobalStore, {"desc", "indices", "x_offsets", "y_offset"}, operandBytes("src"));
+    if (name == "ttg.async_copy_global_to_local" || name == "amdg.buffer_load_to_local") {
+      bool amd = name == "amdg.buffer_load_to_local";
+      mlir::Value dst = requiredValue(op, amd ? "dest" : "result");
+      auto type = dst ? typed<ir::MemDescType>(op, dst, "the destination", "!ttg.memdesc") : ir::MemDescType();
+      if (!type)
+        return true;
+      Instr instr = make(Op::AsyncCopy, op);
+      instr.args = {slot(dst)};
+      for (StringRef group : {"src", "ptr", "offsets"})
+        for (int32_t s : operands(op, group))
+          instr.args.push_back(s);
+      instr.imm = type.getSizeInBytes();
+      instr.viewElems[0] = type.getNumElements();
+      out.push_back(instr);
+      return true;
+    }
+    if (name == "ttng.async_copy_mbarrier_arrive" || name == "amdg.async_copy_mbarrier_arrive") {
+      Instr instr = make(Op::ArriveBarrier, op);
+      instr.args = {required(op, "barrier"), -1};
+      instr.imm = 1;
+      instr.sub = 1; // when the issuer's earlier cp.async complete
+      out.push_back(instr);
+      return true;
+    }
+    if (name == "ttg.async_commit_group") {
+      out.push_back(make(Op::AsyncCommit, op));
+      return true;
+    }
+    if (name == "ttg.async_wait" || name == "amdg.async_wait") {
+      Instr instr = make(Op::AsyncWait, op);
+      instr.imm = intAttr(op, "num", intAttr(op, "num_inst", 0));
+      out.push_back(instr);
+      return true;
+    }
+    if (name == "tt.dot" || name == "tt.dot_scaled") {
+      mlir::Value a = requiredValue(op, "a");
+      if (!a || op.getNumResults() != 1)
+        return malformed(op, "expected operands a, b, c and one result"), true;
+      auto aType = typed<RankedTensorType>(op, a, "operand a", "a rank-2 tensor");
+      auto dType = typed<RankedTensorType>(op, op.getResult(0), "the result", "a rank-2 tensor");
+      if (!aType || !dType || aType.getRank() != 2 || dType.getRank() != 2)
+        return malformed(op, "expected rank-2 tensors a (M x K) and d (M x N)"), true;
+      Instr instr = make(Op::Dot, op);
+      instr.args = slotsOf(op.getOperands());
+      int64_t k = aType.getShape()[1];
+      if (name == "tt.dot_scaled" && aType.getElementType().isInteger(8))
+        k *= 2; // e2m1 packs two elements per byte along K
+      instr.imm = 2 * dType.getShape()[0] * dType.getShape()[1] * k;
+      instr.sub = p.target.rfind("hip:", 0) == 0 ? 1 : 0;
+      out.push_back(instr);
+      return true;
+    }
+    if (name == "tt.reduce" || name == "tt.scan" || name == "tt.map_elementwise") {
+      // The combine region is applied across the operands' elements: ALU work over every
+      // input element (its ops are arith on scalars); no memory or barrier ops may hide in it.
+      Instr instr = make(Op::TensorOp, op);
+      instr.args = slotsOf(op.getOperands());
+      for (mlir::Value v : op.getOperands())
+        instr.imm += numElements(v.getType());
+      out.push_back(instr);
+      return true;
+    }
+    if (name == "ttg.convert_layout" || name == "ttg.local_gather" || name == "ttg.local_scatter") {
+      if (op.getNumOperands() < 1)
+        return malformed(op, "lacks its operands"), true;
+      if (name == "ttg.convert_layout") {
+        Instr instr = make(Op::TensorOp, op);
+        instr.args = {slot(op.getOperand(0))};
+        if (op.getNumResults() == 1 && op.getResult(0).getType() != op.getOperand(0).getType()) {
+          instr.sub = 2; // a layout change through shared memory: written, then read back
+          instr.imm = bytesOf(op.getResult(0).getType());
+        }
+        out.push_back(instr);
+        return true;
+      }
+      bool gather = name == "ttg.local_gather";
+      Instr instr = make(gather ? Op::LocalLoad : Op::LocalStore, op);
+      instr.args = gather ? std::vector<int32_t>{slot(op.getOperand(0))}
+                          : std::vector<int32_t>{required(op, "values"), required(op, "dst")};
+      instr.imm = gather ? resultBytes() : operandBytes("values");
+      out.push_back(instr);
+      return true;
+    }
+    if (name == "ttg.barrier" || name == "ttg.local_barrier" || name == "gpu.barrier" || name == "rocdl.s.barrier" ||
+        name == "amdg.cond_barrier") {
+      out.push_back(make(Op::CtaBarrier, op));
+      return true;
+    }
+    if (name == "amdg.read_barrier_phase") {
+      Instr instr = make(Op::ReadBarrierPhase, op);
+      instr.args = {required(op, "alloc")};
+      instr.bits = 32;
+      out.push_back(instr);
+      return true;
+    }
+    if (name == "rocdl.s.sleep" || name == "llvm.amdgcn.s.sleep") {
+      Instr instr = make(Op::Sleep, op);
+      for (NamedAttribute attr : op.getAttrs())
+        if (auto integer = dyn_cast<IntegerAttr>(attr.getValue()))
+          instr.imm = integer.getInt();
+      out.push_back(instr);
+      return true;
+    }
+    if (name == "ttng.tmem_copy") {
+      mlir::Value src = requiredValue(op, "src");
+      if (!src)
+        return true;
+      Instr instr = make(Op::Tc05Copy, op);
+      instr.args = {slot(src), required(op, "dst"), operand(op, "barrier")};
+      instr.imm = bytesOf(src.getType());
+      if (auto type = dyn_cast<ir::MemDescType>(src.getType()))
+        instr.viewElems[0] = type.getNumElements();
+      out.push_back(instr);
+      return true;
+    }
+    if (name == "ttng.async_tma_gather" || name == "ttng.async_tma_scatter") {
+      bool load = name == "ttng.async_tma_gather";
+      mlir::Value view = requiredValue(op, load ? "result" : "src");
+      auto type = view ? typed<ir::MemDescType>(op, view, "the shared-memory view", "!ttg.memdesc") : ir::MemDescType();
+      if (!type)
+        return true;
+      // Rows picked by x_offsets (a register tensor) at column y_offset: one box of the view's bytes.
+      Instr instr = make(load ? Op::TmaLoad : Op::TmaStore, op);
+      instr.args = {required(op, "desc"), required(op, "y_offset")};
+      if (load) {
+        instr.args.push_back(slot(view));
+        instr.args.push_back(required(op, "barrier"));
+        instr.args.push_back(required(op, "pred"));
+      } else {
+        instr.args.push_back(slot(view));
+      }
+      instr.imm = type.getSizeInBytes();
+      instr.imm2 = 1;
+      instr.viewElems[0] = type.getNumElements();
+      out.push_back(instr);
+      return true;
+    }
+    if (name == "scf.while") {
+      if (op.getNumRegions() != 2 || op.getRegion(0).empty() || op.getRegion(1).empty())
+        return malformed(op, "expected a before and an after region"), true;
+      Instr instr = make(Op::While, op);
+      instr.args = slotsOf(op.getOperands());
+      instr.block = lowerRegion(op.getRegion(0));
+      instr.block2 = lowerRegion(op.getRegion(1));
+      out.push_back(instr);
+      return true;
+    }
+    if (name == "scf.condition") {
+      Instr instr = make(Op::Condition, op);
+      instr.args = slotsOf(op.getOperands());
+      out.push_back(instr);
+      return true;
+    }
+    return false;
+  }
+
   void lowerOp(Operation &op, std::vector<Instr> &out) {
     StringRef name = op.getName().getStringRef();
     bool scalar = op.getNumResults() == 1 && op.getResult(0).getType().isIntOrIndexOrFloat();
@@ -297,7 +524,11 @@ private:
       Instr instr = make(Op::TensorOp, op);
       instr.sub = unit;
       instr.imm = op.getNumResults() ? numElements(op.getResult(0).getType()) : 0;
-      instr.args = slotsOf(op.getOperands()); // a use of a pending wgmma accumulator is checked
+      // Shape-only ops name registers the source already holds (a broadcast reuses them, a
+      // make_range is a per-thread constant): no instruction per element.
+      if (llvm::is_contained({"tt.splat", "tt.broadcast", "tt.expand_dims", "tt.make_range", "tt.reshape"}, name))
+        instr.imm = 0;
+      instr.args = slotsOf(op.getOperands());
       out.push_back(instr);
     };
 
@@ -418,7 +649,7 @@ private:
       out.push_back(instr);
       return;
     }
-    if (name == "ttng.tc_gen5_mma") {
+    if (name == "ttng.tc_gen5_mma" || name == "ttng.tc_gen5_mma_scaled") {
       mlir::Value a = requiredValue(op, "a"), b = requiredValue(op, "b");
       auto aType = a ? typed<ir::MemDescType>(op, a, "operand a", "!ttg.memdesc") : ir::MemDescType();
       auto bType = b ? typed<ir::MemDescType>(op, b, "operand b", "!ttg.memdesc") : ir::MemDescType();
@@ -447,15 +678,20 @@ private:
       return;
     }
     if (name == "ttng.tmem_load" || name == "ttng.tmem_store") {
-      // Register <-> tensor-memory traffic, costed as register work over the elements moved; an access to
-      // the tensor-memory region for the race checks.
-      if (op.getNumOperands() < (name == "ttng.tmem_load" ? 1u : 2u))
-        return malformed(op, "lacks its operands");
-      Instr instr = make(name == "ttng.tmem_load" ? Op::TmemLoad : Op::TmemStore, op);
-      mlir::Value view = op.getOperand(name == "ttng.tmem_load" ? 0 : 1);
-      instr.imm = numElements(view.getType());
-      instr.viewElems[0] = instr.imm;
+      // Register <-> tensor-memory traffic (tcgen05.ld / tcgen05.st) over the bytes moved; the view is an
+      // access to the tensor-memory region for the race checks.
+      bool store = name == "ttng.tmem_store";
+      mlir::Value view = requiredValue(op, store ? "dst" : "src");
+      if (!view)
+        return;
+      Instr instr = make(Op::TensorOp, op);
+      instr.sub = 3;
+      instr.imm = bytesOf(view.getType());
+      instr.imm2 = store ? 1 : 0;
+      instr.viewElems[0] = numElements(view.getType());
       instr.args = {slot(view)};
+      if (store)
+        instr.args.push_back(required(op, "src"));
       out.push_back(instr);
       return;
     }
@@ -509,8 +745,8 @@ private:
       out.push_back(instr);
       return;
     }
-    if (name == "ttng.init_barrier" || name == "ttng.inval_barrier") {
-      Instr instr = make(name == "ttng.init_barrier" ? Op::InitBarrier : Op::InvalBarrier, op);
+    if (name == "ttng.init_barrier" || name == "ttng.inval_barrier" || name == "amdg.init_barrier") {
+      Instr instr = make(name == "ttng.inval_barrier" ? Op::InvalBarrier : Op::InitBarrier, op);
       instr.args = {required(op, "alloc")};
       instr.imm = intAttr(op, "count");
       out.push_back(instr);
@@ -523,20 +759,21 @@ private:
       out.push_back(instr);
       return;
     }
-    if (name == "ttng.wait_barrier") {
+    if (name == "ttng.wait_barrier" || name == "amdg.wait_barrier") {
       Instr instr = make(Op::WaitBarrier, op);
       instr.args = {required(op, "alloc"), required(op, "phase"), operand(op, "pred")};
       out.push_back(instr);
       return;
     }
-    if (name == "ttng.arrive_barrier") {
-      Instr instr = make(Op::ArriveBarrier, op);
+    if (name == "ttng.arrive_barrier" || name == "amdg.arrive_barrier") {
+      Instr instr = make(Op::ArriveBarrier, op); // amdg: the result (the barrier's old state) stays unknown
       instr.args = {required(op, "alloc"), operand(op, "pred")};
       instr.imm = intAttr(op, "count", 1);
       out.push_back(instr);
       return;
     }
-    if (name == "ttng.async_tma_copy_global_to_local" || name == "ttng.async_tma_copy_local_to_global") {
+    if (name == "ttng.async_tma_copy_global_to_local" || name == "ttng.async_tma_copy_local_to_global" ||
+        name == "ttng.async_tma_reduce") {
       bool load = name == "ttng.async_tma_copy_global_to_local";
       mlir::Value descValue = requiredValue(op, "desc");
       auto desc = descValue ? typed<ir::TensorDescType>(op, descValue, "the descriptor", "!tt.tensordesc")
@@ -610,7 +847,7 @@ private:
       out.push_back(instr);
       return;
     }
-    if (name == "ttg.local_store" || name == "ttg.local_load") {
+    if (name == "ttg.local_store" || name == "ttg.local_load" || name == "amdg.local_load_packed_tranposed") {
       bool store = name == "ttg.local_store";
       if (op.getNumOperands() < (store ? 2u : 1u))
         return malformed(op, "lacks its operands");
@@ -634,36 +871,16 @@ private:
       out.push_back(instr);
       return;
     }
-    if (name == "ttg.async_copy_global_to_local" || name == "amdg.buffer_load_to_local") {
-      mlir::Value dst = requiredValue(op, name == "ttg.async_copy_global_to_local" ? "result" : "dest");
-      auto type = dst ? typed<ir::MemDescType>(op, dst, "the destination", "!ttg.memdesc") : ir::MemDescType();
-      if (!type)
-        return;
-      Instr instr = make(Op::AsyncCopy, op);
-      instr.args = {slot(dst)};
-      instr.imm = type.getSizeInBytes();
-      instr.viewElems[0] = type.getNumElements();
-      out.push_back(instr);
-      return;
-    }
-    if (name == "ttg.async_commit_group") {
-      out.push_back(make(Op::AsyncCommit, op));
-      return;
-    }
-    if (name == "ttg.async_wait") {
-      Instr instr = make(Op::AsyncWait, op);
-      instr.imm = intAttr(op, "num");
-      out.push_back(instr);
-      return;
-    }
     if (name == "ttng.cluster_arrive" || name == "ttng.cluster_wait") {
       out.push_back(make(name == "ttng.cluster_arrive" ? Op::ClusterArrive : Op::ClusterWait, op));
       return;
     }
+    if (lowerMemoryOrCompute(op, name, out))
+      return;
     if (isRegisterTensorOp(name))
       return tensorOp(isSfuOp(name) ? 1 : 0);
-    if (name == "ttg.local_dealloc")
-      return; // ends an allocation's lifetime; shared-memory reuse is not modeled yet
+    if (isHint(name))
+      return; // no instruction (ttg.local_dealloc: shared-memory reuse is not modeled)
     if (op.getNumRegions() > 0 && holdsSideEffects(op))
       return notSupported(op, "holds barrier, memory or other non-register ops in its regions, and the simulator has "
                               "no semantics for it yet (supported control flow: scf.for, scf.if, ttg.warp_specialize)");

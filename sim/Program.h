@@ -44,15 +44,28 @@ enum class Op : uint8_t {
   Tc05Commit,     ///< args = bar, [pred]: one arrive when the issuer's earlier tcgen05 ops complete
   LocalStore,     ///< args = src, dst; imm = bytes written to shared memory
   LocalLoad,      ///< args = src; imm = bytes read from shared memory
-  TensorOp,       ///< register work on imm elements; sub = 0 ALU, 1 SFU (exp2, ...)
+  TensorOp,       ///< register work: sub = 0 ALU over imm elements, 1 SFU (exp2, ...) over imm elements,
+                  ///< 2 a round trip of imm bytes through shared memory (layout conversion), 3 imm bytes of
+                  ///< tensor-memory traffic (tcgen05.ld/st); args = tensor operands (their readiness is awaited);
+                  ///< sub 3: args[0] = the tensor-memory view (viewElems[0] elements; an access for the race
+                  ///< checks), then the stored tensor; imm2 = 1 for tcgen05.st (ttng.tmem_store), 0 for a load
+  GlobalLoad,     ///< args = tensor operands, the address first; imm = bytes; sub = 1 for an atomic (read-modify-write);
+                  ///< the result becomes ready after the memory round trip (a register scoreboard)
+  GlobalStore,    ///< args = tensor operands, the address first; imm = bytes written through L2 to HBM
+  AsyncCopy,      ///< args = dst view, address; imm = bytes: cp.async / AMD direct-to-LDS load, joins the agent's open group
+  AsyncCommit,    ///< closes the agent's open async copies into one group (cp.async.commit_group)
+  AsyncWait,      ///< imm = groups that may stay pending (cp.async.wait_group / ttg.async_wait {num})
+  Dot,            ///< args = a, b, c (registers); imm = FLOPs; sub = 0 mma.sync (mma v2), 1 AMD MFMA: issued by the
+                  ///< partition's warps on the SM's tensor cores, result ready when done
+  CtaBarrier,     ///< execution barrier of the partition's warps (bar.sync 0, s_barrier, ttg.barrier, cond_barrier)
+  ReadBarrierPhase, ///< args = bar; result = the barrier's current phase parity (AMD TLX spin loops)
+  While,          ///< args = inits; block = before region (ends in Condition), block2 = after region
+  Condition,      ///< args = cond, values passed to the after region (or to the while's results)
+  Tc05Copy,       ///< args = src, dst, [bar]; imm = bytes: tcgen05.cp smem -> TMEM, in order with the issuer's tcgen05 ops
+  Sleep,          ///< imm = s_sleep argument (AMD): the wave idles imm x s_sleep_unit_cycles
   NamedBarrier,   ///< args = id, thread count; sub = 1 bar.sync (waits), 0 bar.arrive
   ClusterArrive,  ///< barrier.cluster.arrive
   ClusterWait,    ///< barrier.cluster.wait
-  TmemLoad,       ///< args = src (tensor-memory view); viewElems[0] = elements; result = tensor
-  TmemStore,      ///< args = dst (tensor-memory view); viewElems[0] = elements
-  AsyncCopy,      ///< cp.async global -> shared: args = dst; imm = bytes; viewElems[0] = elements
-  AsyncCommit,    ///< cp.async.commit_group: the agent's uncommitted copies form one group
-  AsyncWait,      ///< cp.async.wait_group: imm = groups that may stay outstanding
   Unknown,        ///< an op the simulator has no semantics for; name in Program::unknownOps[imm]
 };
 

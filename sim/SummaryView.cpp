@@ -32,9 +32,12 @@ void SummaryView::onAgentEnd(int32_t agent, Cycle t) {
 void SummaryView::onInstr(const InstrEvent &e) {
   PartitionStats &s = stats(e.agent);
   double span = static_cast<double>(e.end - e.start);
-  if (e.instr->op == Op::WgmmaWait || e.instr->op == Op::TmaStoreWait) {
+  if (e.operandWait) {
     s.wait += span;
-    s.waits[e.instr->op == Op::WgmmaWait ? "wgmma" : "tma store"] += span;
+    s.waits[e.instr->op == Op::Dot ? "tensor core" : "operands"] += span;
+  } else if (e.instr->op == Op::WgmmaWait || e.instr->op == Op::TmaStoreWait || e.instr->op == Op::AsyncWait) {
+    s.wait += span;
+    s.waits[e.instr->op == Op::WgmmaWait ? "wgmma" : e.instr->op == Op::AsyncWait ? "cp.async" : "tma store"] += span;
   } else {
     s.busy += span;
   }
@@ -51,14 +54,81 @@ void SummaryView::onBarrier(const BarrierEvent &e) {
   }
 }
 
+void SummaryView::Overlap::add(bool load, Cycle start, Cycle end) {
+  Span &cur = load ? curLoad : curMma;
+  bool &have = load ? haveLoad : haveMma;
+  if (have && start <= cur.end) {
+    cur.end = std::max(cur.end, end);
+    return;
+  }
+  if (have) {
+    (load ? loads : mmas).push_back(cur);
+    (load ? loadTotal : mmaTotal) += static_cast<double>(cur.end - cur.start);
+  }
+  cur = Span{start, end};
+  have = true;
+  drain(false);
+}
+
+void SummaryView::Overlap::drain(bool final) {
+  if (final) {
+    for (bool load : {true, false}) {
+      bool &have = load ? haveLoad : haveMma;
+      Span &cur = load ? curLoad : curMma;
+      if (have) {
+        (load ? loads : mmas).push_back(cur);
+        (load ? loadTotal : mmaTotal) += static_cast<double>(cur.end - cur.start);
+        have = false;
+      }
+    }
+  }
+  while (true) {
+    if (!loads.empty() && !mmas.empty()) {
+      Span a = loads.front(), b = mmas.front();
+      if (std::min(a.end, b.end) > std::max(a.start, b.start))
+        both += static_cast<double>(std::min(a.end, b.end) - std::max(a.start, b.start));
+      if (a.end <= b.end)
+        loads.pop_front();
+      else
+        mmas.pop_front();
+      continue;
+    }
+    // A lone finalized span overlaps nothing later once the other kind's open span starts
+    // after it (spans of one kind arrive in start order).
+    if (!loads.empty() && (final || (haveMma && curMma.start >= loads.front().end))) {
+      loads.pop_front();
+      continue;
+    }
+    if (!mmas.empty() && (final || (haveLoad && curLoad.start >= mmas.front().end))) {
+      mmas.pop_front();
+      continue;
+    }
+    break;
+  }
+}
+
+void SummaryView::onFinish(Cycle) {
+  for (Overlap &o : overlap_)
+    o.drain(true);
+}
+
 void SummaryView::onAsync(const AsyncEvent &e) {
+  if (e.sm >= 0) {
+    if (overlap_.size() <= static_cast<size_t>(e.sm))
+      overlap_.resize(e.sm + 1);
+    if (e.unit == AsyncEvent::TensorCore || e.unit == AsyncEvent::TmaLoad || e.unit == AsyncEvent::LsuLoad)
+      overlap_[e.sm].add(e.unit != AsyncEvent::TensorCore, e.start, e.end);
+  }
   if (e.unit == AsyncEvent::TensorCore) {
     tensorBusy_ += static_cast<double>(e.end - e.start);
     flops_ += static_cast<double>(e.flops);
     return;
   }
-  tmaBytes_ += static_cast<double>(e.bytes);
-  if (!e.l2Hit || e.unit == AsyncEvent::TmaStore)
+  if (e.unit == AsyncEvent::LsuLoad || e.unit == AsyncEvent::LsuStore)
+    lsuBytes_ += static_cast<double>(e.bytes);
+  else
+    tmaBytes_ += static_cast<double>(e.bytes);
+  if (!e.l2Hit || e.unit == AsyncEvent::TmaStore || e.unit == AsyncEvent::LsuStore)
     hbmBytes_ += static_cast<double>(e.bytes);
 }
 
@@ -73,17 +143,35 @@ SummaryView::Derived SummaryView::derive(const SimResult &r) const {
   d.units = {
       {"tensor core", tensorBusy_ / (cycles * sms)},
       {"TMA", tmaBytes_ / model_.get("tma_bytes_per_clk_sm") / (cycles * sms)},
-      {"L2", tmaBytes_ / model_.get("l2_bytes_per_clk") / cycles},
+      {"LSU", lsuBytes_ / model_.get("lsu_bytes_per_clk_sm") / (cycles * sms)},
+      {"L2", (tmaBytes_ + lsuBytes_) / model_.get("l2_bytes_per_clk") / cycles},
       {"HBM", hbmBytes_ / (model_.get("hbm_bytes_per_s") * seconds)},
   };
   for (auto &unit : d.units)
     unit.second = std::min(1.0, unit.second);
+  double loadOnly = 0, mmaOnly = 0;
+  for (const Overlap &o : overlap_) {
+    loadOnly += o.loadTotal - o.both;
+    mmaOnly += o.mmaTotal - o.both;
+  }
+  double smCycles = cycles * std::max(1.0, sms);
+  d.exposedTmaFrac = std::min(1.0, loadOnly / smCycles);
+  d.exposedMmaFrac = std::min(1.0, mmaOnly / smCycles);
+  d.exposedTmaUs = d.exposedTmaFrac * d.timeUs;
+  d.exposedMmaUs = d.exposedMmaFrac * d.timeUs;
+  // Issue: the busiest partition's share of its lifetime spent issuing.
+  d.issueFrac = 0;
+  for (const PartitionStats &s : partitions_)
+    if (s.lifetime > 0)
+      d.issueFrac = std::max(d.issueFrac, std::min(1.0, s.busy / s.lifetime));
   auto top = std::max_element(d.units.begin(), d.units.end(),
                               [](const auto &a, const auto &b) { return a.second < b.second; });
   static const std::map<std::string, std::string> boundOf = {
-      {"tensor core", "MMA"}, {"TMA", "TMA"}, {"L2", "L2"}, {"HBM", "HBM"}};
+      {"tensor core", "MMA"}, {"TMA", "TMA"}, {"LSU", "LSU"}, {"L2", "L2"}, {"HBM", "HBM"}};
   if (top->second >= 0.6) {
     d.bound = boundOf.at(top->first);
+  } else if (d.issueFrac >= 0.6) {
+    d.bound = "issue"; // no unit saturated, but some partition's warps issue most of the time
   } else {
     // No unit is saturated: the time goes to waiting. Barrier waits mean the pipeline
     // starves (synchronization); otherwise it is exposed latency.
@@ -91,7 +179,7 @@ SummaryView::Derived SummaryView::derive(const SimResult &r) const {
     for (const PartitionStats &s : partitions_) {
       total += s.lifetime;
       for (const auto &[what, span] : s.waits)
-        if (what != "wgmma" && what != "tma store")
+        if (what != "wgmma" && what != "tma store" && what != "operands" && what != "tensor core" && what != "cp.async")
           barrierWait += span;
     }
     d.bound = total > 0 && barrierWait / total > 0.3 ? "synchronization" : "latency";
@@ -130,6 +218,10 @@ llvm::json::Object SummaryView::toJson(const SimResult &r) const {
                             {"occupancy_limit", r.occupancyLimit},
                             {"shared_bytes_per_cta", r.sharedBytesPerCta},
                             {"registers_per_thread", r.registersPerThread},
+                            {"exposed_tma_us", d.exposedTmaUs},
+                            {"exposed_mma_us", d.exposedMmaUs},
+                            {"exposed_tma_frac", d.exposedTmaFrac},
+                            {"exposed_mma_frac", d.exposedMmaFrac},
                             {"partitions", std::move(parts)},
                             {"units", std::move(units)}};
 }
@@ -145,7 +237,11 @@ void SummaryView::print(const SimResult &r, llvm::raw_ostream &os) const {
   os << "Time:              " << llvm::format("%.2f", d.timeUs) << " us\n";
   os << "Throughput:        " << llvm::format("%.1f", d.tflops) << " TFLOP/s, "
      << llvm::format("%.2f", d.bytesPerS / 1e12) << " TB/s from HBM\n";
-  os << "Bound:             " << d.bound << "\n\nPartitions:\n";
+  os << "Bound:             " << d.bound << "\n";
+  os << "Exposed loads:     " << llvm::format("%.2f", d.exposedTmaUs) << " us ("
+     << llvm::format("%.1f%%", 100 * d.exposedTmaFrac) << " of SM time: TMA / cp.async in flight, no MMA)\n";
+  os << "Exposed MMA:       " << llvm::format("%.2f", d.exposedMmaUs) << " us ("
+     << llvm::format("%.1f%%", 100 * d.exposedMmaFrac) << " of SM time: MMA with no load in flight)\n\nPartitions:\n";
   for (const PartitionStats &s : partitions_) {
     double life = std::max(1.0, s.lifetime);
     os << "  " << llvm::format("%-12s", s.name.c_str()) << " warps " << s.numWarps << "  busy "

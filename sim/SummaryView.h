@@ -8,6 +8,7 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/JSON.h"
 
+#include <deque>
 #include <map>
 
 namespace tlxsim::sim {
@@ -21,6 +22,7 @@ public:
   void onInstr(const InstrEvent &e) override;
   void onBarrier(const BarrierEvent &e) override;
   void onAsync(const AsyncEvent &e) override;
+  void onFinish(Cycle t) override;
 
   /// The `predict --json` object of design.md (schema_version 1), for a finished run.
   llvm::json::Object toJson(const SimResult &result) const;
@@ -38,6 +40,21 @@ private:
     double timeUs, tflops, bytesPerS;
     std::string bound;
     std::vector<std::pair<std::string, double>> units;
+    double exposedTmaUs, exposedMmaUs, exposedTmaFrac, exposedMmaFrac, issueFrac;
+  };
+  /// Exposed (non-overlapped) load and MMA time of one SM: the union of its global->shared
+  /// transfers (TMA loads, cp.async) and the union of its tensor-core work, merged online
+  /// (both arrive in start order per SM) and intersected as they are finalized.
+  struct Overlap {
+    struct Span {
+      Cycle start = 0, end = 0;
+    };
+    Span curLoad, curMma;
+    bool haveLoad = false, haveMma = false;
+    std::deque<Span> loads, mmas; ///< finalized, not yet intersected
+    double loadTotal = 0, mmaTotal = 0, both = 0;
+    void add(bool load, Cycle start, Cycle end);
+    void drain(bool final);
   };
   Derived derive(const SimResult &result) const;
 
@@ -49,7 +66,8 @@ private:
   std::vector<Cycle> agentStart_, blockedSince_;
   std::vector<PartitionStats> partitions_; ///< in order of first appearance
   std::vector<std::string> partitionNames_;
-  double tensorBusy_ = 0, flops_ = 0, tmaBytes_ = 0, hbmBytes_ = 0;
+  double tensorBusy_ = 0, flops_ = 0, tmaBytes_ = 0, lsuBytes_ = 0, hbmBytes_ = 0;
+  std::vector<Overlap> overlap_; ///< per SM
 };
 
 } // namespace tlxsim::sim

@@ -9,12 +9,20 @@ namespace tlxsim::sim {
 /// allocation plus an element offset; tensors carry no data.
 struct Value {
   enum Kind : uint8_t { Undef, Int, Mem, Desc, Tensor, Unknown } kind = Undef;
-  int32_t alloc = -1; ///< Mem: allocation index; Desc: kernel-argument index; Unknown: the op it came from (Program::unknownOps index, -1 if none)
-  int64_t i = 0;      ///< Int: the value; Mem: element offset into the allocation
+  int32_t alloc = -1; ///< Mem: allocation index; Desc: kernel-argument index; Unknown: the op it came from (Program::unknownOps index, -1 if none);
+                      ///< Tensor: a hash of the scalars and constants it was computed from (identifies the addresses
+                      ///< a pointer tensor holds, for the L2 model, without carrying data)
+  int64_t i = 0;      ///< Int: the value; Mem: element offset into the allocation; Tensor: the cycle it becomes ready
+  /// Tensor: a wgmma accumulator whose group no wgmma wait has retired yet: the async op that writes it and
+  /// the wgmma's location (Program::locs); -1 otherwise. Only the race checks read it (PendingUseEvent).
+  int64_t pendingOp = -1;
+  int32_t pendingLoc = -1;
 
   static Value integer(int64_t v) { return {Int, -1, v}; }
   static Value mem(int32_t alloc, int64_t offset) { return {Mem, alloc, offset}; }
   static Value tensor() { return {Tensor, -1, 0}; }
+  /// A tensor with provenance hash `hash`, readable from cycle `ready` on (a register scoreboard).
+  static Value tensor(int32_t hash, int64_t ready) { return {Tensor, hash, ready}; }
   /// An unknown scalar, derived from the op without semantics `origin` (or -1).
   static Value unknown(int32_t origin) { return {Unknown, origin, 0}; }
   /// The unknown-op origin of a value computed from `a` (and `b`); -1 if none has one.

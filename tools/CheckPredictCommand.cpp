@@ -2,6 +2,8 @@
 // attached; check prints the findings, predict the summary view (design.md output contract).
 #include "tools/CheckOptions.h"
 #include "tools/CommandLine.h"
+#include "tools/PredictSweep.h"
+#include "tools/ProofReport.h"
 #include "tools/Simulation.h"
 
 #include "sim/SummaryView.h"
@@ -38,9 +40,14 @@ int run(bool predict) {
   }
 
   std::vector<verifier::Finding> findings = checks.findings();
-  if (!predict) // --schedules, --baseline, --sarif (tools/CheckOptions.cpp)
-    if (int code = finishCheck(prepared, findings))
+  ProofOutcome proofs; // Z3 verdicts for all trip counts (check only)
+  if (!predict) {
+    if (int code = finishCheck(prepared, findings)) // --schedules, --baseline, --sarif (tools/CheckOptions.cpp)
       return code;
+    proofs = runProofs(*prepared.module);
+    if (proofs.badAssumptions)
+      return kBadInput;
+  }
   json::Array findingsJson, warningsJson;
   for (const auto &f : findings)
     findingsJson.push_back(verifier::toJson(f));
@@ -56,7 +63,7 @@ int run(bool predict) {
     out["command"] = predict ? "predict" : "check";
     out["findings"] = std::move(findingsJson);
     if (!predict)
-      out["proofs"] = json::Array{};
+      out["proofs"] = proofsJson(proofs);
     out["warnings"] = std::move(warningsJson);
     out["ctas_simulated"] = result->ctasSimulated;
     outs() << formatv("{0:2}", json::Value(std::move(out))) << "\n";
@@ -74,11 +81,15 @@ int run(bool predict) {
       outs() << "tlx-sim " << (predict ? "predict" : "check") << ": " << findings.size() << " finding"
              << (findings.size() == 1 ? "" : "s") << (predict ? "; no time predicted" : "") << "\n";
   }
-  return findings.empty() ? kClean : kFindings;
+  if (!jsonOpt)
+    printProofs(proofs, outs());
+  if (proofs.unsatAssumptions)
+    return badInput("the --assume constraints admit no launch of this kernel");
+  return findings.empty() && !proofs.counterexample ? kClean : kFindings;
 }
 
 int runCheck() { return run(/*predict=*/false); }
-int runPredict() { return run(/*predict=*/true); }
+int runPredict() { return sweepArgOpt.empty() ? run(/*predict=*/true) : runPredictSweep(); }
 
 RegisterCommand registerCheck(checkCommand(), runCheck);
 RegisterCommand registerPredict(predictCommand(), runPredict);

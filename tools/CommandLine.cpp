@@ -18,6 +18,28 @@ cl::SubCommand &irCommand() {
   static cl::SubCommand sub("ir", "Print the module as tlx-sim reads it (MLIR generic form)");
   return sub;
 }
+cl::SubCommand &runCommand() {
+  static cl::SubCommand sub("run", "Launch a captured cubin/hsaco on the GPU (CUDA driver API / HIP), check and time it");
+  return sub;
+}
+
+cl::SubCommand &xcheckCommand() {
+  static cl::SubCommand sub("xcheck", "Compare predictions with the hardware runs recorded in traces/");
+  return sub;
+}
+cl::SubCommand &traceCommand() {
+  static cl::SubCommand sub("trace", "Write a Chrome/Perfetto trace of one SM's partitions and units");
+  return sub;
+}
+cl::SubCommand &reportCommand() {
+  static cl::SubCommand sub("report", "Write a self-contained HTML report of one launch (summary, timeline, waits, "
+                                      "findings, model)");
+  return sub;
+}
+cl::SubCommand &diffCommand() {
+  static cl::SubCommand sub("diff", "Compare two `predict --json` outputs");
+  return sub;
+}
 
 cl::OptionCategory &launchCategory() {
   static cl::OptionCategory cat("Launch options");
@@ -28,10 +50,13 @@ cl::OptionCategory &outputCategory() {
   return cat;
 }
 
-cl::opt<std::string> inputFile(cl::Positional, cl::desc("<FILE.ttgir | Triton cache dir>"), cl::Required,
-                               cl::sub(checkCommand()), cl::sub(predictCommand()), cl::sub(irCommand()));
+cl::opt<std::string> inputFile(cl::Positional, cl::desc("<FILE.ttgir | Triton cache dir | capture dir (run)>"),
+                               cl::Required, cl::sub(checkCommand()), cl::sub(predictCommand()), cl::sub(irCommand()),
+                               cl::sub(runCommand()), cl::sub(traceCommand()), cl::sub(reportCommand()));
 
-#define TLXSIM_LAUNCH_SUBS cl::cat(launchCategory()), cl::sub(checkCommand()), cl::sub(predictCommand())
+#define TLXSIM_LAUNCH_SUBS                                                                                           \
+  cl::cat(launchCategory()), cl::sub(checkCommand()), cl::sub(predictCommand()), cl::sub(traceCommand()),              \
+      cl::sub(reportCommand())
 
 cl::opt<std::string> gridOpt("grid", cl::desc("Grid size X[,Y[,Z]]"), cl::value_desc("X,Y,Z"), TLXSIM_LAUNCH_SUBS);
 cl::list<std::string> argOpts("arg", cl::desc("Scalar kernel argument by its Python name (repeatable)"),
@@ -50,13 +75,19 @@ cl::opt<std::string> binaryOpt("binary",
 cl::opt<int64_t> maxCtasOpt("max-ctas", cl::desc("Simulate only the first N CTAs of the grid"), cl::init(-1),
                             TLXSIM_LAUNCH_SUBS);
 cl::opt<std::string> modelOpt("model", cl::desc("GPU model name (models/<name>.json) or path; default from ttg.target"),
-                              TLXSIM_LAUNCH_SUBS);
+                              TLXSIM_LAUNCH_SUBS, cl::sub(xcheckCommand()));
 cl::list<std::string> setOpts("set", cl::desc("Override a model parameter (repeatable)"), cl::value_desc("KNOB=VALUE"),
-                              TLXSIM_LAUNCH_SUBS);
+                              TLXSIM_LAUNCH_SUBS, cl::sub(xcheckCommand()));
 #undef TLXSIM_LAUNCH_SUBS
 
+cl::opt<std::string> outputOpt("o", cl::desc("Output file ('-' for stdout)"), cl::value_desc("FILE"), cl::Required,
+                                cl::cat(outputCategory()), cl::sub(traceCommand()), cl::sub(reportCommand()));
+cl::opt<int32_t> smOpt("sm", cl::desc("The SM whose CTAs and units the timeline shows (default 0)"), cl::init(0),
+                       cl::cat(outputCategory()), cl::sub(traceCommand()), cl::sub(reportCommand()));
+
 cl::opt<bool> jsonOpt("json", cl::desc("Print one JSON object (schema_version 1)"), cl::cat(outputCategory()),
-                      cl::sub(checkCommand()), cl::sub(predictCommand()), cl::sub(irCommand()));
+                      cl::sub(checkCommand()), cl::sub(predictCommand()), cl::sub(irCommand()),
+                      cl::sub(xcheckCommand()), cl::sub(runCommand()), cl::sub(diffCommand()));
 
 int badInput(const Twine &message) {
   errs() << "tlx-sim: error: " << message << "\n";

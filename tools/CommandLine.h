@@ -20,12 +20,18 @@ enum ExitCode { kClean = 0, kFindings = 1, kBadInput = 2, kInternal = 3 };
 llvm::cl::SubCommand &checkCommand();
 llvm::cl::SubCommand &predictCommand();
 llvm::cl::SubCommand &irCommand();
+llvm::cl::SubCommand &xcheckCommand();
+llvm::cl::SubCommand &runCommand();
+llvm::cl::SubCommand &traceCommand();
+llvm::cl::SubCommand &reportCommand();
+llvm::cl::SubCommand &diffCommand();
 
 /// Option categories shown by `--help`.
 llvm::cl::OptionCategory &launchCategory();
 llvm::cl::OptionCategory &outputCategory();
 
-/// The positional input of check / predict / ir: a .ttgir file or a Triton cache directory.
+/// The positional input of check / predict / ir: a .ttgir file or a Triton cache directory;
+/// of run: a capture folder (tests/inputs/<arch>/<kernel>/<config>) or its launch.json.
 extern llvm::cl::opt<std::string> inputFile;
 /// Launch options (check, predict): grid, scalar args, descriptor shapes, launch JSON,
 /// companion files, CTA limit, GPU model and knob overrides.
@@ -38,6 +44,9 @@ extern llvm::cl::opt<std::string> binaryOpt;
 extern llvm::cl::opt<int64_t> maxCtasOpt;
 extern llvm::cl::opt<std::string> modelOpt;
 extern llvm::cl::list<std::string> setOpts;
+/// `-o FILE` of trace and report (`-` is stdout) and `--sm N`: the SM whose timeline they show.
+extern llvm::cl::opt<std::string> outputOpt;
+extern llvm::cl::opt<int32_t> smOpt;
 /// `--json`: print one JSON object (schema_version 1).
 extern llvm::cl::opt<bool> jsonOpt;
 

@@ -28,8 +28,8 @@ std::string companionFile(StringRef input, StringRef explicitPath, StringRef ext
 }
 
 /// Reads `shared` (bytes) from Triton's metadata JSON; -1 if absent.
-Expected<int64_t> sharedBytesFromMetadata(StringRef input) {
-  std::string path = companionFile(input, metadataOpt, ".json");
+Expected<int64_t> sharedBytesFromMetadata(StringRef input, StringRef explicitPath) {
+  std::string path = companionFile(input, explicitPath, ".json");
   if (path.empty())
     return -1;
   auto buffer = MemoryBuffer::getFile(path);
@@ -53,7 +53,25 @@ void WarningCollector::onUnknownOp(const std::string &name, int32_t loc) {
                      "' has no simulator semantics; it was treated as free and its results as unknown");
 }
 
-int prepareSimulation(PreparedSimulation &out) {
+SimulationRequest requestFromOptions() {
+  SimulationRequest r;
+  r.input = inputFile;
+  r.launchFile = launchOpt;
+  r.grid = gridOpt;
+  r.args.assign(argOpts.begin(), argOpts.end());
+  r.descs.assign(descOpts.begin(), descOpts.end());
+  r.metadata = metadataOpt;
+  r.binary = binaryOpt;
+  r.maxCtas = maxCtasOpt;
+  r.model = modelOpt;
+  r.sets.assign(setOpts.begin(), setOpts.end());
+  return r;
+}
+
+int prepareSimulation(PreparedSimulation &out) { return prepareSimulation(requestFromOptions(), out); }
+
+int prepareSimulation(const SimulationRequest &request, PreparedSimulation &out) {
+  const std::string &inputFile = request.input;
   out.context = ir::makeContext();
   out.module = ir::readTTGIR(inputFile, *out.context, errs());
   if (!out.module)
@@ -73,7 +91,7 @@ int prepareSimulation(PreparedSimulation &out) {
   out.program.emplace(std::move(*program));
   const sim::Program &prog = *out.program;
 
-  std::string modelName = modelOpt;
+  std::string modelName = request.model;
   if (modelName.empty())
     modelName = sim::GpuModel::defaultForTarget(prog.target);
   if (modelName.empty())
@@ -84,32 +102,41 @@ int prepareSimulation(PreparedSimulation &out) {
   if (!model->target().empty() && !prog.target.empty() && model->target() != prog.target)
     return badInput("model '" + model->name() + "' is for " + model->target() + ", the kernel targets " +
                     prog.target);
-  for (const std::string &assignment : setOpts)
+  for (const std::string &assignment : request.sets)
     if (auto err = model->set(assignment))
       return badInput(toString(std::move(err)));
   out.model.emplace(std::move(*model));
 
-  if (!launchOpt.empty())
-    if (auto err = out.launch.loadJson(launchOpt))
+  if (!request.launchFile.empty())
+    if (auto err = out.launch.loadJson(request.launchFile))
       return badInput(toString(std::move(err)));
-  if (!gridOpt.empty())
-    if (auto err = out.launch.setGrid(gridOpt))
+  if (request.launch)
+    if (auto err = out.launch.loadJsonObject(*request.launch, request.launchContext))
       return badInput(toString(std::move(err)));
-  for (const std::string &arg : argOpts)
+  if (!request.grid.empty())
+    if (auto err = out.launch.setGrid(request.grid))
+      return badInput(toString(std::move(err)));
+  for (const std::string &arg : request.args)
     if (auto err = out.launch.setArg(arg))
       return badInput(toString(std::move(err)));
-  for (const std::string &desc : descOpts)
+  for (const std::string &desc : request.descs)
     if (auto err = out.launch.setDesc(desc))
       return badInput(toString(std::move(err)));
 
-  out.options.maxCtas = maxCtasOpt;
+  out.options.maxCtas = request.maxCtas;
   std::string ttgirPath = ir::resolveTTGIRPath(inputFile, nulls()); // companions of a cache dir's .ttgir
-  auto shared = sharedBytesFromMetadata(ttgirPath);
+  auto shared = sharedBytesFromMetadata(ttgirPath, request.metadata);
   if (!shared)
     return badInput(toString(shared.takeError()));
   out.options.sharedBytesPerCta = *shared;
-  if (std::string cubin = companionFile(ttgirPath, binaryOpt, ".cubin"); !cubin.empty()) {
+  if (std::string cubin = companionFile(ttgirPath, request.binary, ".cubin"); !cubin.empty()) {
     auto resources = sim::readCubinResources(cubin, prog.kernelName);
+    if (!resources)
+      return badInput(toString(resources.takeError()));
+    out.options.registersPerThread = resources->registersPerThread;
+    out.options.staticSharedBytesPerCta = resources->staticSharedBytes;
+  } else if (std::string hsaco = companionFile(ttgirPath, binaryOpt, ".hsaco"); !hsaco.empty()) {
+    auto resources = sim::readHsacoResources(hsaco, prog.kernelName);
     if (!resources)
       return badInput(toString(resources.takeError()));
     out.options.registersPerThread = resources->registersPerThread;

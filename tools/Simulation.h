@@ -12,6 +12,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/OwningOpRef.h"
+#include "llvm/Support/JSON.h"
 
 #include <memory>
 #include <optional>
@@ -37,10 +38,30 @@ struct PreparedSimulation {
   std::unique_ptr<sim::Engine> engine;
 };
 
-/// Prepares the simulation of `inputFile` from the launch options of tools/CommandLine.h.
-/// Returns kClean and fills `out`, or prints the error (with the file and, for IR errors,
-/// the line) and returns kBadInput (malformed input, missing launch value, unknown model)
-/// or kInternal (an op the simulator knows it cannot model soundly).
+/// What to simulate: the input and its launch, as the command-line options spell them.
+struct SimulationRequest {
+  std::string input;                         ///< .ttgir file or Triton cache directory
+  std::string launchFile;                    ///< launch spec JSON file ("" = none)
+  const llvm::json::Object *launch = nullptr; ///< or an already parsed launch spec (not owned)
+  std::string launchContext;                 ///< where `launch` comes from, for error messages
+  std::string grid;                          ///< `--grid` ("" = from the launch spec)
+  std::vector<std::string> args, descs;      ///< `--arg NAME=V`, `--desc NAME=D0xD1`
+  std::string metadata, binary;              ///< companions ("" = next to the input, if present)
+  int64_t maxCtas = -1;                      ///< simulate only the first N CTAs (-1 = all)
+  std::string model;                         ///< model name or path ("" = from ttg.target)
+  std::vector<std::string> sets;             ///< `--set KNOB=VALUE` overrides
+};
+
+/// The request the shared launch options of tools/CommandLine.h describe.
+SimulationRequest requestFromOptions();
+
+/// Prepares the simulation `request` describes. Returns kClean and fills `out`, or prints
+/// the error (with the file and, for IR errors, the line) and returns kBadInput (malformed
+/// input, missing launch value, unknown model) or kInternal (an op the simulator knows it
+/// cannot model soundly).
+int prepareSimulation(const SimulationRequest &request, PreparedSimulation &out);
+
+/// `prepareSimulation(requestFromOptions(), out)`.
 int prepareSimulation(PreparedSimulation &out);
 
 /// Collects the simulator's unknown-op warnings, once per (op, source location), formatted

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Sets up tlx-sim on a fresh Debian 12 machine and builds it:
-#   apt packages (LLVM/MLIR 22, Z3, Boost.Graph, doctest, lit/FileCheck, CMake, Ninja),
+#   apt packages (LLVM/MLIR 22, Z3, Boost.Graph, doctest, lit/FileCheck, CMake, Ninja; the HIP headers
+#   of libamdhip64-dev for `tlx-sim run` on AMD GPUs; python3-dev for the runner's packing test, which
+#   compiles Triton's driver.c),
 #   a Python virtual environment .venv with triton==3.6.0 (compiles kernels with no GPU)
-#   and jsonschema (tests), then a CMake + Ninja build in build/.
+#   and jsonschema (tests), Chromium (renders the HTML report in its test), then a CMake + Ninja build in build/
 # Run as root (or with sudo available). Idempotent.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,7 +17,8 @@ $SUDO apt-get install -y -qq --no-install-recommends \
   ca-certificates g++ cmake ninja-build pkg-config \
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools \
   libz3-dev libboost-graph-dev doctest-dev \
-  python3 python3-venv python3-pip > /dev/null
+  python3 python3-venv python3-pip python3-dev libamdhip64-dev \
+  chromium > /dev/null
 
 if [ ! -x .venv/bin/python3 ]; then python3 -m venv .venv; fi
 .venv/bin/python3 -m pip install -q --upgrade pip

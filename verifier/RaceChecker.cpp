@@ -11,8 +11,7 @@ const char *opName(Op op, bool write) {
   case Op::TmaStore: return "the TMA store";
   case Op::WgmmaIssue: return "the wgmma";
   case Op::Tc05Mma: return "the tcgen05 MMA";
-  case Op::TmemLoad: return "the tmem_load";
-  case Op::TmemStore: return "the tmem_store";
+  case Op::TensorOp: return write ? "the tmem_store" : "the tmem_load"; // only tcgen05.ld/st (sub 3) access memory
   case Op::AsyncCopy: return "the cp.async copy";
   case Op::LocalStore: return "the local_store";
   case Op::LocalLoad: return "the local_load";
@@ -161,7 +160,7 @@ void RaceChecker::onPendingUse(const PendingUseEvent &e) {
 }
 
 std::string RaceChecker::describe(const Epoch &e) const {
-  std::string text = std::string(opName(e.op, false)) + " of partition '" + partition(e.agent) + "'";
+  std::string text = std::string(opName(e.op, e.write)) + " of partition '" + partition(e.agent) + "'";
   if (e.iteration >= 0)
     text += " (iteration " + std::to_string(e.iteration) + ")";
   return text;
@@ -188,7 +187,7 @@ void RaceChecker::report(const char *cls, const AccessEvent &now, const Epoch &n
   f.message = describe(nowEpoch) + " " + verb + " " + regionName(now.alloc, region) + " " + tail + " (CTA " +
               std::to_string(now.cta) + ")";
   f.related.push_back(Related{loc(before.loc), partition(before.agent), before.iteration,
-                              opName(before.op, false), describe(before) + " accesses it here"});
+                              opName(before.op, before.write), describe(before) + " accesses it here"});
   // If the accessing side did synchronize with the other agent after it issued its access,
   // name that release: it is where the protocol lets the access through too early.
   int64_t seen = clock.get(before.agent);
@@ -207,7 +206,7 @@ void RaceChecker::onAccess(const AccessEvent &e) {
     return;
   ThreadId thread = e.asyncOp >= 0 ? asyncThread(e.asyncOp) : ThreadId(e.agent);
   const VectorClock &clock = clockOf(thread);
-  Epoch now{thread, clock.get(thread), e.agent, e.loc, e.iteration, e.op, e.asyncProxy, clock.get(e.agent)};
+  Epoch now{thread, clock.get(thread), e.agent, e.loc, e.iteration, e.op, e.asyncProxy, clock.get(e.agent), e.write};
   auto ordered = [&](const Epoch &before) { return before.clock <= clock.get(before.thread); };
 
   std::vector<Shadow> &views = shadow_[{e.cta, e.alloc}];

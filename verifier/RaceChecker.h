@@ -56,6 +56,7 @@ private:
     sim::Op op;
     bool asyncProxy;
     int64_t issuerClock; ///< the issuing agent's clock at the access (at issue for an async op)
+    bool write = false;
   };
   /// Shadow state of one shared-memory view.
   struct Shadow {

@@ -21,6 +21,7 @@ from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
 from triton.experimental.gluon.language.nvidia.hopper import (fence_async_shared, mbarrier, tma, warpgroup_mma,
                                                               warpgroup_mma_wait)
+import triton.profiler.language as pl  # Proton scopes: no-ops unless Proton instrumentation is on (record.py --proton)
 
 BUG_NONE = 0
 BUG_EXPECT_TOO_LARGE = 1  # expect-bytes larger than the two TMA boxes -> ready[s] never completes
@@ -38,10 +39,12 @@ def _load_partition(a_desc, b_desc, a_bufs, b_bufs, ready, empty, off_m, off_n, 
     for k in range(num_k):
         s = k % S
         phase = (k // S) & 1
+        pl.enter_scope("wait_empty")
         if BUG == 2:
             mbarrier.wait(empty.index(s), phase)  # BUG: producer-parity: waits the consumer's parity, not phase ^ 1
         else:
             mbarrier.wait(empty.index(s), phase ^ 1)
+        pl.exit_scope("wait_empty")
         if BUG == 1:
             mbarrier.expect(ready.index(s), a_desc.block_type.nbytes + b_desc.block_type.nbytes + 2048)  # BUG: expect-bytes: two boxes plus 2048 bytes
         else:
@@ -62,10 +65,14 @@ def _mma_partition(a_bufs, b_bufs, ready, empty, c_desc, off_m, off_n, K, BM: gl
         if BUG == 6:
             acc = warpgroup_mma(a_bufs.index(s), b_bufs.index(s), acc, is_async=True)  # BUG: no-ready-wait: no wait on ready[s]
         else:
+            pl.enter_scope("wait_ready")
             mbarrier.wait(ready.index(s), (k // S) & 1)
+            pl.exit_scope("wait_ready")
             acc = warpgroup_mma(a_bufs.index(s), b_bufs.index(s), acc, is_async=True)
         # Keep one wgmma group in flight: the group of step k - 1 has now retired.
+        pl.enter_scope("wgmma_wait")
         acc = warpgroup_mma_wait(1, deps=(acc, ))
+        pl.exit_scope("wgmma_wait")
         if BUG == 4:
             mbarrier.arrive(empty.index(s))  # BUG: release-early: releases the stage its wgmma may still read
         elif k > 0:
@@ -129,6 +136,7 @@ from .. import _harness  # noqa: E402  (the kernels above keep their source line
 KERNEL = ws_gemm_kernel
 TARGETS = ["cuda:90"]
 NUM_WARPS = 4  # warps of the default partition; Triton's metadata reports 8 (4 + the 1-warp producer, rounded up)
+WORKER_WARPS = [1]  # warps of each worker partition, in gl.warp_specialize order (record.py maps Proton warps)
 DEFAULT_SHAPE = {"M": 8192, "N": 8192, "K": 8192}
 
 _TILE = {"BM": 128, "BN": 128, "BK": 64, "GROUP_M": 8}

@@ -55,15 +55,22 @@ def capture_config(km: kmod.KernelModule, config: str, shape: dict, target, outd
     """
     with kmod.fresh_triton_cache():
         compiled, sp = kmod.compile_config(km, config, shape, target)
-    name = km.kernel_name
     cdir = Path(outdir) / config
+    write_compiled(km, compiled, target, cdir)
+    (cdir / "launch.json").write_text(kmod.dump_json(kmod.launch_json(km, config, shape, target, sp)))
+    return cdir
+
+
+def write_compiled(km: kmod.KernelModule, compiled, target, cdir: Path) -> None:
+    """Write what the compiler made of a kernel under ``cdir``: ``<kernel>.ttgir`` (file names made relative,
+    see ``kmod.rewrite_ttgir_paths``), the binary ``<kernel>.cubin`` / ``.hsaco`` and Triton's metadata
+    ``<kernel>.json``.  ``compiled`` is a CompiledKernel from ``triton.compile`` or from a real launch."""
+    name = km.kernel_name
     cdir.mkdir(parents=True, exist_ok=True)
     (cdir / f"{name}.ttgir").write_text(kmod.rewrite_ttgir_paths(compiled.asm["ttgir"], km.root))
     kind = binary_kind(target)
     (cdir / f"{name}.{kind}").write_bytes(compiled.asm[kind])
     (cdir / f"{name}.json").write_text(kmod.dump_json(kmod.metadata_json(compiled, km.root)))
-    (cdir / "launch.json").write_text(kmod.dump_json(kmod.launch_json(km, config, shape, target, sp)))
-    return cdir
 
 
 def cuobjdump_path() -> Path:

@@ -1,0 +1,50 @@
+// Occupancy: how many CTAs of a kernel are resident on one SM (CU) at once, and what limits
+// it. Follows the CUDA occupancy calculator (cuda_occupancy.h, cudaOccMaxActiveBlocksPerSM):
+// registers per sub-partition, shared memory with its allocation unit and per-CTA reserve,
+// warps, CTA slots; plus TMEM columns on sm_100 (PTX ISA 9.1 9.7.16.1). On AMD the same
+// rules with a CU's 4 SIMDs as sub-partitions, wave64 and the unified VGPR file.
+#pragma once
+
+#include "sim/GpuModel.h"
+#include "sim/Program.h"
+
+#include "llvm/Support/Error.h"
+
+#include <string>
+
+namespace tlxsim::sim {
+
+/// What a kernel asks of an SM, per CTA.
+struct OccupancyInputs {
+  int64_t sharedBytes = 0;        ///< dynamic + static shared memory (Triton's metadata `shared`), bytes
+  int32_t registersPerThread = -1; ///< from the binary (cubin REG, hsaco VGPRs+AGPRs); -1: unknown, not a limit
+  int32_t warps = 4;              ///< warps (waves) per CTA
+  int32_t threadsPerWarp = 32;
+  int64_t tmemColumns = 0;        ///< TMEM columns the CTA allocates (0: none)
+};
+
+/// The inputs the module itself gives: shared memory from its allocations (unless
+/// `sharedBytes` >= 0 overrides it), warps over all partitions, TMEM columns of its
+/// `ttng.tmem_alloc`s (a 128-lane column holds 4 bytes per lane; the total is rounded up to a
+/// power of 2 of at least 32 columns, PTX ISA 9.1 9.7.16.1.2).
+/// `staticSharedBytes` (the binary's own static shared memory) adds to the shared memory.
+OccupancyInputs occupancyInputs(const Program &program, int64_t sharedBytes, int32_t registersPerThread,
+                                int64_t staticSharedBytes = 0);
+
+struct Occupancy {
+  int32_t ctasPerSm = 0;
+  std::string limit; ///< "registers", "shared memory", "warps", "CTA slots" or "tensor memory"
+  int32_t byRegisters = 0, bySharedMemory = 0, byWarps = 0, bySlots = 0, byTensorMemory = 0;
+};
+
+/// CTAs per SM under `model`'s limits. Model parameters: smem_per_sm_bytes,
+/// smem_reserved_per_cta_bytes, smem_alloc_unit_bytes, max_warps_per_sm, max_ctas_per_sm,
+/// regs_per_sm, reg_alloc_unit (registers per warp), smsp_per_sm, and tmem_columns when the
+/// kernel allocates TMEM. Fails if a needed parameter is missing, or (with the numbers) if not
+/// even one CTA fits.
+llvm::Expected<Occupancy> computeOccupancy(const OccupancyInputs &inputs, const GpuModel &model);
+
+/// Parameters computeOccupancy reads for every kernel.
+llvm::ArrayRef<llvm::StringRef> occupancyParams();
+
+} // namespace tlxsim::sim

@@ -1,0 +1,26 @@
+"""Make a small traces folder for the xcheck tests from the committed traces/h200/tma_scale.json.
+
+usage: xcheck_fixture.py SRC_TRACES OUT_DIR [MUTATION]
+MUTATION: none | no-measured | bad-split | no-capture | bad-json
+Keeps the records of config b64x128 (5 shapes: 1 fit, 4 held-out) and copies their capture folders.
+"""
+import json
+import shutil
+import sys
+from pathlib import Path
+
+src, out = Path(sys.argv[1]), Path(sys.argv[2])
+mutation = sys.argv[3] if len(sys.argv) > 3 else "none"
+shutil.rmtree(out, ignore_errors=True)
+out.mkdir(parents=True)
+doc = json.loads((src / "tma_scale.json").read_text())
+doc["records"] = [r for r in doc["records"] if r["config"] == "b64x128"]
+for r in doc["records"]:
+    shutil.copytree(src / r["capture"], out / r["capture"], dirs_exist_ok=True)
+if mutation == "no-measured":
+    del doc["records"][1]["measured_us"]
+elif mutation == "bad-split":
+    doc["records"][2]["split"] = "training"
+elif mutation == "no-capture":
+    doc["records"][0]["capture"] = "captures/nowhere"
+(out / "tma_scale.json").write_text(json.dumps(doc, indent=1) if mutation != "bad-json" else "{\"records\": [")

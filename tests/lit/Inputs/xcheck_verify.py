@@ -1,0 +1,53 @@
+"""Check an `xcheck --json` output for internal consistency (reads stdin):
+every error is (predicted - measured) / measured; the summary's counts, median and p90 |error| and per-kernel
+Spearman rho are those of the held-out records, recomputed here independently (numpy-free)."""
+import json
+import math
+import sys
+
+doc = json.load(sys.stdin)
+assert doc["schema_version"] == 1 and doc["command"] == "xcheck"
+recs = doc["records"]
+for r in recs:
+    assert math.isclose(r["error"], (r["predicted_us"] - r["measured_us"]) / r["measured_us"], rel_tol=1e-9), r
+ho = [r for r in recs if r["split"] == "heldout"]
+errs = sorted(abs(r["error"]) for r in ho)
+
+
+def quantile(v, q):
+    pos = q * (len(v) - 1)
+    lo = math.floor(pos)
+    hi = min(lo + 1, len(v) - 1)
+    return v[lo] + (pos - lo) * (v[hi] - v[lo])
+
+
+def ranks(v):
+    order = sorted(range(len(v)), key=lambda i: v[i])
+    out = [0.0] * len(v)
+    i = 0
+    while i < len(order):
+        j = i
+        while j + 1 < len(order) and v[order[j + 1]] == v[order[i]]:
+            j += 1
+        for k in range(i, j + 1):
+            out[order[k]] = (i + j) / 2 + 1
+        i = j + 1
+    return out
+
+
+def pearson(x, y):
+    mx, my = sum(x) / len(x), sum(y) / len(y)
+    sxy = sum((a - mx) * (b - my) for a, b in zip(x, y))
+    return sxy / math.sqrt(sum((a - mx) ** 2 for a in x) * sum((b - my) ** 2 for b in y))
+
+
+s = doc["summary"]
+assert s["count"] == len(recs) and s["heldout_count"] == len(ho), s
+assert math.isclose(s["median_abs_error"], quantile(errs, 0.5)), s
+assert math.isclose(s["p90_abs_error"], quantile(errs, 0.9)), s
+for kernel, rho in s["spearman"].items():
+    k = [r for r in ho if r["kernel"] == kernel]
+    expect = pearson(ranks([r["measured_us"] for r in k]), ranks([r["predicted_us"] for r in k]))
+    assert math.isclose(rho, expect, abs_tol=1e-12), (kernel, rho, expect)
+assert doc["pass"] == (not doc["failures"])
+print(f"consistent: {len(recs)} records, {len(ho)} held-out")

@@ -1,0 +1,143 @@
+"""`tlx-sim run` end to end over a stand-in CUDA driver (tests/python/fake_libcuda.c) and HIP runtime
+(tests/python/fake_libamdhip64.c), with no GPU.
+
+The stand-in is built here as libcuda.so.1 and found through LD_LIBRARY_PATH, so the real code path runs:
+dlopen + cuGetProcAddress_v2, the shared-memory attributes of Triton's load_binary, tensor-map encoding,
+cuLaunchKernelEx, the NaN-poisoned checked launch, event timing and the trace record. Its kernels compute the
+GEMM on the CPU, so the captures are shrunk to 128 x 128 x 128 (the cubin and its parameter layout are the
+captured ones; shapes are runtime arguments). The stand-in logs the calls it receives; the tests assert them.
+
+Plain unittest: ``python3 tests/python/test_runner_params_fake_driver.py [path/to/tlx-sim]``. Needs a C compiler
+and cuda.h (the CUDA toolkit's, else the one Triton's wheel ships).
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+TLX_SIM = Path(sys.argv.pop(1) if len(sys.argv) > 1 else os.environ.get("TLX_SIM", ROOT / "build/tools/tlx-sim"))
+SIZE = 128
+
+
+def cuda_include() -> str:
+    for candidate in (os.environ.get("CUDA_HOME", "/usr/local/cuda") + "/include",):
+        if Path(candidate, "cuda.h").is_file():
+            return candidate
+    import triton
+    return str(Path(triton.__file__).parent / "backends" / "nvidia" / "include")
+
+
+def shrink(capture: Path, dest: Path) -> Path:
+    """A copy of a GEMM capture at M = N = K = SIZE (one CTA)."""
+    shutil.copytree(capture, dest)
+    launch = json.loads((dest / "launch.json").read_text())
+    launch["grid"] = [1, 1, 1]
+    for key in ("M", "N", "K"):
+        launch["args"][key] = SIZE
+        launch["shape"][key] = SIZE
+    for stride in ("stride_am", "stride_bk", "stride_cm"):
+        if stride in launch["args"]:
+            launch["args"][stride] = SIZE
+    for group in ("descs", "ptrs"):
+        for t in launch.get(group, {}).values():
+            t["shape"] = [SIZE, SIZE]
+            if "strides" in t:
+                t["strides"] = [SIZE, 1]
+    (dest / "launch.json").write_text(json.dumps(launch, indent=1))
+    return dest
+
+
+class FakeDriverRun(unittest.TestCase):
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = Path(tempfile.mkdtemp(prefix="tlx-sim-fake-cuda-"))
+        cc = os.environ.get("CC", "cc")
+        subprocess.run([cc, "-shared", "-fPIC", "-I", cuda_include(), "-Wl,-soname,libcuda.so.1", "-o",
+                        str(cls.tmp / "libcuda.so.1"), str(ROOT / "tests/python/fake_libcuda.c"), "-lm"], check=True)
+        subprocess.run([cc, "-shared", "-fPIC", "-o", str(cls.tmp / "libamdhip64.so"),
+                        str(ROOT / "tests/python/fake_libamdhip64.c"), "-lm"], check=True)
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp)
+
+    def run_tool(self, capture: Path, *args, wrong=False):
+        log = self.tmp / f"log-{capture.name}-{wrong}.txt"
+        log.unlink(missing_ok=True)
+        env = {**os.environ, "LD_LIBRARY_PATH": str(self.tmp), "FAKE_CUDA_LOG": str(log), "FAKE_HIP_LOG": str(log),
+               "PATH": "/usr/bin:/bin"}
+        env.pop("FAKE_CUDA_WRONG", None)
+        if wrong:
+            env["FAKE_CUDA_WRONG"] = "1"
+        proc = subprocess.run([str(TLX_SIM), "run", str(capture), "--json", "--iters", "4", "--warmup-ms", "1",
+                               "--rounds", "2", *map(str, args)], capture_output=True, text=True, env=env)
+        return proc, (log.read_text().splitlines() if log.exists() else [])
+
+    def test_tma_gemm_runs_checks_times_and_records(self):
+        capture = shrink(ROOT / "tests/inputs/hopper/ws_gemm/s3", self.tmp / "ws_gemm_s3")
+        record = self.tmp / "traces" / "h200" / "ws_gemm.json"
+        proc, log = self.run_tool(capture, "--record", record)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        out = json.loads(proc.stdout)
+        self.assertEqual(out["device"]["name"], "Fake H200")
+        self.assertTrue(out["reference"]["ok"])
+        self.assertEqual(out["reference"]["samples"], 4)  # 2 x 2 cells of 64 x 64
+        self.assertEqual(out["timing"]["median_us"], 1250.0)  # the stand-in's events are 1.25 ms apart
+        self.assertEqual(out["timing"]["iters_per_round"], 4)
+        self.assertEqual(out["registers"], 168)
+        # Triton's load_binary: prefer shared memory, dynamic limit = opt-in maximum - static shared memory.
+        self.assertIn("cache_config 1", log)
+        self.assertIn("func_attribute 8 232448", log)
+        # Tensor maps: fp16 (6), innermost dimension first, byte stride, the metadata's block, 128B swizzle, L2 128B.
+        self.assertIn("encode type=6 rank=2 dims=128,128 stride=256 box=64,128 swizzle=3 l2=2 fill=0", log)
+        self.assertIn("encode type=6 rank=2 dims=128,128 stride=256 box=64,64 swizzle=3 l2=2 fill=0", log)
+        # 32 x num_warps (8 in the metadata) threads, the metadata's shared memory, no cluster attribute.
+        self.assertEqual([l for l in log if l.startswith("launch")],
+                         ["launch ws_gemm_kernel grid=1,1,1 block=256,1,1 shared=131132 attrs=0"] * 2)
+        doc = json.loads(record.read_text())
+        self.assertEqual((doc["gpu"], doc["kernel"], doc["module"]), ("h200", "ws_gemm", "kernels/hopper/ws_gemm.py"))
+        (rec,) = doc["records"]
+        self.assertEqual((rec["config"], rec["measured_us"], rec["correct"], rec["split"]), ("s3", 1250.0, True, "fit"))
+        copied = record.parent / rec["capture"]
+        self.assertEqual((copied / "ws_gemm_kernel.cubin").read_bytes(), (capture / "ws_gemm_kernel.cubin").read_bytes())
+
+    def test_pointer_gemm_and_a_wrong_result(self):
+        capture = shrink(ROOT / "tests/inputs/hopper/triton_gemm/s3", self.tmp / "triton_gemm_s3")
+        proc, log = self.run_tool(capture, "--no-flush")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertTrue(json.loads(proc.stdout)["reference"]["ok"])
+        self.assertIn("launch gemm_kernel grid=1,1,1 block=128,1,1 shared=98304 attrs=0", log)
+        proc, _ = self.run_tool(capture, "--no-flush", wrong=True)
+        self.assertEqual(proc.returncode, 1)
+        out = json.loads(proc.stdout)
+        self.assertFalse(out["reference"]["ok"])
+        self.assertIn("wrong result: c_ptr[", proc.stderr)
+        self.assertEqual(out["timing"]["iters_per_round"], 0)  # a wrong kernel is not timed
+
+    def test_hsaco_gemm_through_hip(self):
+        capture = shrink(ROOT / "tests/inputs/amd-gfx942/gemm/s2", self.tmp / "amd_gemm_s2")
+        proc, log = self.run_tool(capture, "--no-flush")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        out = json.loads(proc.stdout)
+        self.assertEqual(out["device"]["name"], "Fake MI300X")
+        self.assertTrue(out["reference"]["ok"])
+        self.assertEqual(out["timing"]["median_us"], 1250.0)
+        # warp_size 64 x num_warps 4 threads and the metadata's LDS bytes, as triton/backends/amd/driver.py.
+        self.assertEqual(log, ["launch gemm_kernel grid=1,1,1 block=256,1,1 shared=32768"] * 2)
+
+    def test_capture_for_another_architecture_is_refused(self):
+        capture = self.tmp / "bw_ws_gemm"
+        shutil.copytree(ROOT / "tests/inputs/blackwell/ws_gemm/s2", capture)
+        proc, _ = self.run_tool(capture)
+        self.assertEqual(proc.returncode, 2)
+        self.assertIn("compiled for sm_100 but the GPU (Fake H200) is sm_90", proc.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()

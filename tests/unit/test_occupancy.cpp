@@ -1,0 +1,118 @@
+// Occupancy of the captured Hopper kernels on the H200 model equals the CTAs per SM listed in
+// tests/occupancy/h200.json (cuOccupancyMaxActiveBlocksPerMultiprocessor on an H200, or values
+// derived by hand from the CUDA occupancy rules and marked "derived, to be measured" until
+// tests/occupancy/measure_h200.py has run on the device). Plus the rules on their own.
+#include "ir/Dialects.h"
+#include "ir/Reader.h"
+#include "sim/Binary.h"
+#include "sim/Lowering.h"
+#include "sim/Occupancy.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <doctest/doctest.h>
+
+#ifndef TLXSIM_SOURCE_DIR
+#define TLXSIM_SOURCE_DIR "."
+#endif
+
+using namespace tlxsim;
+
+TEST_CASE("occupancy of captured kernels equals tests/occupancy/h200.json") {
+  auto buffer = llvm::MemoryBuffer::getFile(TLXSIM_SOURCE_DIR "/tests/occupancy/h200.json");
+  REQUIRE(buffer);
+  auto json = llvm::json::parse((*buffer)->getBuffer());
+  REQUIRE(json);
+  const llvm::json::Array *configs = json->getAsObject()->getArray("configs");
+  REQUIRE(configs);
+  CHECK(configs->size() >= 8);
+  auto model = sim::GpuModel::load("h200", TLXSIM_SOURCE_DIR "/models");
+  REQUIRE(model);
+  for (const llvm::json::Value &value : *configs) {
+    const llvm::json::Object &config = *value.getAsObject();
+    std::string input = config.getString("input")->str(), kernel = config.getString("kernel")->str();
+    std::string base = std::string(TLXSIM_SOURCE_DIR) + "/tests/inputs/" + input + "/" + kernel;
+    CAPTURE(input);
+    auto ctx = ir::makeContext();
+    std::string diag;
+    llvm::raw_string_ostream os(diag);
+    auto module = ir::readTTGIR(base + ".ttgir", *ctx, os);
+    REQUIRE_MESSAGE(module, diag);
+    auto program = sim::lowerModule(*module);
+    REQUIRE(program);
+    auto binary = sim::readCubinResources(base + ".cubin", kernel);
+    REQUIRE(binary);
+    int64_t shared = *config.getInteger("dynamic_shared_bytes");
+    auto inputs = sim::occupancyInputs(*program, shared, binary->registersPerThread, binary->staticSharedBytes);
+    CHECK(inputs.warps * 32 == *config.getInteger("threads_per_cta"));
+    auto occupancy = sim::computeOccupancy(inputs, *model);
+    REQUIRE(occupancy);
+    CHECK(occupancy->ctasPerSm == *config.getInteger("ctas_per_sm"));
+  }
+}
+
+TEST_CASE("occupancy rules: registers per sub-partition, shared-memory unit and reserve, warps, TMEM") {
+  auto h200 = sim::GpuModel::load("h200", TLXSIM_SOURCE_DIR "/models");
+  auto b200 = sim::GpuModel::load("b200", TLXSIM_SOURCE_DIR "/models");
+  REQUIRE(h200);
+  REQUIRE(b200);
+  sim::OccupancyInputs in;
+  in.warps = 4;
+  in.sharedBytes = 0;
+  // 128 registers x 32 threads = 4096 per warp; 16384 per sub-partition -> 4 warps each -> 4 CTAs.
+  in.registersPerThread = 128;
+  auto o = sim::computeOccupancy(in, *h200);
+  REQUIRE(o);
+  CHECK(o->ctasPerSm == 4);
+  CHECK(o->limit == "registers");
+  // 129 registers round up to 4352 per warp: 3 warps per sub-partition -> 12 warps -> 3 CTAs.
+  in.registersPerThread = 129;
+  o = sim::computeOccupancy(in, *h200);
+  REQUIRE(o);
+  CHECK(o->ctasPerSm == 3);
+  // Shared memory: 100 KB + 1 KB reserve per CTA in 228 KB -> 2; one byte more rounds up to
+  // the 128-byte unit and still fits twice; 116 KB does not.
+  in.registersPerThread = 32;
+  in.sharedBytes = 100 * 1024 + 1;
+  o = sim::computeOccupancy(in, *h200);
+  REQUIRE(o);
+  CHECK(o->ctasPerSm == 2);
+  CHECK(o->limit == "shared memory");
+  in.sharedBytes = 116 * 1024;
+  o = sim::computeOccupancy(in, *h200);
+  REQUIRE(o);
+  CHECK(o->ctasPerSm == 1);
+  // Warps: 64 per SM.
+  in.sharedBytes = 0;
+  in.registersPerThread = -1;
+  in.warps = 24;
+  o = sim::computeOccupancy(in, *h200);
+  REQUIRE(o);
+  CHECK(o->ctasPerSm == 2);
+  CHECK(o->limit == "warps");
+  // TMEM: 512 columns per SM; 256 columns per CTA -> 2.
+  in.warps = 4;
+  in.tmemColumns = 256;
+  o = sim::computeOccupancy(in, *b200);
+  REQUIRE(o);
+  CHECK(o->ctasPerSm == 2);
+  CHECK(o->limit == "tensor memory");
+  // A CTA that does not fit is an error naming the limit.
+  in.tmemColumns = 0;
+  in.sharedBytes = 300 * 1024;
+  o = sim::computeOccupancy(in, *h200);
+  REQUIRE_FALSE(o);
+  CHECK(llvm::toString(o.takeError()).find("shared memory") != std::string::npos);
+}
+
+TEST_CASE("hsaco registers: unified VGPR file of gfx942 (align(vgpr, 4) + agpr)") {
+  auto r = sim::readHsacoResources(TLXSIM_SOURCE_DIR "/tests/inputs/amd-gfx942/gemm/s2/gemm_kernel.hsaco", "gemm_kernel");
+  REQUIRE(r);
+  CHECK(r->registersPerThread == 208 + 64); // .vgpr_count 208, .agpr_count 64 (llvm-readelf --notes)
+  auto missing = sim::readHsacoResources(TLXSIM_SOURCE_DIR "/tests/inputs/amd-gfx942/gemm/s2/gemm_kernel.hsaco", "nope");
+  CHECK_FALSE(missing);
+  llvm::consumeError(missing.takeError());
+}

@@ -1,0 +1,317 @@
+// Unit models of the simulator on small hand-written kernels: the tensor core (a dense
+// m64nNk16 wgmma costs N/2 cycles; back-to-back wgmmas keep it busy), the TMA engine (copies in
+// flight overlap; the SM's fill bandwidth bounds many), cp.async groups (retired in order,
+// `async_wait {num}` leaves num pending), the register scoreboard of global loads, and
+// scf.while.
+#include "ir/Dialects.h"
+#include "ir/Reader.h"
+#include "sim/Engine.h"
+#include "sim/Lowering.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <doctest/doctest.h>
+
+#include <regex>
+
+#ifndef TLXSIM_SOURCE_DIR
+#define TLXSIM_SOURCE_DIR "."
+#endif
+
+using namespace tlxsim;
+
+namespace {
+
+struct Recorder : sim::Listener {
+  std::vector<sim::AsyncEvent> async;
+  std::vector<sim::InstrEvent> instrs;
+  int retired = 0;
+  void onAsync(const sim::AsyncEvent &e) override { async.push_back(e); }
+  void onInstr(const sim::InstrEvent &e) override { instrs.push_back(e); }
+  void onAsyncRetired(int32_t, int64_t, sim::Cycle) override { ++retired; }
+};
+
+/// Simulates `text` (placeholders already substituted) on the H200 model with one CTA.
+struct Sim {
+  std::unique_ptr<mlir::MLIRContext> ctx = ir::makeContext();
+  std::optional<sim::Program> program;
+  std::optional<sim::GpuModel> model;
+  Recorder rec;
+  sim::SimResult result;
+
+  Sim(const std::string &text, std::vector<std::string> args, std::vector<std::string> descs = {},
+      const char *modelName = "h200") {
+    std::string diag;
+    llvm::raw_string_ostream os(diag);
+    auto module = ir::readTTGIRText(text, "unit.ttgir", *ctx, os);
+    REQUIRE_MESSAGE(module, diag);
+    auto lowered = sim::lowerModule(*module);
+    REQUIRE(lowered);
+    program = std::move(*lowered);
+    auto loaded = sim::GpuModel::load(modelName, TLXSIM_SOURCE_DIR "/models");
+    REQUIRE(loaded);
+    model = std::move(*loaded);
+    sim::Launch launch;
+    REQUIRE_FALSE(llvm::errorToBool(launch.setGrid("1")));
+    for (const std::string &a : args)
+      REQUIRE_FALSE(llvm::errorToBool(launch.setArg(a)));
+    for (const std::string &d : descs)
+      REQUIRE_FALSE(llvm::errorToBool(launch.setDesc(d)));
+    auto engine = sim::Engine::create(*program, *model, launch, {});
+    REQUIRE(engine);
+    (*engine)->addListener(&rec);
+    auto r = (*engine)->run();
+    REQUIRE(r);
+    result = *r;
+    CHECK_FALSE(result.stalled);
+  }
+  std::vector<sim::AsyncEvent> of(sim::AsyncEvent::Unit unit) const {
+    std::vector<sim::AsyncEvent> out;
+    for (const auto &e : rec.async)
+      if (e.unit == unit)
+        out.push_back(e);
+    return out;
+  }
+};
+
+std::string substitute(std::string text, const std::vector<std::pair<std::string, std::string>> &pairs) {
+  for (const auto &[key, value] : pairs)
+    text = std::regex_replace(text, std::regex(key), value);
+  return text;
+}
+
+const char *kWgmma = R"(#mma = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, NN, 16]}>
+#shared = #ttg.nvmma_shared<{swizzlingByteWidth = 32, transposed = false, elementBitWidth = 16}>
+#smem = #ttg.shared_memory
+#loc1 = loc("u.py":1:0)
+module attributes {"ttg.num-warps" = 4 : i32, ttg.target = "cuda:90"} {
+  tt.func public @mma(%n: i32 loc("n"(#loc1))) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %true = arith.constant true
+    %cst = arith.constant dense<0.000000e+00> : tensor<64xNNxf32, #mma>
+    %a = ttg.local_alloc : () -> !ttg.memdesc<64x16xf16, #shared, #smem, mutable>
+    %b = ttg.local_alloc : () -> !ttg.memdesc<16xNNxf16, #shared, #smem, mutable>
+    %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %cst) -> (tensor<64xNNxf32, #mma>) : i32 {
+      %d = ttng.warp_group_dot %a, %b, %acc, %true {inputPrecision = 0 : i32, isAsync = true} : !ttg.memdesc<64x16xf16, #shared, #smem, mutable> * !ttg.memdesc<16xNNxf16, #shared, #smem, mutable> -> tensor<64xNNxf32, #mma>
+      scf.yield %d : tensor<64xNNxf32, #mma>
+    }
+    %w = ttng.warp_group_dot_wait %r {pendings = 0 : i32} : tensor<64xNNxf32, #mma>
+    tt.return
+  }
+}
+)";
+
+} // namespace
+
+TEST_CASE("tensor core: a dense m64nNk16 wgmma costs N/2 cycles; back-to-back wgmmas keep it busy") {
+  for (int n : {64, 128, 256}) {
+    CAPTURE(n);
+    std::string text = substitute(kWgmma, {{"NN", std::to_string(n)}});
+    Sim one(text, {"n=1"}), eight(text, {"n=8"});
+    auto mmas = eight.of(sim::AsyncEvent::TensorCore);
+    REQUIRE(mmas.size() == 8);
+    for (size_t i = 0; i < mmas.size(); ++i) {
+      CHECK(mmas[i].end - mmas[i].start == static_cast<sim::Cycle>(n / 2)); // 2*64*N*16 / 4096 FLOP/clk
+      if (i > 0)
+        CHECK(mmas[i].start == mmas[i - 1].end); // issue (8 clk) is shorter than N/2: no gap
+    }
+    // Seven more wgmmas add exactly their tensor-core time.
+    CHECK(eight.result.cycles - one.result.cycles == static_cast<sim::Cycle>(7 * n / 2));
+  }
+}
+
+namespace {
+const char *kTma = R"(#shared = #ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16}>
+#shared1 = #ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+#smem = #ttg.shared_memory
+#loc1 = loc("u.py":1:0)
+module attributes {"ttg.num-warps" = 4 : i32, ttg.target = "cuda:90"} {
+  tt.func public @tma(%d: !tt.tensordesc<tensor<64x128xf16, #shared>> loc("d"(#loc1)), %d_0: i32 loc("d"(#loc1)), %d_1: i32 loc("d"(#loc1)), %d_2: i64 loc("d"(#loc1)), %d_3: i64 loc("d"(#loc1))) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c64 = arith.constant 64 : i32
+    %cn = arith.constant COUNT : i32
+    %true = arith.constant true
+    %buf = ttg.local_alloc : () -> !ttg.memdesc<8x64x128xf16, #shared, #smem, mutable>
+    %bar = ttg.local_alloc : () -> !ttg.memdesc<1xi64, #shared1, #smem, mutable>
+    ttng.init_barrier %bar, 1 : !ttg.memdesc<1xi64, #shared1, #smem, mutable>
+    ttng.barrier_expect %bar, BYTES, %true : !ttg.memdesc<1xi64, #shared1, #smem, mutable>
+    scf.for %i = %c0 to %cn step %c1 : i32 {
+      %s = ttg.memdesc_index %buf[%i] : !ttg.memdesc<8x64x128xf16, #shared, #smem, mutable> -> !ttg.memdesc<64x128xf16, #shared, #smem, mutable>
+      %x = arith.muli %i, %c64 : i32
+      ttng.async_tma_copy_global_to_local %d[%x, %c0] %s, %bar, %true : !tt.tensordesc<tensor<64x128xf16, #shared>>, !ttg.memdesc<1xi64, #shared1, #smem, mutable> -> !ttg.memdesc<64x128xf16, #shared, #smem, mutable>
+    }
+    ttng.wait_barrier %bar, %c0 : !ttg.memdesc<1xi64, #shared1, #smem, mutable>
+    tt.return
+  }
+}
+)";
+} // namespace
+
+TEST_CASE("TMA: one copy streams at the per-request rate; copies in flight overlap up to the SM's fill bandwidth") {
+  auto run = [](int count) {
+    return std::make_unique<Sim>(
+        substitute(kTma, {{"COUNT", std::to_string(count)}, {"BYTES", std::to_string(count * 16384)}}),
+        std::vector<std::string>{}, std::vector<std::string>{"d=8192x128"});
+  };
+  auto one = run(1), eight = run(8);
+  const sim::GpuModel &m = *one->model;
+  auto copies = eight->of(sim::AsyncEvent::TmaLoad);
+  REQUIRE(copies.size() == 8);
+  REQUIRE(one->of(sim::AsyncEvent::TmaLoad).size() == 1);
+  sim::AsyncEvent single = one->of(sim::AsyncEvent::TmaLoad)[0];
+  // A lone 16 KB copy: latency + bytes at the per-request rate, which hides the HBM latency
+  // of the miss.
+  double lone = m.get("tma_latency_cycles") + 16384 / m.get("tma_request_bytes_per_clk");
+  CHECK(!single.l2Hit);
+  CHECK(lone > m.get("tma_latency_cycles") + m.get("hbm_extra_latency_cycles"));
+  CHECK(static_cast<double>(single.end - single.start) >= lone);
+  CHECK(static_cast<double>(single.end - single.start) <= lone + 2);
+  // Eight copies overlap: far less than eight lone copies, never faster than the SM's fill rate.
+  sim::Cycle last = 0;
+  for (const auto &c : copies)
+    last = std::max(last, c.end);
+  double bandwidthBound = 8 * 16384 / m.get("tma_bytes_per_clk_sm");
+  CHECK(static_cast<double>(last - copies[0].start) >= bandwidthBound);
+  CHECK(eight->result.cycles < 2 * one->result.cycles);
+  // The waiter wakes only after the last copy's bytes land.
+  CHECK(eight->result.cycles >= last);
+}
+
+namespace {
+const char *kCpAsync = R"(#blocked = #ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#shared = #ttg.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}>
+#smem = #ttg.shared_memory
+#loc1 = loc("u.py":1:0)
+module attributes {"ttg.num-warps" = 4 : i32, ttg.target = "cuda:90"} {
+  tt.func public @cp(%p: !tt.ptr<f16> loc("p"(#loc1)), %q: !tt.ptr<f16> loc("q"(#loc1))) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c2 = arith.constant 2 : i32
+    %buf = ttg.local_alloc : () -> !ttg.memdesc<3x64x64xf16, #shared, #smem, mutable>
+    %ptrs = tt.splat %p : !tt.ptr<f16> -> tensor<64x64x!tt.ptr<f16>, #blocked>
+    %c4096 = arith.constant dense<4096> : tensor<64x64xi32, #blocked>
+    %other = tt.addptr %ptrs, %c4096 : tensor<64x64x!tt.ptr<f16>, #blocked>, tensor<64x64xi32, #blocked>
+    %s0 = ttg.memdesc_index %buf[%c0] : !ttg.memdesc<3x64x64xf16, #shared, #smem, mutable> -> !ttg.memdesc<64x64xf16, #shared, #smem, mutable>
+    %s1 = ttg.memdesc_index %buf[%c1] : !ttg.memdesc<3x64x64xf16, #shared, #smem, mutable> -> !ttg.memdesc<64x64xf16, #shared, #smem, mutable>
+    %s2 = ttg.memdesc_index %buf[%c2] : !ttg.memdesc<3x64x64xf16, #shared, #smem, mutable> -> !ttg.memdesc<64x64xf16, #shared, #smem, mutable>
+    %t0 = ttg.async_copy_global_to_local %ptrs, %s0 : tensor<64x64x!tt.ptr<f16>, #blocked> -> <64x64xf16, #shared, #smem, mutable>
+    %g0 = ttg.async_commit_group tokens %t0
+    %t1 = ttg.async_copy_global_to_local %ptrs, %s1 : tensor<64x64x!tt.ptr<f16>, #blocked> -> <64x64xf16, #shared, #smem, mutable>
+    %g1 = ttg.async_commit_group tokens %t1
+    %t2 = ttg.async_copy_global_to_local %other, %s2 : tensor<64x64x!tt.ptr<f16>, #blocked> -> <64x64xf16, #shared, #smem, mutable>
+    %g2 = ttg.async_commit_group tokens %t2
+    %w1 = ttg.async_wait %g0, %g1, %g2 {num = 1 : i32}
+    %v = ttg.local_load %s1 : !ttg.memdesc<64x64xf16, #shared, #smem, mutable> -> tensor<64x64xf16, #blocked>
+    %w0 = ttg.async_wait {num = 0 : i32}
+    tt.return
+  }
+}
+)";
+} // namespace
+
+TEST_CASE("cp.async: groups retire in order; async_wait {num} leaves num groups pending") {
+  Sim sim(kCpAsync, {});
+  auto copies = sim.of(sim::AsyncEvent::LsuLoad);
+  REQUIRE(copies.size() == 3);
+  std::vector<sim::InstrEvent> waits;
+  sim::Cycle localLoad = 0, localLoadEnd = 0;
+  for (const auto &e : sim.rec.instrs) {
+    if (e.instr->op == sim::Op::AsyncWait)
+      waits.push_back(e);
+    if (e.instr->op == sim::Op::LocalLoad)
+      localLoad = e.start, localLoadEnd = e.end;
+  }
+  REQUIRE(waits.size() == 2);
+  // {num = 1}: the first two groups are complete; the third (another address, an L2 miss
+  // issued last) is still in flight.
+  CHECK(waits[0].end == std::max(copies[0].end, copies[1].end));
+  CHECK(waits[0].end < copies[2].end);
+  CHECK(localLoad >= copies[1].end);
+  // {num = 0}: all three.
+  CHECK(waits[1].end == std::max(localLoadEnd, copies[2].end));
+  CHECK(sim.rec.retired == 3);
+  // Three 8 KB copies by one warp group: the first misses L2 (HBM latency), the next two hit
+  // (same addresses); all share the LSU pipe.
+  CHECK_FALSE(copies[0].l2Hit);
+  CHECK(copies[1].l2Hit);
+  CHECK_FALSE(copies[2].l2Hit);
+  CHECK(copies[1].end - copies[1].start <
+        copies[0].end - copies[0].start);
+}
+
+namespace {
+const char *kLoad = R"(#blocked = #ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
+#loc1 = loc("u.py":1:0)
+module attributes {"ttg.num-warps" = 4 : i32, ttg.target = "cuda:90"} {
+  tt.func public @ld(%p: !tt.ptr<f16> loc("p"(#loc1)), %q: !tt.ptr<f16> loc("q"(#loc1))) {
+    %ptrs = tt.splat %p : !tt.ptr<f16> -> tensor<64x64x!tt.ptr<f16>, #blocked>
+    %x = tt.load %ptrs : tensor<64x64x!tt.ptr<f16>, #blocked>
+    %one = arith.constant dense<1.000000e+00> : tensor<64x64xf16, #blocked>
+    %y = arith.addf %x, %one : tensor<64x64xf16, #blocked>
+    %out = tt.splat %q : !tt.ptr<f16> -> tensor<64x64x!tt.ptr<f16>, #blocked>
+    tt.store %out, %y : tensor<64x64x!tt.ptr<f16>, #blocked>
+    tt.return
+  }
+}
+)";
+} // namespace
+
+TEST_CASE("global load: the first use of the result waits for the memory round trip (scoreboard)") {
+  Sim sim(kLoad, {});
+  auto loads = sim.of(sim::AsyncEvent::LsuLoad);
+  auto stores = sim.of(sim::AsyncEvent::LsuStore);
+  REQUIRE(loads.size() == 1);
+  REQUIRE(stores.size() == 1);
+  CHECK(loads[0].bytes == 64 * 64 * 2);
+  const sim::GpuModel &m = *sim.model;
+  // A miss: L2 latency + HBM latency at least.
+  CHECK(static_cast<double>(loads[0].end - loads[0].start) >=
+        m.get("global_load_latency_cycles") + m.get("hbm_extra_latency_cycles"));
+  bool waited = false;
+  for (const auto &e : sim.rec.instrs)
+    if (e.operandWait && e.instr->op == sim::Op::TensorOp) {
+      waited = true;
+      CHECK(e.end == loads[0].end); // the addf starts when the data is back
+    }
+  CHECK(waited);
+  CHECK(stores[0].start >= loads[0].end);
+}
+
+namespace {
+const char *kWhile = R"(#loc1 = loc("u.py":1:0)
+module attributes {"ttg.num-warps" = 4 : i32, ttg.target = "cuda:90"} {
+  tt.func public @w(%n: i32 loc("n"(#loc1))) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %r:2 = scf.while (%i = %c0, %s = %c0) : (i32, i32) -> (i32, i32) {
+      %cond = arith.cmpi slt, %i, %n : i32
+      scf.condition(%cond) %i, %s : i32, i32
+    } do {
+    ^bb0(%j: i32, %t: i32):
+      %next = arith.addi %j, %c1 : i32
+      %sum = arith.addi %t, %j : i32
+      scf.yield %next, %sum : i32, i32
+    }
+    %big = arith.constant 1000000 : i32
+    %ok = arith.cmpi eq, %r#1, %big : i32
+    tt.return
+  }
+}
+)";
+} // namespace
+
+TEST_CASE("scf.while runs the after region while the before region's condition holds") {
+  Sim five(kWhile, {"n=5"}), zero(kWhile, {"n=0"});
+  auto count = [](const Sim &s) {
+    int adds = 0;
+    for (const auto &e : s.rec.instrs)
+      adds += e.instr->op == sim::Op::Binary;
+    return adds;
+  };
+  CHECK(count(five) == 10); // two addi per iteration, 5 iterations
+  CHECK(count(zero) == 0);
+  CHECK(five.result.cycles > zero.result.cycles);
+}

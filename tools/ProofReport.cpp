@@ -1,0 +1,197 @@
+#include "tools/ProofReport.h"
+
+#include "tools/CommandLine.h"
+#include "tools/Simulation.h"
+
+#include "verifier/Verifier.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace llvm;
+
+namespace tlxsim::tool {
+namespace {
+
+cl::list<std::string> assumeOpts("assume",
+                                 cl::desc("Assumption for the Z3 proofs on a scalar argument or the grid "
+                                          "(num_programs_x, program_id_x), e.g. 'K>=64' (repeatable)"),
+                                 cl::value_desc("NAME OP VALUE"), cl::sub(checkCommand()));
+cl::opt<double> timeoutOpt("timeout", cl::desc("Z3 time limit per query in seconds (default 10)"), cl::init(10.0),
+                           cl::sub(checkCommand()));
+cl::opt<bool> noProofsOpt("no-proofs", cl::desc("Skip the Z3 proofs"), cl::sub(checkCommand()));
+cl::opt<int> proofStepsOpt("proof-steps",
+                           cl::desc("Lock-step iterations of bounded model checking (default 4 x stages + 4)"),
+                           cl::init(0), cl::sub(checkCommand()));
+
+/// Re-runs the simulation at the counterexample's launch; returns a one-line summary.
+std::string replay(const verifier::proof::ProofResult &r) {
+  std::vector<std::string> savedArgs(argOpts.begin(), argOpts.end());
+  std::string savedGrid = gridOpt;
+  std::string launch;
+  std::array<int64_t, 3> grid{1, 1, 1};
+  bool haveGrid = false;
+  for (auto &[name, value] : r.params) {
+    StringRef n(name);
+    if (n.consume_front("num_programs_")) {
+      grid[n == "x" ? 0 : n == "y" ? 1 : 2] = value;
+      haveGrid = true;
+    } else if (!n.starts_with("program_id_") && !n.contains('#')) {
+      argOpts.push_back(name + "=" + std::to_string(value));
+      launch += " --arg " + name + "=" + std::to_string(value);
+    }
+  }
+  if (haveGrid) {
+    gridOpt = formatv("{0},{1},{2}", grid[0], grid[1], grid[2]).str();
+    launch += " --grid " + gridOpt.getValue();
+  }
+  std::string out;
+  {
+    PreparedSimulation prepared;
+    std::string err;
+    raw_string_ostream es(err);
+    int code;
+    {
+      // prepareSimulation prints its errors to stderr; a failed replay is reported in one line.
+      code = prepareSimulation(prepared);
+    }
+    if (code != kClean) {
+      out = "replay at" + launch + " not run (the launch is incomplete or invalid, see above)";
+    } else {
+      verifier::Verifier checks(*prepared.program);
+      checks.attach(*prepared.engine);
+      auto result = prepared.engine->run();
+      if (!result) {
+        out = "replay at" + launch + ": the simulation stops: " + toString(result.takeError());
+      } else {
+        auto findings = checks.findings();
+        if (findings.empty())
+          out = "replay at" + launch + ": the simulation of this launch reports no finding (the violation is not "
+                "observable dynamically at this launch)";
+        else
+          out = "replay at" + launch + ": the simulation reproduces it: " + findings.front().cls + ": " +
+                findings.front().message + (findings.size() > 1 ? formatv(" (+{0} more)", findings.size() - 1).str() : "");
+      }
+    }
+  }
+  argOpts.clear();
+  for (auto &a : savedArgs)
+    argOpts.push_back(a);
+  gridOpt = savedGrid;
+  return out;
+}
+
+} // namespace
+
+ProofOutcome runProofs(mlir::ModuleOp module) {
+  ProofOutcome out;
+  if (noProofsOpt)
+    return out;
+  verifier::proof::ProofOptions options;
+  options.timeoutSeconds = timeoutOpt;
+  options.bmcSteps = proofStepsOpt;
+  for (const std::string &text : assumeOpts) {
+    verifier::proof::Assumption a;
+    std::string err = verifier::proof::parseAssumption(text, a);
+    if (!err.empty()) {
+      errs() << "tlx-sim: error: --assume: " << err << "\n";
+      out.badAssumptions = true;
+      return out;
+    }
+    options.assumptions.push_back(a);
+  }
+  // The launch check simulates: counterexamples keep its values where they can.
+  {
+    sim::Launch launch;
+    bool ok = true;
+    if (!launchOpt.empty())
+      if (auto err = launch.loadJson(launchOpt)) {
+        consumeError(std::move(err));
+        ok = false;
+      }
+    if (ok && !gridOpt.empty())
+      if (auto err = launch.setGrid(gridOpt))
+        consumeError(std::move(err));
+    for (const std::string &arg : argOpts)
+      if (auto err = launch.setArg(arg))
+        consumeError(std::move(err));
+    for (auto &entry : launch.args)
+      options.launch[entry.getKey().str()] = entry.getValue();
+    if (launch.haveGrid || !launchOpt.empty()) {
+      options.launch["num_programs_x"] = launch.grid[0];
+      options.launch["num_programs_y"] = launch.grid[1];
+      options.launch["num_programs_z"] = launch.grid[2];
+    }
+  }
+  out.ran = true;
+  out.report = verifier::proof::proveProtocol(module, options);
+  out.unsatAssumptions = out.report.assumptionsUnsat;
+  for (const auto &r : out.report.results)
+    if (r.verdict == "counterexample") {
+      out.counterexample = true;
+      out.replays.push_back(replay(r));
+    }
+  return out;
+}
+
+void printProofs(const ProofOutcome &outcome, raw_ostream &os) {
+  if (!outcome.ran)
+    return;
+  size_t replay = 0;
+  for (const auto &r : outcome.report.results) {
+    std::string head = r.location.str() + ": ";
+    std::string what = r.property + " on " + r.barrier + " (" + llvm::join(r.partitions, ", ") + ")";
+    if (r.verdict == "proved")
+      os << head << "remark: proof: " << what << ": proved for all trip counts (" << r.witness << ")\n";
+    else if (r.verdict == "bounded")
+      os << head << "warning: proof: " << what << ": bounded: no violation up to " << r.bound
+         << " lock-step iterations, not proved beyond (" << r.witness << ")\n";
+    else if (r.verdict == "timeout")
+      os << head << "warning: proof: " << what << ": timeout (" << r.witness << ")\n";
+    else {
+      os << head << "error: proof: " << what << ": counterexample: " << r.witness << "\n";
+      if (replay < outcome.replays.size())
+        os << head << "note: " << outcome.replays[replay++] << "\n";
+    }
+  }
+  for (const auto &n : outcome.report.notes)
+    os << "tlx-sim: note: proof: " << n << "\n";
+  os << formatv("tlx-sim: proofs: {0} verdict{1}, {2:F2} s of Z3\n", outcome.report.results.size(),
+                outcome.report.results.size() == 1 ? "" : "s", outcome.report.seconds);
+}
+
+json::Array proofsJson(const ProofOutcome &outcome) {
+  json::Array out;
+  size_t replay = 0;
+  for (const auto &r : outcome.report.results) {
+    json::Array parts;
+    for (const auto &p : r.partitions)
+      parts.push_back(p);
+    json::Object o{{"property", r.property},
+                   {"verdict", r.verdict},
+                   {"barrier", r.barrier},
+                   {"partitions", std::move(parts)},
+                   {"location", r.location.str()},
+                   {"bound", r.bound >= 0 ? json::Value(r.bound) : json::Value(nullptr)},
+                   {"seconds", r.seconds}};
+    if (r.verdict == "counterexample") {
+      json::Object params;
+      for (auto &[n, v] : r.params)
+        params[n] = v;
+      json::Object w;
+      w["text"] = r.witness;
+      w["params"] = std::move(params);
+      w["step"] = r.step;
+      w["iteration"] = r.iteration;
+      if (replay < outcome.replays.size())
+        w["replay"] = outcome.replays[replay++];
+      o["witness"] = std::move(w);
+    } else {
+      o["witness"] = r.witness;
+    }
+    out.push_back(std::move(o));
+  }
+  return out;
+}
+
+} // namespace tlxsim::tool

@@ -1,0 +1,55 @@
+// `tlx-sim trace FILE [launch options] -o out.json`: simulate one launch and write the
+// Chrome/Perfetto trace of one SM (sim/TraceView.h), built by the Timeline listener.
+// Findings of the verifier are printed as diagnostics (stderr) and make the exit code 1;
+// the trace is written either way (a deadlocked kernel's trace shows where it stalls).
+#include "tools/CommandLine.h"
+#include "tools/Simulation.h"
+
+#include "sim/Timeline.h"
+#include "sim/TraceView.h"
+#include "verifier/Verifier.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace llvm;
+
+namespace tlxsim::tool {
+namespace {
+
+int runTrace() {
+  PreparedSimulation prepared;
+  if (int code = prepareSimulation(prepared))
+    return code;
+  if (smOpt < 0)
+    return badInput("--sm must be a non-negative SM index");
+  const sim::Program &program = *prepared.program;
+  sim::Timeline timeline(program, smOpt);
+  verifier::Verifier checks(program);
+  WarningCollector warnings(program);
+  checks.attach(*prepared.engine);
+  prepared.engine->addListener(&warnings);
+  prepared.engine->addListener(&timeline);
+  auto result = prepared.engine->run();
+  for (const auto &w : warnings.warnings)
+    errs() << w << "\n";
+  if (!result)
+    return badInput(toString(result.takeError()));
+  if (smOpt >= result->numSms)
+    return badInput("--sm " + Twine(smOpt) + " is beyond the model's " + Twine(result->numSms) + " SMs");
+
+  std::error_code ec;
+  raw_fd_ostream out(outputOpt, ec, sys::fs::OF_None);
+  if (ec)
+    return badInput("cannot write " + outputOpt + ": " + ec.message());
+  sim::writeChromeTrace(timeline, {program.kernelName, prepared.model->name(), result->clockMhz, result->cycles}, out);
+  const auto findings = checks.findings();
+  for (const auto &f : findings)
+    verifier::print(f, errs());
+  return findings.empty() ? kClean : kFindings;
+}
+
+RegisterCommand registerTrace(traceCommand(), runTrace);
+
+} // namespace
+} // namespace tlxsim::tool

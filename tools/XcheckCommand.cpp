@@ -1,0 +1,264 @@
+// `tlx-sim xcheck TRACES...`: predict every recorded hardware launch of traces/<gpu>/ and
+// compare: per record measured, predicted and signed error; per kernel and overall the
+// median and p90 absolute error and Spearman's rank correlation across configs, computed on
+// the held-out records (the fit records may have been used to calibrate the model). Exit 1
+// when the held-out median absolute error exceeds --max-median-error, a kernel's held-out
+// Spearman is below --min-spearman, or a record cannot be predicted (design.md output
+// contract, `xcheck`).
+#include "tools/CommandLine.h"
+#include "tools/Simulation.h"
+#include "tools/xcheck/Statistics.h"
+#include "tools/xcheck/Traces.h"
+
+#include "sim/SummaryView.h"
+#include "verifier/DeadlockChecker.h"
+
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/ThreadPool.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cmath>
+#include <map>
+#include <optional>
+
+using namespace llvm;
+
+namespace tlxsim::tool {
+namespace {
+
+cl::list<std::string> tracePaths(cl::Positional, cl::OneOrMore, cl::desc("<traces/<gpu> folder or trace file>..."),
+                                 cl::sub(xcheckCommand()));
+cl::opt<std::string> splitOpt("split", cl::desc("Records to predict: all, fit or heldout (default all)"),
+                              cl::init("all"), cl::cat(outputCategory()), cl::sub(xcheckCommand()));
+cl::list<std::string> kernelOpts("kernel", cl::desc("Only the records of this kernel (repeatable)"),
+                                 cl::cat(outputCategory()), cl::sub(xcheckCommand()));
+cl::opt<double> maxMedianOpt("max-median-error",
+                             cl::desc("Fail when the held-out median |error| exceeds this fraction (default 0.15)"),
+                             cl::init(0.15), cl::cat(outputCategory()), cl::sub(xcheckCommand()));
+cl::opt<double> minSpearmanOpt("min-spearman",
+                               cl::desc("Fail when a kernel's held-out Spearman rho is below this (default 0.8)"),
+                               cl::init(0.8), cl::cat(outputCategory()), cl::sub(xcheckCommand()));
+cl::opt<unsigned> jobsOpt("j", cl::desc("Records predicted in parallel (default: the hardware threads)"),
+                          cl::init(0), cl::cat(outputCategory()), cl::sub(xcheckCommand()));
+
+/// One record's prediction: time (µs) and bound, or why there is none.
+struct Prediction {
+  double timeUs = 0;
+  std::string bound;
+  std::string error; ///< non-empty when the record could not be predicted
+  std::map<std::string, double> waitFrac; ///< predicted wait fraction per partition
+};
+
+Prediction predictRecord(const xcheck::TraceRecord &record) {
+  SimulationRequest request;
+  request.input = record.ttgir;
+  request.launch = record.launch.getAsObject();
+  request.launchContext = record.file + ": " + record.config + " " + record.shape + ": launch";
+  request.model = modelOpt.empty() ? record.gpu : std::string(modelOpt);
+  request.sets.assign(setOpts.begin(), setOpts.end());
+  PreparedSimulation prepared;
+  if (int code = prepareSimulation(request, prepared))
+    return {0, "", code == kInternal ? "unsupported kernel" : "bad input"};
+  sim::SummaryView summary(*prepared.program, *prepared.model);
+  verifier::DeadlockChecker deadlocks(*prepared.program);
+  prepared.engine->addListener(&summary);
+  prepared.engine->addListener(&deadlocks);
+  auto result = prepared.engine->run();
+  if (!result)
+    return {0, "", toString(result.takeError())};
+  if (!deadlocks.findings().empty())
+    return {0, "", "the simulation deadlocks: " + deadlocks.findings().front().message};
+  json::Object out = summary.toJson(*result);
+  Prediction p{out.getNumber("time_us").value_or(0), out.getString("bound").value_or("").str(), "", {}};
+  if (const json::Array *parts = out.getArray("partitions"))
+    for (const json::Value &v : *parts)
+      if (const json::Object *part = v.getAsObject())
+        if (auto name = part->getString("name"))
+          p.waitFrac[name->str()] = part->getNumber("wait_frac").value_or(0);
+  return p;
+}
+
+/// Median / p90 |error| and Spearman rho of a set of records.
+struct ErrorStats {
+  size_t count = 0;
+  std::optional<double> median, p90, rho;
+};
+
+ErrorStats statsOf(const std::vector<double> &measured, const std::vector<double> &predicted) {
+  ErrorStats s;
+  s.count = measured.size();
+  std::vector<double> absErr;
+  for (size_t i = 0; i < measured.size(); ++i)
+    absErr.push_back(std::fabs(predicted[i] - measured[i]) / measured[i]);
+  s.median = xcheck::quantile(absErr, 0.5);
+  s.p90 = xcheck::quantile(absErr, 0.9);
+  s.rho = xcheck::spearman(measured, predicted);
+  return s;
+}
+
+json::Value opt(std::optional<double> v) { return v ? json::Value(*v) : json::Value(nullptr); }
+std::string pct(std::optional<double> v) { return v ? formatv("{0:f1} %", 100 * *v).str() : "-"; }
+std::string num(std::optional<double> v) { return v ? formatv("{0:f2}", *v).str() : "-"; }
+
+int runXcheck() {
+  if (splitOpt != "all" && splitOpt != "fit" && splitOpt != "heldout")
+    return badInput("--split must be all, fit or heldout, not '" + splitOpt + "'");
+  std::vector<std::string> paths(tracePaths.begin(), tracePaths.end());
+  auto all = xcheck::readTraces(paths);
+  if (!all)
+    return badInput(toString(all.takeError()));
+  std::vector<xcheck::TraceRecord> records;
+  for (auto &r : *all) {
+    bool kernelOk = kernelOpts.empty() || llvm::is_contained(kernelOpts, r.kernel);
+    if (kernelOk && (splitOpt == "all" || r.split == splitOpt))
+      records.push_back(std::move(r));
+  }
+  if (records.empty())
+    return badInput("no trace records selected under " + join(paths, ", "));
+
+  std::vector<Prediction> predictions(records.size());
+  {
+    DefaultThreadPool pool(jobsOpt ? hardware_concurrency(jobsOpt) : hardware_concurrency());
+    for (size_t i = 0; i < records.size(); ++i)
+      pool.async([&, i] { predictions[i] = predictRecord(records[i]); });
+    pool.wait();
+  }
+
+  // Held-out statistics per kernel and overall; fit statistics overall.
+  std::map<std::string, std::pair<std::vector<double>, std::vector<double>>> heldoutByKernel;
+  std::vector<double> hoMeasured, hoPredicted, fitMeasured, fitPredicted;
+  std::vector<std::string> failures;
+  json::Array recordsJson;
+  for (size_t i = 0; i < records.size(); ++i) {
+    const auto &r = records[i];
+    const auto &p = predictions[i];
+    json::Object o{{"kernel", r.kernel}, {"config", r.config}, {"shape", r.shape}, {"split", r.split},
+                   {"measured_us", r.measuredUs}};
+    if (!p.error.empty()) {
+      failures.push_back(r.kernel + " " + r.config + " " + r.shape + ": " + p.error);
+      o["predicted_us"] = nullptr;
+      o["error"] = nullptr;
+      o["failure"] = p.error;
+    } else {
+      o["predicted_us"] = p.timeUs;
+      o["error"] = (p.timeUs - r.measuredUs) / r.measuredUs;
+      o["bound"] = p.bound;
+      if (!r.protonWaitFrac.empty()) {
+        json::Array parts;
+        for (const auto &[name, proton] : r.protonWaitFrac) {
+          auto it = p.waitFrac.find(name);
+          parts.push_back(json::Object{{"name", name},
+                                       {"proton_wait_frac", proton},
+                                       {"predicted_wait_frac", it == p.waitFrac.end() ? json::Value(nullptr)
+                                                                                      : json::Value(it->second)}});
+        }
+        o["partitions"] = std::move(parts);
+      }
+      if (r.split == "heldout") {
+        heldoutByKernel[r.kernel].first.push_back(r.measuredUs);
+        heldoutByKernel[r.kernel].second.push_back(p.timeUs);
+        hoMeasured.push_back(r.measuredUs);
+        hoPredicted.push_back(p.timeUs);
+      } else {
+        fitMeasured.push_back(r.measuredUs);
+        fitPredicted.push_back(p.timeUs);
+      }
+    }
+    recordsJson.push_back(std::move(o));
+  }
+  ErrorStats heldout = statsOf(hoMeasured, hoPredicted), fit = statsOf(fitMeasured, fitPredicted);
+  std::map<std::string, ErrorStats> perKernel;
+  for (const auto &[kernel, mp] : heldoutByKernel)
+    perKernel[kernel] = statsOf(mp.first, mp.second);
+
+  if (heldout.median && *heldout.median > maxMedianOpt)
+    failures.push_back(formatv("held-out median |error| {0} exceeds {1}", pct(heldout.median),
+                               pct(double(maxMedianOpt))).str());
+  for (const auto &[kernel, s] : perKernel)
+    if (s.rho && *s.rho < minSpearmanOpt)
+      failures.push_back(formatv("{0}: held-out Spearman {1} below {2}", kernel, num(s.rho),
+                                 num(double(minSpearmanOpt))).str());
+
+  if (jsonOpt) {
+    json::Object spearmanJson, kernelsJson;
+    for (const auto &[kernel, s] : perKernel) {
+      spearmanJson[kernel] = opt(s.rho);
+      kernelsJson[kernel] = json::Object{{"heldout_count", int64_t(s.count)}, {"median_abs_error", opt(s.median)},
+                                         {"p90_abs_error", opt(s.p90)}, {"spearman", opt(s.rho)}};
+    }
+    json::Array failuresJson;
+    for (const auto &f : failures)
+      failuresJson.push_back(f);
+    json::Object summary{{"count", int64_t(records.size())},
+                         {"heldout_count", int64_t(heldout.count)},
+                         {"median_abs_error", opt(heldout.median)},
+                         {"p90_abs_error", opt(heldout.p90)},
+                         {"spearman", std::move(spearmanJson)},
+                         {"kernels", std::move(kernelsJson)},
+                         {"fit", json::Object{{"count", int64_t(fit.count)},
+                                              {"median_abs_error", opt(fit.median)},
+                                              {"p90_abs_error", opt(fit.p90)}}}};
+    outs() << formatv("{0:2}", json::Value(json::Object{{"schema_version", 1},
+                                                         {"command", "xcheck"},
+                                                         {"records", std::move(recordsJson)},
+                                                         {"summary", std::move(summary)},
+                                                         {"failures", std::move(failuresJson)},
+                                                         {"pass", failures.empty()}}))
+           << "\n";
+    return failures.empty() ? kClean : kFindings;
+  }
+
+  outs() << formatv("{0,-20} {1,-9} {2,-24} {3,-8} {4,12} {5,12} {6,8}  {7}\n", "kernel", "config", "shape", "split",
+                    "measured_us", "predicted_us", "error", "bound");
+  for (size_t i = 0; i < records.size(); ++i) {
+    const auto &r = records[i];
+    const auto &p = predictions[i];
+    if (!p.error.empty()) {
+      outs() << formatv("{0,-20} {1,-9} {2,-24} {3,-8} {4,12:f1} {5,12} {6,8}  {7}\n", r.kernel, r.config, r.shape,
+                        r.split, r.measuredUs, "-", "-", p.error);
+      continue;
+    }
+    outs() << formatv("{0,-20} {1,-9} {2,-24} {3,-8} {4,12:f1} {5,12:f1} {6,7:f1}%  {7}\n", r.kernel, r.config,
+                      r.shape, r.split, r.measuredUs, p.timeUs, 100 * (p.timeUs - r.measuredUs) / r.measuredUs,
+                      p.bound);
+  }
+  bool header = false;
+  for (size_t i = 0; i < records.size(); ++i) {
+    const auto &r = records[i];
+    if (r.protonWaitFrac.empty() || !predictions[i].error.empty())
+      continue;
+    if (!header)
+      outs() << "\nWait fraction per partition, predicted vs Proton (instrumented run; CTA lifetime share in "
+                "wait scopes):\n";
+    header = true;
+    for (const auto &[name, proton] : r.protonWaitFrac) {
+      auto it = predictions[i].waitFrac.find(name);
+      outs() << formatv("  {0,-20} {1,-9} {2,-24} {3,-12} predicted {4,6} Proton {5,6}\n", r.kernel, r.config,
+                        r.shape, name, it == predictions[i].waitFrac.end() ? std::string("-") : pct(it->second),
+                        pct(proton));
+    }
+  }
+  outs() << "\nHeld-out records per kernel:\n";
+  outs() << formatv("  {0,-20} {1,5} {2,12} {3,12} {4,9}\n", "kernel", "count", "median|err|", "p90|err|",
+                    "spearman");
+  for (const auto &[kernel, s] : perKernel)
+    outs() << formatv("  {0,-20} {1,5} {2,12} {3,12} {4,9}\n", kernel, s.count, pct(s.median), pct(s.p90),
+                      num(s.rho));
+  outs() << formatv("Held-out: {0} records, median |error| {1}, p90 {2}\n", heldout.count, pct(heldout.median),
+                    pct(heldout.p90));
+  outs() << formatv("Fit:      {0} records, median |error| {1}, p90 {2}\n", fit.count, pct(fit.median),
+                    pct(fit.p90));
+  for (const auto &f : failures)
+    outs() << "xcheck: FAIL: " << f << "\n";
+  if (failures.empty())
+    outs() << formatv("xcheck: pass (held-out median |error| <= {0}, every kernel's Spearman >= {1})\n",
+                      pct(double(maxMedianOpt)), num(double(minSpearmanOpt)));
+  return failures.empty() ? kClean : kFindings;
+}
+
+RegisterCommand registerXcheck(xcheckCommand(), runXcheck);
+
+} // namespace
+} // namespace tlxsim::tool

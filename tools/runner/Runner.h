@@ -1,0 +1,59 @@
+// `tlx-sim run`: launch a captured kernel on the GPU as Triton 3.6 launches it, check its
+// result, time it with events as triton.testing.do_bench does, and report.
+#pragma once
+
+#include "tools/runner/Capture.h"
+#include "tools/runner/CubinParams.h"
+#include "tools/runner/Device.h"
+#include "tools/runner/ParamLayout.h"
+#include "tools/runner/Reference.h"
+#include "tools/runner/Timing.h"
+
+#include "llvm/Support/Error.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tlxsim::runner {
+
+struct RunOptions {
+  int iters = 0;            ///< timed launches per round; 0: do_bench's rule from repMs
+  double warmupMs = 100;    ///< warm-up budget per round, ms (hw_time.py's default)
+  double repMs = 500;       ///< timing budget per round when iters == 0, ms (hw_time.py's default)
+  int rounds = 3;           ///< timing rounds; the reported median is the median of the round medians
+  bool flushL2 = true;      ///< zero a 256 MiB buffer before each timed launch (do_bench's clear_cache)
+  uint64_t seed = 0;        ///< input data and check sample positions
+  std::string reference = "auto"; ///< findReference's request
+  unsigned threads = 0;     ///< host threads for filling inputs (0: hardware concurrency)
+};
+
+/// The parameter layout of a capture with the cubin's parameter space base applied and checked
+/// against the cubin's own parameter table (count, offset and size of every parameter). For hip
+/// captures the base is 0 and no table is read. Errors: unreadable binary, layout mismatch.
+llvm::Expected<ParamLayout> layoutForCapture(const Capture &capture, std::optional<CubinParams> *table = nullptr);
+
+struct RunResult {
+  DeviceInfo device;
+  ParamLayout layout;
+  ReferenceSpec reference;
+  std::optional<CheckResult> check;      ///< absent when there is no reference
+  std::string kernelFailure;             ///< a launch or execution error (exit 1), else empty
+  int registers = 0;                     ///< per thread, as the driver reports
+  int warmupIters = 0, itersPerRound = 0;
+  std::vector<double> roundMedianUs;     ///< median of each round, us
+  Summary timeUs;                        ///< over every timed launch of every round, us
+  double medianUs = 0;                   ///< median of roundMedianUs: the measurement
+  std::optional<int> smClockBeforeMHz, smClockAfterMHz, smClockMaxMHz; ///< nvidia-smi / rocm-smi, where present
+  double bytes = 0;                      ///< bytes of all tensors (inputs and outputs)
+};
+
+/// Runs the capture on `device` (see the file comment). Setup problems (allocation, tensor map
+/// encoding) are errors; a failing launch or a faulting kernel is reported in kernelFailure.
+llvm::Expected<RunResult> runCapture(const Capture &capture, Device &device, const RunOptions &options);
+
+/// (current, max) SM clock in MHz from `nvidia-smi --query-gpu=clocks.sm,clocks.max.sm`, as
+/// tlx_sim/hw_time.py reads it; std::nullopt when nvidia-smi is absent or prints no numbers.
+std::optional<std::pair<int, int>> readSmClock();
+
+} // namespace tlxsim::runner

@@ -1,0 +1,33 @@
+#include "tools/runner/Timing.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+namespace tlxsim::runner {
+
+Summary summarize(std::vector<double> samples) {
+  Summary s;
+  if (samples.empty())
+    return s;
+  std::sort(samples.begin(), samples.end());
+  size_t n = samples.size();
+  s.median = n % 2 ? samples[n / 2] : (samples[n / 2 - 1] + samples[n / 2]) / 2;
+  s.min = samples.front();
+  s.max = samples.back();
+  s.mean = std::accumulate(samples.begin(), samples.end(), 0.0) / double(n);
+  double var = 0;
+  for (double x : samples)
+    var += (x - s.mean) * (x - s.mean);
+  s.cv = s.mean > 0 ? std::sqrt(var / double(n)) / s.mean : 0;
+  return s;
+}
+
+int iterationsFor(double budgetMs, double estimateMs) {
+  if (!(estimateMs > 0))
+    return 1;
+  double n = std::floor(budgetMs / estimateMs);
+  return n < 1 ? 1 : n > 1e6 ? 1000000 : int(n);
+}
+
+} // namespace tlxsim::runner

@@ -1,0 +1,34 @@
+// Reading the hardware traces of traces/<gpu>/<kernel>.json (format: traces/README.md).
+#pragma once
+
+#include "llvm/Support/Error.h"
+#include "llvm/Support/JSON.h"
+
+#include <string>
+#include <vector>
+
+namespace tlxsim::xcheck {
+
+/// One measured launch of a trace file.
+struct TraceRecord {
+  std::string file;        ///< the trace file it came from
+  std::string gpu;         ///< tlx-sim model name the record was measured on (the file's "gpu")
+  std::string kernel;      ///< the file's "kernel" (module stem, e.g. "ws_gemm")
+  std::string config;      ///< config name of the kernel module
+  std::string shape;       ///< "M=8192,N=8192,K=8192", in the record's key order
+  std::string split;       ///< "fit" or "heldout"
+  double measuredUs = 0;   ///< measured kernel time, µs
+  std::string ttgir;       ///< the TTGIR that ran (inside the record's capture folder)
+  llvm::json::Value launch = nullptr; ///< the launch spec (an object), as `--launch` reads it
+  /// Proton instrumentation (where recorded): per tlx-sim partition name, the fraction of the
+  /// CTA lifetime its warps spent in wait scopes (`proton.summary.partitions.*.wait_frac`).
+  std::vector<std::pair<std::string, double>> protonWaitFrac;
+};
+
+/// Reads every trace file under `paths` (a folder: its `*.json` files that hold `records`,
+/// sorted by name; or a file). Errors name the file and the record index: unreadable or
+/// invalid JSON, a record without config/shape/split/measured_us/launch/capture, a split
+/// other than fit/heldout, a capture folder without exactly one .ttgir file.
+llvm::Expected<std::vector<TraceRecord>> readTraces(const std::vector<std::string> &paths);
+
+} // namespace tlxsim::xcheck

@@ -1,0 +1,87 @@
+// Z3 proofs of the loop-carried mbarrier protocol of a kernel, for all trip counts and grid
+// sizes (design.md "Verifier", symbolic part; issue 6).
+//
+// The prover reads the MLIR module directly. Per partition (the default region and each
+// `partitionN` of `ttg.warp_specialize`, or the whole kernel without it) it takes the loop nest
+// (up to two levels: a persistent tile loop around a K loop), runs the partitions in lock-step
+// over their iterations (one step = one iteration of each partition's innermost loop, or one
+// tile transition) and encodes each step symbolically in Z3: kernel arguments, program ids and
+// grid sizes are free integers (constexprs are the constants of the TTGIR), loop-carried values
+// (stage index, phase, tile counters) are state variables, and ghost state tracks per barrier
+// slot and waiting partition the parity of the last wait, the phase balance (arrivals minus
+// phases consumed) and the tx-count balance. Properties:
+//   - wait-parity: consecutive waits of a partition on one barrier slot target consecutive
+//     phases (their parities alternate);
+//   - phase-balance: at the end of the kernel every phase a partition waits for is completed
+//     and every completed phase is waited for (the first wait may target the initial, already
+//     complete phase: parity 1 on a fresh barrier); arrivals come in whole phases (init count);
+//   - tx-balance: the bytes each barrier expects (barrier_expect) equal the TMA box bytes that
+//     complete on it, per lock-step iteration and in total;
+//   - slot-range: every barrier index (memdesc_index of a barrier array) lies within the array.
+// Verdicts: `counterexample` (bounded model checking found a launch and iteration that violate
+// the property: concrete arguments, grid, program id, step and loop iteration), `proved` (the
+// property and its lemmas hold for all trip counts: k-induction over the lock-step steps,
+// base case checked by bounded model checking to the same depth), `bounded` (no violation
+// within `bound` lock-step steps, no inductive proof), `timeout` (Z3 answered unknown).
+#pragma once
+
+#include "ir/Location.h"
+
+#include "mlir/IR/BuiltinOps.h"
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace tlxsim::verifier::proof {
+
+/// One assumption on a kernel argument or a grid quantity: `NAME OP VALUE` with OP one of
+/// `>= <= > < == !=`; NAME is a scalar argument's Python name, `num_programs_x|y|z` or
+/// `program_id_x|y|z`.
+struct Assumption {
+  std::string name, op;
+  int64_t value = 0;
+};
+
+/// Parses `K>=64` (also `64<=K`); returns an error message, empty on success.
+std::string parseAssumption(const std::string &text, Assumption &out);
+
+struct ProofOptions {
+  std::vector<Assumption> assumptions;
+  double timeoutSeconds = 10; ///< per Z3 query (also bounds the rlimit)
+  int bmcSteps = 0;           ///< lock-step steps of bounded model checking; 0: 4 * max stages + 4
+  /// The launch `check` simulates (scalar arguments by Python name, `num_programs_x|y|z`): a
+  /// counterexample keeps these values where the violation does not depend on them, so that its
+  /// replay is a realistic launch.
+  std::map<std::string, int64_t> launch;
+};
+
+/// One verdict (design.md: `proofs: [{property, verdict, partitions, location, bound, witness}]`).
+struct ProofResult {
+  std::string property; ///< wait-parity | phase-balance | tx-balance | slot-range
+  std::string barrier;  ///< the barrier allocation (Python name) the property is about
+  std::string verdict;  ///< proved | bounded | counterexample | timeout
+  std::vector<std::string> partitions;
+  ir::SourceLoc location; ///< the barrier's allocation, or the op of the counterexample
+  int64_t bound = -1;     ///< lock-step steps checked (bounded / counterexample), -1 for proved
+  std::string witness;    ///< human-readable: parameters and iteration of a counterexample, or why not proved
+  /// A counterexample's launch: scalar arguments by Python name, `num_programs_x` etc.
+  std::map<std::string, int64_t> params;
+  int64_t step = -1;      ///< lock-step step of the violation
+  std::string iteration;  ///< loop iteration(s) of the violation, e.g. "tile=1, k=0"
+  double seconds = 0;     ///< Z3 time spent on this property
+};
+
+/// The result of proving one kernel.
+struct ProofReport {
+  std::vector<ProofResult> results;
+  std::vector<std::string> notes; ///< why a partition or property was not analyzed
+  double seconds = 0;             ///< total Z3 time
+  bool assumptionsUnsat = false;  ///< the assumptions admit no launch (nothing is proved)
+};
+
+/// Proves the barrier protocol of the kernel in `module`. Never throws; Z3 errors become notes.
+ProofReport proveProtocol(mlir::ModuleOp module, const ProofOptions &options);
+
+} // namespace tlxsim::verifier::proof
