@@ -22,7 +22,7 @@ struct Costs {
       wgmmaIssue, wgmmaLatency, tmaIssue, tmaLatency, tmaBytesPerClk, l2BytesPerClk, l2Size, hbmBytesPerS,
       hbmExtraLatency, mbarOp, mbarWake, scalarOp, aluLanes, sfuOps, smemBytesPerClk, ctaLaunch, fence, regsPerSm,
       regAllocUnit, tmaRequestBytesPerClk, globalLoadLatency, lsuBytesPerClk, mmaSyncFlopsPerClk, ctaBarrier,
-      lsuVectorBytes, mmaSyncFlopsPerInstr;
+      lsuVectorBytes, mmaSyncFlopsPerInstr, smemLatency;
   // Optional knobs (NaN when the model lacks them; an op that needs one fails with its name).
   double tmemBytesPerClk, sleepUnit;
   double hbmBytesPerClk = 0; ///< derived: hbmBytesPerS at the maximum clock
@@ -71,6 +71,7 @@ constexpr Knob kKnobs[] = {
     {"cta_barrier_cycles", &Costs::ctaBarrier, Knob::NonNegative},
     {"lsu_bytes_per_thread_instr", &Costs::lsuVectorBytes, Knob::Positive},
     {"mma_sync_flops_per_instr", &Costs::mmaSyncFlopsPerInstr, Knob::Positive},
+    {"smem_latency_cycles", &Costs::smemLatency, Knob::NonNegative},
     {"tmem_bytes_per_clk_sm", &Costs::tmemBytesPerClk, Knob::Positive, /*optional=*/true},
     {"s_sleep_unit_cycles", &Costs::sleepUnit, Knob::NonNegative, /*optional=*/true},
 };
@@ -189,6 +190,7 @@ struct Agent {
   int32_t mainAgent = -1; ///< for workers: the agent running the default partition
   int32_t joinLoc = -1;   ///< the warp_specialize an agent waits to join
   int64_t lastTc05Op = -1; ///< the agent's latest tcgen05 op (they complete in issue order)
+  Cycle smemWritesDone = 0; ///< when the agent's register -> shared stores have drained
   Cycle lastTc05Done = 0;
   // while blocked on a barrier
   int32_t waitLoc = -1;
@@ -216,7 +218,7 @@ struct Cta {
 };
 
 struct Sm {
-  Cycle tensorCoreFree = 0, tmaFree = 0, lsuFree = 0;
+  Cycle tensorCoreFree = 0, tmaFree = 0, lsuFree = 0, smemFree = 0;
   int32_t freeSlots = 0;
 };
 
@@ -671,8 +673,8 @@ struct Engine::Impl {
     case Op::InitBarrier: case Op::InvalBarrier: case Op::BarrierExpect: case Op::WaitBarrier:
     case Op::ArriveBarrier: case Op::TmaLoad: case Op::TmaStore: case Op::WgmmaIssue: case Op::WarpSpecialize:
     case Op::Tc05Mma: case Op::Tc05Commit: case Op::GlobalLoad: case Op::GlobalStore: case Op::AsyncCopy:
-    case Op::Dot: case Op::Tc05Copy: case Op::ReadBarrierPhase: case Op::NamedBarrier: case Op::ClusterArrive:
-    case Op::ClusterWait:
+    case Op::Dot: case Op::Tc05Copy: case Op::ReadBarrierPhase: case Op::LocalLoad: case Op::LocalStore:
+    case Op::NamedBarrier: case Op::ClusterArrive: case Op::ClusterWait:
       return true;
     default:
       return false;
@@ -1134,18 +1136,30 @@ struct Engine::Impl {
       return next();
     }
     case Op::LocalStore:
-    case Op::LocalLoad:
+    case Op::LocalLoad: {
+      // st.shared / ld.shared / ldmatrix (ds_write / ds_read): the warps issue one instruction
+      // per lsu_bytes_per_thread_instr per thread and go on; the bytes cross the SM's shared
+      // memory at smem_bytes_per_clk_sm (a FIFO pipe). A load's result is ready after
+      // smem_latency_cycles at the earliest (scoreboard); stores drain before a fence.
       checkPendingUses(a, in);
-      if (in.op == Op::LocalStore)
+      bool store = in.op == Op::LocalStore;
+      if (store)
         awaitOperands(a, in, 0);
-      busy(static_cast<double>(in.imm) / costs.smemBytesPerClk);
-      if (in.op == Op::LocalStore)
+      Cycle issued = a.time;
+      double perInstr = costs.lsuVectorBytes * program.threadsPerWarp * std::min(4, std::max(1, a.info.numWarps));
+      busy(std::ceil(static_cast<double>(in.imm) / perInstr) * costs.scalarOp);
+      sm.smemFree = std::max(issued, sm.smemFree) + cycles(static_cast<double>(in.imm) / costs.smemBytesPerClk);
+      if (store) {
+        a.smemWritesDone = std::max(a.smemWritesDone, sm.smemFree);
         access(a, -1, in.args[1], in.viewElems[0], /*write=*/true, /*asyncProxy=*/false, in);
-      else
+      } else {
         access(a, -1, in.args[0], in.viewElems[0], /*write=*/false, /*asyncProxy=*/false, in);
+      }
       if (in.result >= 0)
-        a.frame[in.result] = Value::tensor();
+        a.frame[in.result] = Value::tensor(provenance(a, in, 0),
+                                           static_cast<int64_t>(std::max(a.time + cycles(costs.smemLatency), sm.smemFree)));
       return next();
+    }
     case Op::TensorOp: {
       checkPendingUses(a, in);
       size_t first = in.sub == 3 ? 1 : 0; // a tensor-memory access names its view first (not a register)
@@ -1365,6 +1379,7 @@ struct Engine::Impl {
       return Step::Suspend;
     }
     case Op::FenceAsync:
+      a.time = std::max(a.time, a.smemWritesDone); // generic-proxy stores complete before the fence
       busy(costs.fence);
       emit([&](Listener &l) { l.onProxyFence(a.info.id, a.time); });
       return next();

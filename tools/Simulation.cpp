@@ -129,13 +129,16 @@ int prepareSimulation(const SimulationRequest &request, PreparedSimulation &out)
   if (!shared)
     return badInput(toString(shared.takeError()));
   out.options.sharedBytesPerCta = *shared;
-  if (std::string cubin = companionFile(ttgirPath, request.binary, ".cubin"); !cubin.empty()) {
+  std::string binary = companionFile(ttgirPath, request.binary, ".cubin");
+  if (binary.empty())
+    binary = companionFile(ttgirPath, "", ".hsaco");
+  if (std::string cubin = binary; !cubin.empty() && !StringRef(cubin).ends_with(".hsaco")) {
     auto resources = sim::readCubinResources(cubin, prog.kernelName);
     if (!resources)
       return badInput(toString(resources.takeError()));
     out.options.registersPerThread = resources->registersPerThread;
     out.options.staticSharedBytesPerCta = resources->staticSharedBytes;
-  } else if (std::string hsaco = companionFile(ttgirPath, binaryOpt, ".hsaco"); !hsaco.empty()) {
+  } else if (std::string hsaco = binary; !hsaco.empty()) { // an AMDGPU code object
     auto resources = sim::readHsacoResources(hsaco, prog.kernelName);
     if (!resources)
       return badInput(toString(resources.takeError()));

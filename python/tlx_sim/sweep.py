@@ -179,6 +179,7 @@ class Sweeper:
             r = api.run_tool("predict", ttgir, launch, model=self.model, max_ctas=self.max_ctas)
         except api.ToolError as err:
             message = str(err).replace("tlx-sim predict exited 2: ", "").replace("tlx-sim: error: ", "")
+            message = message.replace(f"{ttgir}: ", "")
             return SweepResult(name, params, "infeasible", message=message[:300])
         if r.exit_code != 0 or r.time_us is None:
             classes = sorted({f.get("class", "?") for f in r.findings})
@@ -249,7 +250,7 @@ def main(argv=None) -> int:
     varied = list(parse_params(args.param)) or sorted({k for c in table.values() for k in c
                                                       if len({str(t.get(k)) for t in table.values()}) > 1})
     best = results[0] if results and results[0].status == "ok" else None
-    model = best.predict.get("model") if best else args.model
+    model = (best.predict.get("model") if best else args.model) or "the target's default model"
     if args.json:
         print(json.dumps({"schema_version": 1, "module": km.path, "kernel": km.kernel_name, "shape": shape,
                           "target": kmod.target_str(sweeper.target), "model": model,
