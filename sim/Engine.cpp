@@ -1,6 +1,8 @@
 #include "sim/Engine.h"
 
+#include "sim/ClusterBarrier.h"
 #include "sim/MBarrier.h"
+#include "sim/NamedBarrier.h"
 #include "sim/Occupancy.h"
 
 #include <cmath>
@@ -208,6 +210,8 @@ struct Agent {
   Cycle lastTc05Done = 0;
   // while blocked on a barrier
   int32_t waitLoc = -1;
+  BlockedAgent::Kind waitKind = BlockedAgent::MBarrier;
+  int64_t waitNamed = -1; ///< the named-barrier id it waits on
   BarrierKey waitKey{};
   int64_t waitParity = 0;
 };
@@ -226,6 +230,7 @@ struct Cta {
   std::vector<std::vector<int32_t>> flatWaiters;
   std::unordered_map<uint64_t, MBarrier> barriers;
   std::unordered_map<uint64_t, std::vector<int32_t>> waiters;
+  NamedBarriers named;
 };
 
 struct Sm {
@@ -282,6 +287,7 @@ struct Engine::Impl {
   int64_t nextAsyncOp = 0;
   std::set<const Instr *> reportedUnknown;
   std::vector<int64_t> finishedCtas; ///< CTAs whose memory is released after the current event
+  std::unordered_map<int64_t, ClusterBarrier> clusters; ///< by cluster index
   std::string error;
   // L2 residency of TMA boxes (LRU over box keys)
   std::list<std::pair<uint64_t, int64_t>> l2Lru;
@@ -354,6 +360,8 @@ struct Engine::Impl {
     agent.frame.shrink_to_fit();
     emit([&](Listener &l) { l.onAgentEnd(agent.info.id, agent.time); });
     Cta &cta = *agent.cta;
+    if (!clusters.empty())
+      clusterProgress(cta.id / program.numCtas, agent.time);
     cta.lastEnd = std::max(cta.lastEnd, agent.time);
     if (agent.mainAgent >= 0) {
       Agent &main = *agents[agent.mainAgent];
@@ -456,6 +464,55 @@ struct Engine::Impl {
       push(w.time, Event::RunAgent, id);
     }
     list.resize(kept);
+  }
+
+  /// Wakes an agent blocked on a named or cluster barrier at `t`.
+  void wake(int32_t id, Cycle t) {
+    Agent &w = *agents[id];
+    w.state = Agent::Ready;
+    w.time = std::max(w.time, t + cycles(costs.mbarWake));
+    w.stack.back().pc++;
+    push(w.time, Event::RunAgent, id);
+  }
+
+  /// Completes the cluster barrier of cluster `index` if every non-exited agent of its CTAs arrived.
+  void clusterProgress(int64_t index, Cycle t) {
+    auto it = clusters.find(index);
+    if (it == clusters.end())
+      return;
+    std::vector<int32_t> live;
+    int64_t first = index * program.numCtas, last = first + program.numCtas;
+    bool allStarted = std::min<int64_t>(last, totalCtas) <= nextCta;
+    for (int64_t c = first; c < last && c < static_cast<int64_t>(ctas.size()); ++c)
+      if (ctas[c])
+        for (int32_t id : ctas[c]->agentIds)
+          if (agents[id] && agents[id]->state != Agent::Done)
+            live.push_back(id);
+    bool completed = false;
+    std::vector<int32_t> wakeList = it->second.tryComplete(live, allStarted, completed);
+    if (!completed)
+      return;
+    ClusterBarrierEvent e{ClusterBarrierEvent::Complete, t, index, -1, -1, it->second.generation()};
+    emit([&](Listener &l) { l.onClusterBarrier(e); });
+    for (int32_t id : wakeList) {
+      wake(id, t);
+      ClusterBarrierEvent r{ClusterBarrierEvent::WaitPass, agents[id]->time, index, id, agents[id]->waitLoc,
+                            it->second.generation()};
+      emit([&](Listener &l) { l.onClusterBarrier(r); });
+    }
+  }
+
+  /// Reports reads of wgmma accumulators whose group is still outstanding (their values carry the op).
+  void checkPendingUses(Agent &a, const Instr &in) {
+    for (int32_t slot : in.args) {
+      if (slot < 0)
+        continue;
+      const Value &v = a.frame[slot];
+      if (v.kind != Value::Tensor || v.pendingOp < 0)
+        continue;
+      PendingUseEvent e{a.time, a.info.id, v.pendingOp, v.pendingLoc, in.loc, iteration(a)};
+      emit([&](Listener &l) { l.onPendingUse(e); });
+    }
   }
 
   // ---- memory system -----------------------------------------------------------------------
@@ -633,6 +690,7 @@ struct Engine::Impl {
     case Op::ArriveBarrier: case Op::TmaLoad: case Op::TmaStore: case Op::WgmmaIssue: case Op::WarpSpecialize:
     case Op::Tc05Mma: case Op::Tc05Commit: case Op::GlobalLoad: case Op::GlobalStore: case Op::AsyncCopy:
     case Op::Dot: case Op::Tc05Copy: case Op::ReadBarrierPhase: case Op::LocalLoad: case Op::LocalStore:
+    case Op::NamedBarrier: case Op::ClusterArrive: case Op::ClusterWait:
       return true;
     default:
       return false;
@@ -962,6 +1020,7 @@ struct Engine::Impl {
         return next();
       }
       a.state = Agent::Blocked;
+      a.waitKind = BlockedAgent::MBarrier;
       a.waitKey = key;
       a.waitParity = parity;
       a.waitLoc = in.loc;
@@ -1012,8 +1071,16 @@ struct Engine::Impl {
       }
       InstrEvent e{a.info.id, &in, start, a.time, /*operandWait=*/false};
       emit([&](Listener &l) { l.onInstr(e); });
-      for (int32_t i = 0; i < in.numResults; ++i)
-        a.frame[in.result + i] = a.frame[in.args[i]];
+      for (int32_t i = 0; i < in.numResults; ++i) {
+        Value v = a.frame[in.args[i]];
+        // an accumulator whose wgmma group retired is readable (Value::pendingOp)
+        if (v.kind == Value::Tensor && v.pendingOp >= 0 &&
+            std::none_of(groups.begin(), groups.end(), [&](const auto &g) { return g.second == v.pendingOp; })) {
+          v.pendingOp = -1;
+          v.pendingLoc = -1;
+        }
+        a.frame[in.result + i] = v;
+      }
       return next();
     }
     case Op::WgmmaIssue: {
@@ -1027,8 +1094,12 @@ struct Engine::Impl {
       access(a, op, in.args[0], in.viewElems[0], /*write=*/false, /*asyncProxy=*/true, in);
       access(a, op, in.args[1], in.viewElems[1], /*write=*/false, /*asyncProxy=*/true, in);
       a.wgmmaGroups.emplace_back(done, op);
-      if (in.result >= 0)
-        a.frame[in.result] = Value::tensor();
+      if (in.result >= 0) { // pending until a wgmma wait retires `op`
+        Value d = Value::tensor();
+        d.pendingOp = op;
+        d.pendingLoc = in.loc;
+        a.frame[in.result] = d;
+      }
       AsyncEvent e{AsyncEvent::TensorCore, cta.sm, a.info.id, in.loc, begin, sm.tensorCoreFree, in.imm2, in.imm, true, op};
       emit([&](Listener &l) { l.onAsync(e); });
       return next();
@@ -1057,6 +1128,7 @@ struct Engine::Impl {
       int64_t op = issueAsync(a, a.lastTc05Op);
       access(a, op, in.args[0], in.viewElems[0], /*write=*/false, /*asyncProxy=*/true, in);
       access(a, op, in.args[1], in.viewElems[1], /*write=*/false, /*asyncProxy=*/true, in);
+      access(a, op, in.args[2], in.viewElems[2], /*write=*/true, /*asyncProxy=*/true, in);
       a.lastTc05Op = op;
       a.lastTc05Done = done;
       AsyncEvent e{AsyncEvent::TensorCore, cta.sm, a.info.id, in.loc, begin, sm.tensorCoreFree, 0, in.imm, true, op};
@@ -1085,6 +1157,7 @@ struct Engine::Impl {
       // per lsu_bytes_per_thread_instr per thread and go on; the bytes cross the SM's shared
       // memory at smem_bytes_per_clk_sm (a FIFO pipe). A load's result is ready after
       // smem_latency_cycles at the earliest (scoreboard); stores drain before a fence.
+      checkPendingUses(a, in);
       bool store = in.op == Op::LocalStore;
       if (store)
         awaitOperands(a, in, 0);
@@ -1104,7 +1177,9 @@ struct Engine::Impl {
       return next();
     }
     case Op::TensorOp: {
-      awaitOperands(a, in);
+      checkPendingUses(a, in);
+      size_t first = in.sub == 3 ? 1 : 0; // a tensor-memory access names its view first (not a register)
+      awaitOperands(a, in, first);
       double share = smspShare(a.info.numWarps), work = static_cast<double>(in.imm), cost = 0;
       switch (in.sub) {
       case 0: cost = work / (costs.aluLanes * share); break;
@@ -1118,7 +1193,9 @@ struct Engine::Impl {
       }
       }
       busy(cost);
-      int32_t hash = provenance(a, in, in.args.size());
+      if (in.sub == 3)
+        access(a, -1, in.args[0], in.viewElems[0], /*write=*/in.imm2 == 1, /*asyncProxy=*/false, in);
+      int32_t hash = provenance(a, in, in.args.size() - first, false, first);
       for (int32_t i = 0; i < in.numResults; ++i)
         a.frame[in.result + i] = Value::tensor(hash + i, static_cast<int64_t>(a.time));
       return next();
@@ -1267,6 +1344,56 @@ struct Engine::Impl {
         signalAt(done, PendingSignal{op, a.info.id, &cta, key, 1, in.loc, /*arrive=*/true});
       return next();
     }
+    case Op::NamedBarrier: {
+      int64_t id = 0, count = 0;
+      if (!intOf(a, in.args[0], in, id) || !intOf(a, in.args[1], in, count))
+        return Step::Error;
+      busy(costs.mbarOp);
+      bool sync = in.sub == 1;
+      int64_t threads = static_cast<int64_t>(a.info.numWarps) * program.threadsPerWarp; // counted per warp
+      NamedBarriers::Result r = cta.named.arrive(id, count, threads, a.info.id, sync);
+      NamedBarrierEvent e{a.time, cta.id, a.info.id, in.loc, id, count, threads, sync, r.expected, r.arrived,
+                          r.generation, r.completed};
+      emit([&](Listener &l) { l.onNamedBarrier(e); });
+      for (int32_t w : r.released)
+        wake(w, a.time);
+      if (sync && !r.completed) {
+        a.state = Agent::Blocked;
+        a.waitKind = BlockedAgent::Named;
+        a.waitNamed = id;
+        a.waitLoc = in.loc;
+        return Step::Suspend;
+      }
+      return next();
+    }
+    case Op::ClusterArrive:
+    case Op::ClusterWait: {
+      busy(costs.mbarOp);
+      int64_t index = cta.id / program.numCtas;
+      ClusterBarrier &bar = clusters[index];
+      if (in.op == Op::ClusterArrive) {
+        bool ok = bar.arrive(a.info.id);
+        ClusterBarrierEvent e{ok ? ClusterBarrierEvent::Arrive : ClusterBarrierEvent::DoubleArrive, a.time, index,
+                              a.info.id, in.loc, bar.generation()};
+        emit([&](Listener &l) { l.onClusterBarrier(e); });
+        clusterProgress(index, a.time);
+        return next();
+      }
+      bool arrived = bar.hasArrived(a.info.id);
+      if (arrived && bar.waitPasses(a.info.id)) {
+        ClusterBarrierEvent e{ClusterBarrierEvent::WaitPass, a.time, index, a.info.id, in.loc, bar.generation()};
+        emit([&](Listener &l) { l.onClusterBarrier(e); });
+        return next();
+      }
+      ClusterBarrierEvent e{arrived ? ClusterBarrierEvent::WaitBlock : ClusterBarrierEvent::WaitWithoutArrive, a.time,
+                            index, a.info.id, in.loc, bar.generation()};
+      emit([&](Listener &l) { l.onClusterBarrier(e); });
+      bar.block(a.info.id);
+      a.state = Agent::Blocked;
+      a.waitKind = BlockedAgent::Cluster;
+      a.waitLoc = in.loc;
+      return Step::Suspend;
+    }
     case Op::FenceAsync:
       a.time = std::max(a.time, a.smemWritesDone); // generic-proxy stores complete before the fence
       busy(costs.fence);
@@ -1389,9 +1516,10 @@ struct Engine::Impl {
     for (const auto &agent : agents) {
       if (!agent || agent->state == Agent::Done)
         continue;
-      bool onBarrier = agent->state == Agent::Blocked;
-      BlockedAgent b{agent->info.id, onBarrier ? agent->waitLoc : agent->joinLoc, onBarrier, agent->waitKey,
-                     agent->waitParity, {}};
+      bool blockedOn = agent->state == Agent::Blocked;
+      bool onBarrier = blockedOn && agent->waitKind == BlockedAgent::MBarrier;
+      BlockedAgent b{agent->info.id, blockedOn ? agent->waitLoc : agent->joinLoc, onBarrier, blockedOn ? agent->waitKind : BlockedAgent::Join,
+                     agent->waitNamed, agent->waitKey, agent->waitParity, {}};
       for (const Ctl &c : agent->stack)
         if (c.kind == Ctl::For)
           b.iterations.emplace_back(c.owner->loc, (c.iv - c.lb) / c.step);

@@ -72,6 +72,41 @@ struct AccessEvent {
   Op op;                ///< the instruction (TmaLoad, TmaStore, WgmmaIssue, LocalStore, LocalLoad)
 };
 
+/// Every warp of an agent arrived on a hardware named barrier (`bar.arrive`, or `bar.sync`, which also
+/// waits), with the barrier's state after the arrival.
+struct NamedBarrierEvent {
+  Cycle cycle;
+  int64_t cta;
+  int32_t agent, loc;
+  int64_t id;          ///< barrier id (the hardware has 16, 0-15)
+  int64_t count;       ///< the op's thread count
+  int64_t threads;     ///< threads that arrived (the agent's warps x warp size)
+  bool sync;           ///< bar.sync (waits) rather than bar.arrive
+  int64_t expected;    ///< the rendezvous' thread count (its first arrival's)
+  int64_t arrived;     ///< threads arrived in this rendezvous so far
+  int64_t generation;  ///< index of the rendezvous on this id
+  bool completed;      ///< this arrival completed the rendezvous
+};
+
+/// A cluster-barrier step of an agent (`barrier.cluster.arrive` / `wait`).
+struct ClusterBarrierEvent {
+  enum Action : uint8_t { Arrive, DoubleArrive, WaitPass, WaitBlock, WaitWithoutArrive, Complete } action;
+  Cycle cycle;
+  int64_t cluster;    ///< cluster index (linear CTA id / CTAs per cluster)
+  int32_t agent, loc; ///< -1 for Complete
+  int64_t generation; ///< the barrier's generation after the step
+};
+
+/// An instruction read the result of an asynchronous operation (a wgmma accumulator) that its issuer has not
+/// waited for yet (wgmma.wait_group with too many pendings, or none).
+struct PendingUseEvent {
+  Cycle cycle;
+  int32_t agent;
+  int64_t asyncOp;
+  int32_t issueLoc, loc;
+  int64_t iteration;
+};
+
 /// A span during which an agent issued an instruction (busy) or waited.
 struct InstrEvent {
   int32_t agent;
@@ -97,7 +132,9 @@ struct AsyncEvent {
 struct BlockedAgent {
   int32_t agent;
   int32_t loc;            ///< the wait op
-  bool onBarrier;         ///< false: waiting for its worker partitions to finish
+  bool onBarrier;         ///< on an mbarrier (false: see `kind`)
+  enum Kind : uint8_t { MBarrier, Join, Named, Cluster } kind = MBarrier; ///< what it waits for
+  int64_t namedId = -1;   ///< Named: the barrier id
   BarrierKey barrier;
   int64_t parity;
   std::vector<std::pair<int32_t, int64_t>> iterations; ///< (loop op loc, iteration) outermost first
@@ -124,6 +161,9 @@ public:
   virtual void onProxyFence(int32_t /*agent*/, Cycle) {}
   /// `agent` resumed after all worker partitions it forked finished (end of warp_specialize).
   virtual void onJoin(int32_t /*agent*/, Cycle) {}
+  virtual void onNamedBarrier(const NamedBarrierEvent &) {}
+  virtual void onClusterBarrier(const ClusterBarrierEvent &) {}
+  virtual void onPendingUse(const PendingUseEvent &) {}
   /// An op without simulator semantics was executed (once per op).
   virtual void onUnknownOp(const std::string & /*name*/, int32_t /*loc*/) {}
   /// No agent can progress; `blocked` lists every unfinished agent.

@@ -666,6 +666,8 @@ private:
       instr.sub = barriers.empty() && !op.hasAttr("is_async") ? 1 : 0;
       instr.viewElems[0] = aType.getNumElements();
       instr.viewElems[1] = bType.getNumElements();
+      if (mlir::Value d = requiredValue(op, "d"))
+        instr.viewElems[2] = numElements(d.getType()); // the accumulator in tensor memory, written
       out.push_back(instr);
       return;
     }
@@ -676,15 +678,20 @@ private:
       return;
     }
     if (name == "ttng.tmem_load" || name == "ttng.tmem_store") {
-      // Register <-> tensor-memory traffic (tcgen05.ld / tcgen05.st) over the bytes moved.
-      mlir::Value view = requiredValue(op, name == "ttng.tmem_load" ? "src" : "dst");
+      // Register <-> tensor-memory traffic (tcgen05.ld / tcgen05.st) over the bytes moved; the view is an
+      // access to the tensor-memory region for the race checks.
+      bool store = name == "ttng.tmem_store";
+      mlir::Value view = requiredValue(op, store ? "dst" : "src");
       if (!view)
         return;
       Instr instr = make(Op::TensorOp, op);
       instr.sub = 3;
       instr.imm = bytesOf(view.getType());
-      if (name == "ttng.tmem_store")
-        instr.args = {required(op, "src")};
+      instr.imm2 = store ? 1 : 0;
+      instr.viewElems[0] = numElements(view.getType());
+      instr.args = {slot(view)};
+      if (store)
+        instr.args.push_back(required(op, "src"));
       out.push_back(instr);
       return;
     }
@@ -853,6 +860,19 @@ private:
       instr.viewElems[0] = memdesc.getNumElements();
       instr.imm = memdesc.getSizeInBytes();
       out.push_back(instr);
+      return;
+    }
+    if (name == "ttng.arrive_barrier_named" || name == "ttng.wait_barrier_named") {
+      if (op.getNumOperands() != 2)
+        return malformed(op, "expected a barrier id and a thread count");
+      Instr instr = make(Op::NamedBarrier, op);
+      instr.args = slotsOf(op.getOperands());
+      instr.sub = name == "ttng.wait_barrier_named" ? 1 : 0;
+      out.push_back(instr);
+      return;
+    }
+    if (name == "ttng.cluster_arrive" || name == "ttng.cluster_wait") {
+      out.push_back(make(name == "ttng.cluster_arrive" ? Op::ClusterArrive : Op::ClusterWait, op));
       return;
     }
     if (lowerMemoryOrCompute(op, name, out))

@@ -46,7 +46,9 @@ enum class Op : uint8_t {
   LocalLoad,      ///< args = src; imm = bytes read from shared memory
   TensorOp,       ///< register work: sub = 0 ALU over imm elements, 1 SFU (exp2, ...) over imm elements,
                   ///< 2 a round trip of imm bytes through shared memory (layout conversion), 3 imm bytes of
-                  ///< tensor-memory traffic (tcgen05.ld/st); args = tensor operands (their readiness is awaited)
+                  ///< tensor-memory traffic (tcgen05.ld/st); args = tensor operands (their readiness is awaited);
+                  ///< sub 3: args[0] = the tensor-memory view (viewElems[0] elements; an access for the race
+                  ///< checks), then the stored tensor; imm2 = 1 for tcgen05.st (ttng.tmem_store), 0 for a load
   GlobalLoad,     ///< args = tensor operands, the address first; imm = bytes; sub = 1 for an atomic (read-modify-write);
                   ///< the result becomes ready after the memory round trip (a register scoreboard)
   GlobalStore,    ///< args = tensor operands, the address first; imm = bytes written through L2 to HBM
@@ -61,6 +63,9 @@ enum class Op : uint8_t {
   Condition,      ///< args = cond, values passed to the after region (or to the while's results)
   Tc05Copy,       ///< args = src, dst, [bar]; imm = bytes: tcgen05.cp smem -> TMEM, in order with the issuer's tcgen05 ops
   Sleep,          ///< imm = s_sleep argument (AMD): the wave idles imm x s_sleep_unit_cycles
+  NamedBarrier,   ///< args = id, thread count; sub = 1 bar.sync (waits), 0 bar.arrive
+  ClusterArrive,  ///< barrier.cluster.arrive
+  ClusterWait,    ///< barrier.cluster.wait
   Unknown,        ///< an op the simulator has no semantics for; name in Program::unknownOps[imm]
 };
 
@@ -81,7 +86,7 @@ struct Instr {
   int32_t block = -1, block2 = -1;
   /// Elements of the shared-memory views the op reads or writes (TMA box, wgmma A and B,
   /// local store/load), in the order of its memdesc operands; 0 for a register operand.
-  int64_t viewElems[2] = {0, 0};
+  int64_t viewElems[3] = {0, 0, 0};
 };
 
 struct Block {

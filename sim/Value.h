@@ -13,6 +13,10 @@ struct Value {
                       ///< Tensor: a hash of the scalars and constants it was computed from (identifies the addresses
                       ///< a pointer tensor holds, for the L2 model, without carrying data)
   int64_t i = 0;      ///< Int: the value; Mem: element offset into the allocation; Tensor: the cycle it becomes ready
+  /// Tensor: a wgmma accumulator whose group no wgmma wait has retired yet: the async op that writes it and
+  /// the wgmma's location (Program::locs); -1 otherwise. Only the race checks read it (PendingUseEvent).
+  int64_t pendingOp = -1;
+  int32_t pendingLoc = -1;
 
   static Value integer(int64_t v) { return {Int, -1, v}; }
   static Value mem(int32_t alloc, int64_t offset) { return {Mem, alloc, offset}; }

@@ -1,5 +1,6 @@
 // `tlx-sim check` and `tlx-sim predict`: simulate one launch with the verifier's checkers
 // attached; check prints the findings, predict the summary view (design.md output contract).
+#include "tools/CheckOptions.h"
 #include "tools/CommandLine.h"
 #include "tools/PredictSweep.h"
 #include "tools/ProofReport.h"
@@ -38,9 +39,11 @@ int run(bool predict) {
     return badInput(toString(result.takeError()));
   }
 
-  const std::vector<verifier::Finding> findings = checks.findings();
+  std::vector<verifier::Finding> findings = checks.findings();
   ProofOutcome proofs; // Z3 verdicts for all trip counts (check only)
   if (!predict) {
+    if (int code = finishCheck(prepared, findings)) // --schedules, --baseline, --sarif (tools/CheckOptions.cpp)
+      return code;
     proofs = runProofs(*prepared.module);
     if (proofs.badAssumptions)
       return kBadInput;

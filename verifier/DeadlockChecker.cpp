@@ -40,6 +40,13 @@ void DeadlockChecker::onBarrier(const BarrierEvent &e) {
     signalers_[e.barrier].insert(partition(e.agent));
 }
 
+void DeadlockChecker::onNamedBarrier(const NamedBarrierEvent &e) {
+  if (e.completed)
+    named_.erase({e.cta, e.id});
+  else
+    named_[{e.cta, e.id}] = e;
+}
+
 std::string DeadlockChecker::describe(const BarrierEvent &e) const {
   std::string who = "partition '" + partition(e.agent) + "'";
   std::string what;
@@ -66,14 +73,14 @@ void DeadlockChecker::onStall(Cycle, const std::vector<BlockedAgent> &blocked) {
   const std::vector<const BlockedAgent *> *group = nullptr;
   for (const auto &[cta, agents] : byCta)
     for (const BlockedAgent *b : agents)
-      if (b->onBarrier && !group)
+      if (b->kind != BlockedAgent::Join && !group)
         group = &agents;
   if (!group)
     group = &byCta.begin()->second;
 
   std::vector<const BlockedAgent *> waiting;
   for (const BlockedAgent *b : *group)
-    if (b->onBarrier)
+    if (b->kind != BlockedAgent::Join)
       waiting.push_back(b);
 
   auto iterationText = [&](const BlockedAgent &b) {
@@ -94,6 +101,17 @@ void DeadlockChecker::onStall(Cycle, const std::vector<BlockedAgent> &blocked) {
     return s;
   };
   auto waitText = [&](const BlockedAgent &b) {
+    std::string who = "partition '" + partition(b.agent) + "' of CTA " + std::to_string(cta(b.agent));
+    if (b.kind == BlockedAgent::Cluster)
+      return who + " waits forever on the cluster barrier" + iterationText(b);
+    if (b.kind == BlockedAgent::Named) {
+      auto it = named_.find({cta(b.agent), b.namedId});
+      std::string state = it == named_.end() ? std::string()
+                                             : ": " + std::to_string(it->second.arrived) + " of " +
+                                                   std::to_string(it->second.expected) + " threads arrived";
+      return who + " waits forever in bar.sync on named barrier " + std::to_string(b.namedId) + iterationText(b) +
+             state;
+    }
     BarrierState s = stateOf(b);
     return "partition '" + partition(b.agent) + "' of CTA " + std::to_string(cta(b.agent)) + " waits forever on " + s.name +
            " for parity " + std::to_string(b.parity) + iterationText(b) + ": the barrier is in phase " +
@@ -114,15 +132,19 @@ void DeadlockChecker::onStall(Cycle, const std::vector<BlockedAgent> &blocked) {
   const BlockedAgent &primary = *waiting.front();
   f.location = loc(primary.loc);
   f.message = waitText(primary) + "; no partition can progress";
-  f.barrier = stateOf(primary);
+  if (primary.onBarrier)
+    f.barrier = stateOf(primary);
   for (size_t i = 1; i < waiting.size(); ++i) {
     const BlockedAgent &b = *waiting[i];
     f.related.push_back(Related{loc(b.loc), partition(b.agent),
-                                b.iterations.empty() ? -1 : b.iterations.back().second, "wait_barrier",
+                                b.iterations.empty() ? -1 : b.iterations.back().second,
+                                b.kind == BlockedAgent::Named     ? "wait_barrier_named"
+                                : b.kind == BlockedAgent::Cluster ? "cluster_wait"
+                                                                  : "wait_barrier",
                                 waitText(b)});
   }
   for (const BlockedAgent *b : *group)
-    if (!b->onBarrier)
+    if (b->kind == BlockedAgent::Join)
       f.related.push_back(Related{loc(b->loc), partition(b->agent), -1, "warp_specialize",
                                   "partition '" + partition(b->agent) +
                                       "' waits for its worker partitions to finish"});
@@ -131,6 +153,12 @@ void DeadlockChecker::onStall(Cycle, const std::vector<BlockedAgent> &blocked) {
   using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS>;
   Graph graph(waiting.size());
   for (size_t i = 0; i < waiting.size(); ++i) {
+    if (!waiting[i]->onBarrier) { // named / cluster barrier: any other blocked partition may owe arrivals
+      for (size_t j = 0; j < waiting.size(); ++j)
+        if (j != i && partition(waiting[j]->agent) != partition(waiting[i]->agent))
+          boost::add_edge(i, j, graph);
+      continue;
+    }
     const std::set<std::string> &signalers = signalers_[waiting[i]->barrier];
     const std::deque<BarrierEvent> &h = history_[waiting[i]->barrier];
     bool initialized = std::any_of(h.begin(), h.end(), [](const BarrierEvent &e) {
@@ -162,6 +190,8 @@ void DeadlockChecker::onStall(Cycle, const std::vector<BlockedAgent> &blocked) {
 
   std::set<std::tuple<int64_t, int32_t, int64_t>> seen;
   for (const BlockedAgent *b : waiting) {
+    if (!b->onBarrier)
+      continue;
     if (!seen.insert({b->barrier.cta, b->barrier.alloc, b->barrier.index}).second)
       continue;
     for (const BarrierEvent &e : history_[b->barrier])

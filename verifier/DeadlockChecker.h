@@ -22,6 +22,7 @@ public:
   void onAgentStart(const sim::AgentInfo &info, sim::Cycle t) override;
   void onAgentEnd(int32_t agent, sim::Cycle t) override;
   void onBarrier(const sim::BarrierEvent &e) override;
+  void onNamedBarrier(const sim::NamedBarrierEvent &e) override;
   void onStall(sim::Cycle t, const std::vector<sim::BlockedAgent> &blocked) override;
 
   const std::vector<Finding> &findings() const { return findings_; }
@@ -33,6 +34,7 @@ private:
   std::unordered_map<int64_t, int32_t> liveAgents_; ///< per CTA
   std::unordered_map<sim::BarrierKey, std::deque<sim::BarrierEvent>, sim::BarrierKeyHash> history_;
   std::unordered_map<sim::BarrierKey, std::set<std::string>, sim::BarrierKeyHash> signalers_;
+  std::map<std::pair<int64_t, int64_t>, sim::NamedBarrierEvent> named_; ///< (cta, id) -> last arrival
   std::vector<Finding> findings_;
 };
 

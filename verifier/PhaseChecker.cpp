@@ -29,7 +29,9 @@ void PhaseChecker::onBarrier(const BarrierEvent &e) {
     // e.phase, or to e.phase - 1 if it completed that phase.
     State &state = states_[e.barrier];
     int64_t phase = e.pending == e.expected && e.tx == 0 ? e.phase - 1 : e.phase;
-    if (phase >= 1 && state.observed < phase - 1)
+    // a waiter woken by the flip of phase - 1 observes it only at its wake-up cycle: an arrival before that
+    // laps it too
+    if (phase >= 1 && (state.observed < phase - 1 || (state.observed == phase - 1 && state.observedAt > e.cycle)))
       report("arrive-count", e,
              "arrival for phase " + std::to_string(phase) + " of " + program_.barrierName(e.barrier.alloc, e.barrier.index) +
                  " before any wait observed phase " + std::to_string(phase - 1) +
@@ -55,6 +57,8 @@ void PhaseChecker::onBarrier(const BarrierEvent &e) {
                  std::to_string(it->second) + ": the waiter fell two or more phases behind, so parity " +
                  std::to_string(e.amount & 1) + " no longer names the phase it meant");
     it->second = std::max(it->second, seen);
+    if (seen > state.observed || (seen == state.observed && e.cycle < state.observedAt))
+      state.observedAt = e.cycle;
     state.observed = std::max(state.observed, seen);
     break;
   }

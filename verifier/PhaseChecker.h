@@ -29,6 +29,7 @@ public:
 private:
   struct State {
     int64_t observed = -1; ///< highest completed phase some wait has observed (-1: none; a fresh barrier)
+    sim::Cycle observedAt = 0; ///< when a waiter woke to observe `observed` (a wake is announced ahead of its cycle)
     std::unordered_map<int32_t, int64_t> observedBy; ///< per waiting agent
     std::set<int32_t> waiters;                        ///< every agent that ever waited on it
   };

@@ -10,6 +10,9 @@ const char *opName(Op op, bool write) {
   case Op::TmaLoad: return "the TMA load";
   case Op::TmaStore: return "the TMA store";
   case Op::WgmmaIssue: return "the wgmma";
+  case Op::Tc05Mma: return "the tcgen05 MMA";
+  case Op::TensorOp: return write ? "the tmem_store" : "the tmem_load"; // only tcgen05.ld/st (sub 3) access memory
+  case Op::AsyncCopy: return "the cp.async copy";
   case Op::LocalStore: return "the local_store";
   case Op::LocalLoad: return "the local_load";
   default: return write ? "the write" : "the read";
@@ -64,8 +67,10 @@ void RaceChecker::onBarrier(const BarrierEvent &e) {
     clockOf(e.agent).tick(e.agent);
     break;
   case BarrierAction::CompleteTx: // the TMA copy's write is released by its completion
-    if (e.asyncOp >= 0)
+    if (e.asyncOp >= 0) {
       bar.pending.join(clockOf(asyncThread(e.asyncOp)));
+      clocks_.erase(asyncThread(e.asyncOp)); // a copy completes once: nothing acquires it again
+    }
     break;
   case BarrierAction::PhaseFlip:
     bar.completed[(e.phase - 1) & 1] = bar.pending;
@@ -80,9 +85,35 @@ void RaceChecker::onBarrier(const BarrierEvent &e) {
   }
 }
 
+void RaceChecker::collect() {
+  std::set<ThreadId> live;
+  for (const auto &[key, views] : shadow_)
+    for (const Shadow &view : views) {
+      if (view.write)
+        live.insert(view.write->thread);
+      for (const Epoch &read : view.reads)
+        live.insert(read.thread);
+    }
+  for (const auto &[thread, clock] : clocks_)
+    if (thread < 0)
+      live.insert(thread);
+  auto dead = [&](ThreadId t) { return t < 0 && !live.count(t); };
+  for (auto &[thread, clock] : clocks_)
+    clock.eraseIf(dead);
+  for (auto &[key, bar] : barriers_) {
+    bar.pending.eraseIf(dead);
+    bar.completed[0].eraseIf(dead);
+    bar.completed[1].eraseIf(dead);
+  }
+  issuesSinceCollect_ = 0;
+  collectThreshold_ = std::max<int64_t>(4096, 2 * static_cast<int64_t>(live.size()));
+}
+
 void RaceChecker::onAsyncIssue(int32_t agent, int64_t op, int64_t after, Cycle) {
   if (!tracked(cta(agent)))
     return;
+  if (++issuesSinceCollect_ > collectThreshold_)
+    collect();
   VectorClock &clock = clockOf(asyncThread(op));
   clock = clockOf(agent);
   if (after >= 0) // completes after `after`: whoever sees this op complete sees that one too
@@ -112,8 +143,24 @@ void RaceChecker::onProxyFence(int32_t agent, Cycle) {
           view.fenced = true;
 }
 
+void RaceChecker::onPendingUse(const PendingUseEvent &e) {
+  if (!tracked(cta(e.agent)) || !reported_.insert({"race-raw", loc(e.loc).str(), loc(e.issueLoc).str()}).second)
+    return;
+  Finding f;
+  f.cls = "race-raw";
+  f.location = loc(e.loc);
+  std::string it = e.iteration >= 0 ? " (iteration " + std::to_string(e.iteration) + ")" : "";
+  f.message = "partition '" + partition(e.agent) + "'" + it +
+              " reads the accumulator of an asynchronous wgmma before a wgmma wait retired its group: the tensor "
+              "core may still be writing it (warpgroup_mma_wait / wgmma.wait_group with fewer pendings needed) (CTA " +
+              std::to_string(cta(e.agent)) + ")";
+  f.related.push_back(Related{loc(e.issueLoc), partition(e.agent), e.iteration, "the wgmma",
+                              "the wgmma that writes the accumulator is issued here"});
+  findings_.push_back(std::move(f));
+}
+
 std::string RaceChecker::describe(const Epoch &e) const {
-  std::string text = std::string(opName(e.op, false)) + " of partition '" + partition(e.agent) + "'";
+  std::string text = std::string(opName(e.op, e.write)) + " of partition '" + partition(e.agent) + "'";
   if (e.iteration >= 0)
     text += " (iteration " + std::to_string(e.iteration) + ")";
   return text;
@@ -132,7 +179,7 @@ std::string RaceChecker::regionName(int32_t alloc, const Shadow &region) const {
 void RaceChecker::report(const char *cls, const AccessEvent &now, const Epoch &nowEpoch, const Epoch &before,
                          const Shadow &region, const std::string &verb, const std::string &tail,
                          const VectorClock &clock) {
-  if (!reported_.insert({cls, now.loc, before.loc}).second)
+  if (!reported_.insert({cls, loc(now.loc).str(), loc(before.loc).str()}).second)
     return;
   Finding f;
   f.cls = cls;
@@ -140,11 +187,11 @@ void RaceChecker::report(const char *cls, const AccessEvent &now, const Epoch &n
   f.message = describe(nowEpoch) + " " + verb + " " + regionName(now.alloc, region) + " " + tail + " (CTA " +
               std::to_string(now.cta) + ")";
   f.related.push_back(Related{loc(before.loc), partition(before.agent), before.iteration,
-                              opName(before.op, false), describe(before) + " accesses it here"});
+                              opName(before.op, before.write), describe(before) + " accesses it here"});
   // If the accessing side did synchronize with the other agent after it issued its access,
   // name that release: it is where the protocol lets the access through too early.
   int64_t seen = clock.get(before.agent);
-  if (before.thread != before.agent && seen > before.issuerClock) {
+  if (before.thread != before.agent && before.agent != nowEpoch.agent && seen > before.issuerClock) {
     auto it = releaseLoc_.upper_bound({before.agent, seen});
     if (it != releaseLoc_.begin() && (--it)->first.first == before.agent && it->first.second > before.issuerClock)
       f.notes.emplace_back(loc(it->second), "partition '" + partition(nowEpoch.agent) + "' synchronized with partition '" +
@@ -159,7 +206,7 @@ void RaceChecker::onAccess(const AccessEvent &e) {
     return;
   ThreadId thread = e.asyncOp >= 0 ? asyncThread(e.asyncOp) : ThreadId(e.agent);
   const VectorClock &clock = clockOf(thread);
-  Epoch now{thread, clock.get(thread), e.agent, e.loc, e.iteration, e.op, e.asyncProxy, clock.get(e.agent)};
+  Epoch now{thread, clock.get(thread), e.agent, e.loc, e.iteration, e.op, e.asyncProxy, clock.get(e.agent), e.write};
   auto ordered = [&](const Epoch &before) { return before.clock <= clock.get(before.thread); };
 
   std::vector<Shadow> &views = shadow_[{e.cta, e.alloc}];
@@ -182,10 +229,24 @@ void RaceChecker::onAccess(const AccessEvent &e) {
         if (read.thread != thread && !ordered(read))
           report("race-war", e, now, read, view, "overwrites",
                  "while " + describe(read) + " may still be reading it", clock);
-    if (e.asyncProxy && !e.write && view.write && !view.write->asyncProxy && ordered(*view.write) && !view.fenced)
+    // (tensor memory is ordered by tcgen05 fences / waits, not fence.proxy.async)
+    if (e.asyncProxy && !e.write && view.write && !view.write->asyncProxy && ordered(*view.write) && !view.fenced &&
+        !program_.allocs[e.alloc].inTensorMemory)
       report("missing-fence", e, now, *view.write, view, "reads",
              "through the async proxy, but " + describe(*view.write) +
                  " wrote it through the generic proxy with no fence_async_shared (fence.proxy.async) after it",
+             clock);
+  }
+  // A read of a region of a buffer array that nothing has filled, while another region of it was filled: the
+  // fill went to another stage (race-raw with no write to order against).
+  if (!e.write && std::none_of(views.begin(), views.end(), [&](const Shadow &v) {
+        return v.write && v.offset < e.offset + e.size && e.offset < v.offset + v.size;
+      })) {
+    auto filled = std::find_if(views.begin(), views.end(), [](const Shadow &v) { return v.write.has_value(); });
+    if (filled != views.end())
+      report("race-raw", e, now, *filled->write, Shadow{e.offset, e.size, std::nullopt, {}, false}, "reads",
+             "which nothing has filled yet: " + describe(*filled->write) + " filled " +
+                 regionName(e.alloc, *filled) + " of the same buffer instead",
              clock);
   }
   if (!exact) {

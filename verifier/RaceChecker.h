@@ -41,6 +41,8 @@ public:
   void onAsyncRetired(int32_t agent, int64_t op, sim::Cycle t) override;
   void onAccess(const sim::AccessEvent &e) override;
   void onProxyFence(int32_t agent, sim::Cycle t) override;
+  /// race-raw: a wgmma accumulator read before the wgmma wait that retires its group.
+  void onPendingUse(const sim::PendingUseEvent &e) override;
 
   const std::vector<Finding> &findings() const { return findings_; }
 
@@ -54,6 +56,7 @@ private:
     sim::Op op;
     bool asyncProxy;
     int64_t issuerClock; ///< the issuing agent's clock at the access (at issue for an async op)
+    bool write = false;
   };
   /// Shadow state of one shared-memory view.
   struct Shadow {
@@ -81,9 +84,16 @@ private:
   std::unordered_map<int32_t, int32_t> parentOf_;
   std::unordered_map<sim::BarrierKey, BarrierClocks, sim::BarrierKeyHash> barriers_;
   std::map<std::pair<int64_t, int32_t>, std::vector<Shadow>> shadow_; ///< (cta, alloc) -> views
-  std::set<std::tuple<std::string, int32_t, int32_t>> reported_;
+  /// (class, Python location of the access, of the other access): one finding per pair of source lines, also
+  /// when inlined helpers give one line several IR locations
+  std::set<std::tuple<std::string, std::string, std::string>> reported_;
   std::map<std::pair<int32_t, int64_t>, int32_t> releaseLoc_; ///< (agent, its clock at a release) -> op location
   std::vector<Finding> findings_;
+  /// Drops, from every clock, the entries of asynchronous operations that no shadow epoch names and that are
+  /// not pending: nothing can ask for them again. Keeps clocks proportional to the live accesses, not to the
+  /// operations issued so far (a persistent kernel issues millions).
+  void collect();
+  int64_t issuesSinceCollect_ = 0, collectThreshold_ = 4096;
 };
 
 } // namespace tlxsim::verifier

@@ -44,6 +44,10 @@ public:
     entries_ = std::move(merged);
   }
   void clear() { entries_.clear(); }
+  /// Drops the entries of threads for which `dead(thread)` holds (threads no access epoch names anymore).
+  template <typename Pred> void eraseIf(Pred dead) {
+    std::erase_if(entries_, [&](const auto &entry) { return dead(entry.first); });
+  }
 
 private:
   std::vector<std::pair<ThreadId, int64_t>>::iterator find(ThreadId thread) {

@@ -2,7 +2,9 @@
 #pragma once
 
 #include "sim/Engine.h"
+#include "verifier/ClusterBarrierChecker.h"
 #include "verifier/DeadlockChecker.h"
+#include "verifier/NamedBarrierChecker.h"
 #include "verifier/PhaseChecker.h"
 #include "verifier/ProtocolChecker.h"
 #include "verifier/RaceChecker.h"
@@ -13,11 +15,13 @@ namespace tlxsim::verifier {
 class Verifier {
 public:
   explicit Verifier(const sim::Program &program)
-      : deadlocks_(program), tx_(program), protocol_(program), phases_(program), races_(program) {}
+      : deadlocks_(program), tx_(program), protocol_(program), phases_(program), races_(program), named_(program), cluster_(program) {}
   void attach(sim::Engine &engine) {
     engine.addListener(&protocol_);
     engine.addListener(&phases_);
     engine.addListener(&races_);
+    engine.addListener(&named_);
+    engine.addListener(&cluster_);
     engine.addListener(&tx_);
     engine.addListener(&deadlocks_);
   }
@@ -25,6 +29,8 @@ public:
   std::vector<Finding> findings() const {
     std::vector<Finding> all = protocol_.findings();
     all.insert(all.end(), phases_.findings().begin(), phases_.findings().end());
+    all.insert(all.end(), named_.findings().begin(), named_.findings().end());
+    all.insert(all.end(), cluster_.findings().begin(), cluster_.findings().end());
     all.insert(all.end(), races_.findings().begin(), races_.findings().end());
     all.insert(all.end(), tx_.findings().begin(), tx_.findings().end());
     all.insert(all.end(), deadlocks_.findings().begin(), deadlocks_.findings().end());
@@ -37,6 +43,8 @@ private:
   ProtocolChecker protocol_;
   PhaseChecker phases_;
   RaceChecker races_;
+  NamedBarrierChecker named_;
+  ClusterBarrierChecker cluster_;
 };
 
 } // namespace tlxsim::verifier

@@ -1,0 +1,210 @@
+"""Deterministic IR mutator for tlx-sim's verifier (issue 5, test b).
+
+Applies the listed mutation kinds to every correct project kernel (one capture per kernel under tests/inputs,
+the first config without `_bug_` by name, plus the fixed named-barrier reproducer of tests/lit/bugs) and checks
+each mutant with `tlx-sim check`. A mutant is *found* when some finding has one of the classes its kind maps to
+(design.md's bug families). Equivalent mutants (the mutation cannot change behaviour) are listed in
+mutations.json with a justification, and must stay clean.
+
+usage:
+  mutate.py list  TLX_SIM ROOT            print the mutants as JSON (what mutations.json records)
+  mutate.py check TLX_SIM ROOT [--update] check every mutant against mutations.json; --update rewrites it
+                                          (keeping the justifications of mutants still equivalent)
+Prints one line per mutant that is missed or wrongly classified, and "score: F / N non-equivalent mutants
+found with the right class (E equivalent)"; exits 1 unless every non-equivalent mutant is found.
+"""
+import concurrent.futures
+import json
+import pathlib
+import re
+import subprocess
+import sys
+import tempfile
+
+# Finding classes that count as detecting each kind (design.md maps bug families to classes by symptom).
+KINDS = {
+    "wrong-parity": {"deadlock", "parity-aliasing", "race-raw", "race-war", "arrive-count"},
+    "off-by-one-stage": {"race-raw", "race-war", "race-waw", "deadlock", "tx-count"},
+    "missing-arrive": {"deadlock", "arrive-count"},
+    "extra-arrive": {"arrive-count", "race-raw", "race-war", "parity-aliasing", "deadlock", "barrier-lifecycle"},
+    "wrong-expect-bytes": {"tx-count"},
+    "release-before-mma-wait": {"race-war"},
+    "missing-fence": {"missing-fence"},
+    "shallow-wgmma-wait": {"race-raw", "race-war"},
+    "early-exit-without-arrive": {"deadlock", "arrive-count", "barrier-lifecycle", "missing-fence"},
+    "named-barrier-count": {"named-barrier", "deadlock"},
+}
+SITES_PER_KIND = 2  # per subject: the first and the last site of each kind
+
+VALUE = r"%[A-Za-z0-9_#.$-]+"
+OP = re.compile(r"^(\s*)(?:(" + VALUE + r")(?::\d+)? = )?(\"?[a-z_]+\.[a-z_0-9.]+\"?)")
+
+
+def subjects(root: pathlib.Path):
+    """(name, ttgir text, launch arguments) of every subject, sorted by name."""
+    out = []
+    for kernel in sorted(p for p in (root / "tests" / "inputs").glob("*/*") if p.is_dir()):
+        configs = sorted(c for c in kernel.iterdir() if c.is_dir() and "_bug_" not in c.name and list(c.glob("*.ttgir")))
+        if not configs:
+            continue
+        c = configs[0]
+        ttgir = sorted(c.glob("*.ttgir"))[0]
+        out.append((str(ttgir.relative_to(root)), ttgir.read_text(), ["--launch", str(c / "launch.json")]))
+    fixed = root / "tests" / "lit" / "bugs" / "named_barrier_collision.mlir"
+    text = fixed.read_text().replace("%c7_i32_1 = arith.constant 7", "%c7_i32_1 = arith.constant 8")
+    out.append(("tests/lit/bugs/named_barrier_collision.mlir (fixed)", text, ["--grid", "1"]))
+    return out
+
+
+def op_lines(lines):
+    for i, line in enumerate(lines):
+        m = OP.match(line)
+        if m:
+            yield i, m.group(1), m.group(2), m.group(3).strip('"')
+
+
+def block_end(lines, start, indent):
+    """Index of the first line after `start` whose indentation is below `indent` (the block's end)."""
+    for j in range(start + 1, len(lines)):
+        stripped = lines[j].lstrip()
+        if stripped and len(lines[j]) - len(stripped) < len(indent):
+            return j
+    return len(lines)
+
+
+def sites(text):
+    """Yields (kind, line index, mutated text) for every site of every kind, in file order."""
+    lines = text.split("\n")
+    ops = list(op_lines(lines))
+
+    def mutant(i, new_lines):
+        return "\n".join(lines[:i] + new_lines + lines[i + 1:])
+
+    for i, indent, result, name in ops:
+        line = lines[i]
+        if name == "ttng.wait_barrier":
+            m = re.match(r"(\s*ttng\.wait_barrier " + VALUE + r", )(" + VALUE + r")(.*)$", line)
+            if m:
+                yield "wrong-parity", i, mutant(i, [f"{indent}%mut_one = arith.constant 1 : i32",
+                                                    f"{indent}%mut_parity = arith.xori {m.group(2)}, %mut_one : i32",
+                                                    m.group(1) + "%mut_parity" + m.group(3)])
+        if name == "ttg.memdesc_index" and "xi64" not in line.split("->")[0]:
+            m = re.match(r"(.*ttg\.memdesc_index " + VALUE + r"\[)(" + VALUE + r")(\].*?!ttg\.memdesc<)(\d+)x(.*)$", line)
+            if m and int(m.group(4)) > 1:
+                stages = m.group(4)
+                yield "off-by-one-stage", i, mutant(i, [
+                    f"{indent}%mut_one = arith.constant 1 : i32", f"{indent}%mut_n = arith.constant {stages} : i32",
+                    f"{indent}%mut_next = arith.addi {m.group(2)}, %mut_one : i32",
+                    f"{indent}%mut_stage = arith.remsi %mut_next, %mut_n : i32",
+                    m.group(1) + "%mut_stage" + m.group(3) + m.group(4) + "x" + m.group(5)])
+        if name == "ttng.arrive_barrier":
+            yield "missing-arrive", i, mutant(i, [])
+            yield "extra-arrive", i, mutant(i, [line, line])
+        if name == "ttng.barrier_expect":
+            m = re.match(r"(.*ttng\.barrier_expect " + VALUE + r", )(\d+)(.*)$", line)
+            if m:
+                yield "wrong-expect-bytes", i, mutant(i, [m.group(1) + str(int(m.group(2)) + 1024) + m.group(3)])
+        if name == "ttng.fence_async_shared":
+            yield "missing-fence", i, mutant(i, [])
+        if name == "ttng.warp_group_dot_wait":
+            m = re.match(r"(.*\{pendings = )(\d+)( : i32\}.*)$", line)
+            if m:
+                yield "shallow-wgmma-wait", i, mutant(i, [m.group(1) + str(int(m.group(2)) + 1) + m.group(3)])
+            # release-before-mma-wait: the ops after the wait up to the block's terminator move before it, if
+            # they hold an arrive and do not use the wait's results
+            end = block_end(lines, i, indent)
+            tail = [j for j in range(i + 1, end) if not re.match(r"\s*(scf\.yield|ttg\.warp_yield|ttg\.warp_return|tt\.return)\b", lines[j]) or len(lines[j]) - len(lines[j].lstrip()) > len(indent)]
+            tail = tail[:next((k for k, j in enumerate(tail) if re.match(indent + r"(scf\.yield|ttg\.warp_yield|ttg\.warp_return|tt\.return)\b", lines[j])), len(tail))]
+            body = "\n".join(lines[j] for j in tail)
+            results = [r.split(":")[0] for r in re.findall(VALUE, line.split("=")[0])] if result else []
+            if "ttng.arrive_barrier" in body and tail and not any(re.search(re.escape(r) + r"\b", body) for r in results):
+                moved = lines[:i] + [lines[j] for j in tail] + [line] + lines[tail[-1] + 1:]
+                yield "release-before-mma-wait", i, "\n".join(moved)
+        if name == "scf.for" and " to " in line:
+            region_end = block_end(lines, i, indent + " ")
+            body = "\n".join(lines[i:region_end])
+            if "ttng.arrive_barrier" in body or "ttng.barrier_expect" in body or "tc_gen5" in body:
+                m = re.match(r"(.* to )(" + VALUE + r")( step .*: )(i\d+)( \{.*)$", line)
+                if m:
+                    t = m.group(4)
+                    # the role skips its loop (a zero-trip loop: the upper bound becomes the lower bound)
+                    lb = re.match(r".* = (" + VALUE + r") to ", line)
+                    if lb:
+                        yield "early-exit-without-arrive", i, mutant(i, [m.group(1) + lb.group(1) + m.group(3) + m.group(4) + m.group(5)])
+        if name in ("ttng.wait_barrier_named", "ttng.arrive_barrier_named"):
+            m = re.match(r"(.*barrier_named " + VALUE + r", )(" + VALUE + r")(.*)$", line)
+            if m:
+                yield "named-barrier-count", i, mutant(i, [f"{indent}%mut_warp = arith.constant 32 : i32",
+                                                           f"{indent}%mut_count = arith.subi {m.group(2)}, %mut_warp : i32",
+                                                           m.group(1) + "%mut_count" + m.group(3)])
+
+
+def mutants(root):
+    out = []
+    for subject, text, launch in subjects(root):
+        by_kind = {}
+        for kind, line, mutated in sites(text):
+            by_kind.setdefault(kind, []).append((line, mutated))
+        for kind in KINDS:
+            found = by_kind.get(kind, [])
+            picked = found if len(found) <= SITES_PER_KIND else [found[0], found[-1]]
+            for line, mutated in picked:
+                out.append({"id": f"{subject}:{line + 1}:{kind}", "subject": subject, "line": line + 1, "kind": kind,
+                            "text": mutated, "launch": launch})
+    return out
+
+
+def run(tlx_sim, root, m, workdir):
+    path = pathlib.Path(workdir) / (re.sub(r"[^A-Za-z0-9_.-]", "_", m["id"]) + ".ttgir")
+    path.write_text(m["text"])
+    launch = [str(root / a) if a.endswith(".json") else a for a in m["launch"]]
+    baseline = ["--baseline", str(root / "tests" / "lit" / "bugs" / "accepted_findings.json")]  # justified there
+    proc = subprocess.run([tlx_sim, "check", str(path), *launch, "--max-ctas", "2", "--json"] + baseline, capture_output=True,
+                          text=True, cwd=root, timeout=300)
+    try:
+        classes = sorted({f["class"] for f in json.loads(proc.stdout)["findings"]})
+    except (ValueError, KeyError):
+        return {"exit": proc.returncode, "classes": [], "error": proc.stderr.strip()[:300]}
+    return {"exit": proc.returncode, "classes": classes}
+
+
+def main():
+    mode, tlx_sim, root = sys.argv[1], sys.argv[2], pathlib.Path(sys.argv[3]).resolve()
+    listed = mutants(root)
+    if mode == "list":
+        print(json.dumps([{k: v for k, v in m.items() if k != "text"} for m in listed], indent=1))
+        return 0
+    db_path = pathlib.Path(__file__).with_name("mutations.json")
+    db = {e["id"]: e for e in json.loads(db_path.read_text())["mutants"]} if db_path.exists() else {}
+    with tempfile.TemporaryDirectory() as work, concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
+        results = list(pool.map(lambda m: run(tlx_sim, root, m, work), listed))
+    failures, found, equivalent, entries = [], 0, 0, []
+    for m, r in zip(listed, results):
+        entry = db.get(m["id"], {})
+        hit = bool(set(r["classes"]) & KINDS[m["kind"]])
+        record = {"id": m["id"], "kind": m["kind"], "expected": sorted(KINDS[m["kind"]]), "classes": r["classes"]}
+        if "equivalent" in entry:
+            record["equivalent"] = entry["equivalent"]
+            equivalent += 1
+            if r["exit"] != 0:
+                failures.append(f"EQUIVALENT BUT FLAGGED {m['id']}: {r['classes']} {r.get('error', '')}")
+        elif hit:
+            found += 1
+        else:
+            failures.append(f"MISSED {m['id']}: exit {r['exit']}, classes {r['classes']} {r.get('error', '')}")
+        entries.append(record)
+    if set(db) != {m["id"] for m in listed} and "--update" not in sys.argv:
+        failures.append(f"mutations.json lists {len(db)} mutants, the mutator makes {len(listed)}: run with --update")
+    if "--update" in sys.argv:
+        db_path.write_text(json.dumps({"comment": "Mutants of tests/mutation/mutate.py; 'equivalent' justifies a "
+                                                  "mutant that cannot change behaviour (it must stay clean).",
+                                       "mutants": entries}, indent=1) + "\n")
+    for line in failures:
+        print(line)
+    print(f"score: {found} / {len(listed) - equivalent} non-equivalent mutants found with the right class "
+          f"({equivalent} equivalent)")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,83 @@
+#include "tools/CheckOptions.h"
+
+#include "tools/CommandLine.h"
+#include "verifier/Baseline.h"
+#include "verifier/Sarif.h"
+#include "verifier/Schedules.h"
+#include "verifier/Verifier.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <set>
+
+using namespace llvm;
+
+namespace tlxsim::tool {
+namespace {
+
+cl::opt<int> schedulesOpt("schedules",
+                          cl::desc("Simulate N schedules: the default, producer-fast, consumer-fast and N-3 seeded "
+                                   "latency perturbations; a finding names the schedule that exposed it"),
+                          cl::value_desc("N"), cl::init(1), cl::cat(outputCategory()), cl::sub(checkCommand()));
+cl::opt<uint64_t> scheduleSeedOpt("schedule-seed", cl::desc("Seed of the perturbed schedules (default 1)"),
+                                  cl::init(1), cl::cat(outputCategory()), cl::sub(checkCommand()));
+cl::opt<std::string> sarifOpt("sarif", cl::desc("Also write the findings as SARIF 2.1.0"), cl::value_desc("FILE"),
+                              cl::cat(outputCategory()), cl::sub(checkCommand()));
+cl::opt<std::string> baselineOpt("baseline", cl::desc("Suppress the findings recorded in a baseline file"),
+                                 cl::value_desc("FILE"), cl::cat(outputCategory()), cl::sub(checkCommand()));
+cl::opt<std::string> writeBaselineOpt("write-baseline",
+                                      cl::desc("Write the findings of this run as a baseline file"),
+                                      cl::value_desc("FILE"), cl::cat(outputCategory()), cl::sub(checkCommand()));
+
+/// Re-simulates the launch under `schedule`; appends the findings not yet in `seen`.
+int runSchedule(PreparedSimulation &prepared, const verifier::Schedule &schedule,
+                std::set<std::pair<std::string, std::string>> &seen, std::vector<verifier::Finding> &findings) {
+  auto model = verifier::applySchedule(*prepared.model, schedule);
+  if (!model)
+    return badInput(toString(model.takeError()));
+  auto engine = sim::Engine::create(*prepared.program, *model, prepared.launch, prepared.options);
+  if (!engine)
+    return badInput(inputFile + ": schedule " + schedule.name + ": " + toString(engine.takeError()));
+  verifier::Verifier checks(*prepared.program);
+  checks.attach(**engine);
+  auto result = (*engine)->run();
+  if (!result)
+    return badInput(inputFile + ": schedule " + schedule.name + ": " + toString(result.takeError()));
+  for (verifier::Finding &f : checks.findings())
+    if (seen.insert({f.cls, f.location.str()}).second) {
+      f.schedule = schedule.name;
+      findings.push_back(std::move(f));
+    }
+  return kClean;
+}
+
+} // namespace
+
+int finishCheck(PreparedSimulation &prepared, std::vector<verifier::Finding> &findings) {
+  if (schedulesOpt < 1 || schedulesOpt > 1000)
+    return badInput("--schedules must be between 1 and 1000, got " + std::to_string(schedulesOpt));
+  if (schedulesOpt > 1) {
+    std::set<std::pair<std::string, std::string>> seen;
+    for (const verifier::Finding &f : findings)
+      seen.insert({f.cls, f.location.str()});
+    std::vector<verifier::Schedule> schedules = verifier::makeSchedules(schedulesOpt, scheduleSeedOpt);
+    for (size_t i = 1; i < schedules.size(); ++i)
+      if (int code = runSchedule(prepared, schedules[i], seen, findings))
+        return code;
+  }
+  if (!writeBaselineOpt.empty())
+    if (auto err = verifier::writeBaseline(writeBaselineOpt, findings))
+      return badInput(toString(std::move(err)));
+  if (!baselineOpt.empty()) {
+    auto accepted = verifier::readBaseline(baselineOpt);
+    if (!accepted)
+      return badInput(toString(accepted.takeError()));
+    std::erase_if(findings, [&](const verifier::Finding &f) { return accepted->count(verifier::fingerprint(f)); });
+  }
+  if (!sarifOpt.empty())
+    if (auto err = verifier::writeSarif(sarifOpt, findings))
+      return badInput(toString(std::move(err)));
+  return kClean;
+}
+
+} // namespace tlxsim::tool

@@ -1,0 +1,27 @@
+// Baselines: findings accepted in CI and suppressed on later runs (`check --write-baseline FILE`, then
+// `check --baseline FILE`). A finding is matched by its fingerprint: class, file, the message with every
+// number replaced (iterations, cycles, phases, line numbers in the text) and the text of the source line it
+// points at (not its number), so edits that move code keep the baseline valid.
+#pragma once
+
+#include "verifier/Finding.h"
+
+#include "llvm/Support/Error.h"
+
+#include <set>
+#include <string>
+#include <vector>
+
+namespace tlxsim::verifier {
+
+/// The fingerprint of `finding` (16 hex digits).
+std::string fingerprint(const Finding &finding);
+
+/// Writes `findings` as a baseline file: {"schema_version": 1, "findings": [{fingerprint, class, location,
+/// message}]}. Errors: the file cannot be written.
+llvm::Error writeBaseline(const std::string &path, const std::vector<Finding> &findings);
+
+/// The fingerprints of a baseline file. Errors: unreadable file, invalid JSON, missing fields.
+llvm::Expected<std::set<std::string>> readBaseline(const std::string &path);
+
+} // namespace tlxsim::verifier
