@@ -2,7 +2,7 @@
 
 usage: xcheck_fixture.py SRC_TRACES OUT_DIR [MUTATION]
 MUTATION: none | no-measured | bad-split | no-capture | bad-json
-Keeps the records of config b64x128 (5 shapes: 1 fit, 4 held-out) and copies their capture folders.
+Keeps the records of config b64x128 (6 shapes: 2 fit, 4 held-out) and copies their capture folders.
 """
 import json
 import shutil
