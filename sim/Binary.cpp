@@ -10,9 +10,18 @@ namespace tlxsim::sim {
 namespace {
 constexpr uint8_t kFormatSizedValue = 4; ///< EIFMT_SVAL: u16 size + payload; other formats carry a u16
 constexpr uint8_t kAttrRegCount = 0x2f;  ///< EIATTR_REGCOUNT: u32 symbol index, u32 registers
-} // namespace
 
-llvm::Expected<BinaryResources> readCubinResources(llvm::StringRef path, llvm::StringRef kernel) {
+/// An ELF64 little-endian image read from a file, its section table parsed; the buffer
+/// keeps the bytes `elf` and `sections` point into alive.
+struct ElfImage {
+  std::unique_ptr<llvm::MemoryBuffer> buffer;
+  llvm::object::ELF64LEFile elf;
+  llvm::object::ELF64LEFile::Elf_Shdr_Range sections;
+};
+
+/// Reads `path` as an ELF `kind` ("cubin", "code object"); errors name the file:
+/// `PATH: cannot read: ...`, `PATH: not an ELF KIND: ...`, or the section-table error.
+llvm::Expected<ElfImage> openElf(llvm::StringRef path, llvm::StringRef kind) {
   auto fail = [&](const std::string &what) {
     return llvm::createStringError("%s: %s", path.str().c_str(), what.c_str());
   };
@@ -21,10 +30,23 @@ llvm::Expected<BinaryResources> readCubinResources(llvm::StringRef path, llvm::S
     return fail("cannot read: " + buffer.getError().message());
   auto elf = llvm::object::ELF64LEFile::create((*buffer)->getBuffer());
   if (!elf)
-    return fail("not an ELF cubin: " + llvm::toString(elf.takeError()));
+    return fail("not an ELF " + kind.str() + ": " + llvm::toString(elf.takeError()));
   auto sections = elf->sections();
   if (!sections)
     return fail(llvm::toString(sections.takeError()));
+  return ElfImage{std::move(*buffer), std::move(*elf), *sections};
+}
+} // namespace
+
+llvm::Expected<BinaryResources> readCubinResources(llvm::StringRef path, llvm::StringRef kernel) {
+  auto fail = [&](const std::string &what) {
+    return llvm::createStringError("%s: %s", path.str().c_str(), what.c_str());
+  };
+  auto image = openElf(path, "cubin");
+  if (!image)
+    return image.takeError();
+  const llvm::object::ELF64LEFile *elf = &image->elf;
+  const auto *sections = &image->sections;
 
   const llvm::object::ELF64LE::Shdr *symtab = nullptr, *info = nullptr;
   for (const auto &section : *sections) {
@@ -81,15 +103,11 @@ llvm::Expected<BinaryResources> readHsacoResources(llvm::StringRef path, llvm::S
   auto fail = [&](const std::string &what) {
     return llvm::createStringError("%s: %s", path.str().c_str(), what.c_str());
   };
-  auto buffer = llvm::MemoryBuffer::getFile(path);
-  if (!buffer)
-    return fail("cannot read: " + buffer.getError().message());
-  auto elf = llvm::object::ELF64LEFile::create((*buffer)->getBuffer());
-  if (!elf)
-    return fail("not an ELF code object: " + llvm::toString(elf.takeError()));
-  auto sections = elf->sections();
-  if (!sections)
-    return fail(llvm::toString(sections.takeError()));
+  auto image = openElf(path, "code object");
+  if (!image)
+    return image.takeError();
+  const llvm::object::ELF64LEFile *elf = &image->elf;
+  const auto *sections = &image->sections;
   for (const auto &section : *sections) {
     if (section.sh_type != llvm::ELF::SHT_NOTE)
       continue;
