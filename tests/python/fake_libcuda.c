@@ -4,7 +4,8 @@
  * stride_bk, stride_cm) and ws_gemm_kernel (CUtensorMaps at parameters 0, 5 and 10, M, N, K at 15..17; the
  * stand-in cuTensorMapEncodeTiled stores the base address, dims and row stride in the map). Every call of
  * interest is appended to the file named by FAKE_CUDA_LOG; FAKE_CUDA_WRONG=1 makes the kernels add 1 to C.
- * Events are 1.25 ms apart, always. */
+ * Events are 1.25 ms apart, always. fake_cuda_set_launch_hook installs a function called with the kernel's name
+ * at every launch (the stand-in libcupti.so, fake_libcupti.c, makes its activity records from it). */
 #include <cuda.h>
 #include <math.h>
 #include <stdint.h>
@@ -14,6 +15,9 @@
 
 static char function_name[256];
 static int function_handle;
+static void (*launch_hook)(const char *name);
+
+void fake_cuda_set_launch_hook(void (*hook)(const char *name)) { launch_hook = hook; }
 
 static void logf_(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 #include <stdarg.h>
@@ -153,6 +157,8 @@ CUresult cuLaunchKernelEx(const CUlaunchConfig *c, CUfunction f, void **params, 
   } else {
     return CUDA_ERROR_NOT_FOUND;
   }
+  if (launch_hook)
+    launch_hook(function_name);
   return CUDA_SUCCESS;
 }
 CUresult cuEventCreate(CUevent *e, unsigned int flags) { *e = (CUevent)malloc(8); return CUDA_SUCCESS; }
