@@ -5,6 +5,7 @@
 // the packing with Triton's own launcher for every capture.)
 #include "tools/runner/Capture.h"
 #include "tools/runner/CubinParams.h"
+#include "tools/runner/Cupti.h"
 #include "tools/runner/HostData.h"
 #include "tools/runner/JsonOrder.h"
 #include "tools/runner/ParamLayout.h"
@@ -257,6 +258,33 @@ TEST_CASE("timing statistics: median of an even count, do_bench iteration counts
   CHECK(iterationsFor(100, 500) == 1);
 }
 
+TEST_CASE("record.py statistics: sample CV, medians of consecutive groups (the remainder left out)") {
+  CHECK(sampleCv({1, 2, 3}) == doctest::Approx(1.0 / 2.0)); // stdev 1, mean 2
+  CHECK(sampleCv({5}) == 0);
+  CHECK(groupMedians({60, 61, 62, 63, 64, 65, 99}, 2) == std::vector<double>{61, 64});
+  CHECK(groupMedians({7, 9}, 3) == std::vector<double>{7, 9});
+  CHECK(groupMedians({}, 3).empty());
+}
+
+TEST_CASE("CUPTI kernel records: the exact name, in correlation order, incomplete records left out") {
+  std::vector<KernelActivity> records{{"k", 5000, 7500, 3},       {"k_decoy", 0, 999000, 2},
+                                      {"k", 1000, 3000, 1},       {"k", 9000, 0, 4}, // incomplete: no end
+                                      {"other", 100, 200, 0},     {"k", 20000, 21250, 5}};
+  CHECK(kernelDurationsUs(records, "k") == std::vector<double>{2.0, 2.5, 1.25});
+  CHECK(kernelDurationsUs(records, "missing").empty());
+}
+
+TEST_CASE("CUPTI search order: TLXSIM_CUPTI alone, else the loader's names, then CUDA_HOME and /usr/local/cuda") {
+  CHECK(cuptiCandidates(std::string("/x/libcupti.so.12"), std::string("/opt/cuda")) ==
+        std::vector<std::string>{"/x/libcupti.so.12"});
+  CHECK(cuptiCandidates(std::nullopt, std::string("/opt/cuda")) ==
+        std::vector<std::string>{"libcupti.so", "libcupti.so.13", "libcupti.so.12",
+                                 "/opt/cuda/extras/CUPTI/lib64/libcupti.so", "/opt/cuda/lib64/libcupti.so",
+                                 "/usr/local/cuda/extras/CUPTI/lib64/libcupti.so",
+                                 "/usr/local/cuda/lib64/libcupti.so"});
+  CHECK(cuptiCandidates(std::string(""), std::nullopt).size() == 5);
+}
+
 TEST_CASE("references are recognised from the captures of the kernel-module convention") {
   Capture gemm = unwrap(readCapture(TLXSIM_SOURCE_DIR "/tests/inputs/hopper/triton_gemm/s3"));
   ReferenceSpec g = unwrap(findReference(gemm, "auto"));
@@ -436,6 +464,65 @@ TEST_CASE("run on a fake device: packing, NaN-poisoned checked launch, timing") 
   CHECK(r.medianUs == 250);
   CHECK(device.launches == 2 + 5 + 2 * (2 + 3)); // first, checked, estimate, 2 rounds
   CHECK(r.bytes == (64 * 32 + 32 * 64 + 64 * 64) * 2);
+}
+
+namespace {
+
+/// A KernelTimer reporting `durations` for the launches it was started for (or an error).
+class FakeTimer final : public KernelTimer {
+public:
+  FakeDevice &device;
+  std::vector<double> durations;
+  bool fail = false;
+  int startLaunches = -1, stopLaunches = -1;
+  explicit FakeTimer(FakeDevice &d) : device(d) {}
+  std::string description() const override { return "fake timer"; }
+  llvm::Error start() override {
+    startLaunches = device.launches;
+    return llvm::Error::success();
+  }
+  llvm::Expected<std::vector<double>> stop(llvm::StringRef kernel) override {
+    stopLaunches = device.launches;
+    if (fail || kernel != "gemm_kernel")
+      return llvm::createStringError("lost its records");
+    return durations;
+  }
+};
+
+} // namespace
+
+TEST_CASE("run on a fake device: a kernel timer's durations in groups are the measurement, events the fallback") {
+  FakeDevice device;
+  FakeTimer timer(device);
+  timer.durations = {10, 11, 12, 13, 14, 15};
+  RunOptions o = fastOptions();
+  o.timer = &timer;
+  o.timerIters = 6;
+  RunResult r = unwrap(runCapture(gemmCapture(), device, o));
+  CHECK(r.timer == "cupti");
+  CHECK(r.roundMedianUs == std::vector<double>{11, 14}); // 2 rounds: 2 groups of 3
+  CHECK(r.medianUs == 12.5);
+  CHECK(r.timeUs.min == 10);
+  CHECK(r.eventsMedianUs == 250);
+  CHECK(timer.stopLaunches - timer.startLaunches == 6); // only the timed launches, after the event rounds
+  CHECK(device.launches == 2 + 5 + 2 * (2 + 3) + 6);
+
+  FakeDevice d2; // a timer that saw fewer launches than were made: not a measurement
+  FakeTimer short_(d2);
+  short_.durations = {10, 11};
+  o.timer = &short_;
+  RunResult f = unwrap(runCapture(gemmCapture(), d2, o));
+  CHECK(f.timer == "events");
+  CHECK(f.medianUs == 250);
+  CHECK(f.timerNote == "fake timer: fake timer reported 2 launches of gemm_kernel, not 6");
+  FakeDevice d3;
+  FakeTimer failing(d3);
+  failing.fail = true;
+  o.timer = &failing;
+  o.requireTimer = true;
+  auto err = runCapture(gemmCapture(), d3, o);
+  REQUIRE_FALSE(err);
+  CHECK(llvm::toString(err.takeError()) == "lost its records");
 }
 
 TEST_CASE("run on a fake device: a wrong element and an unwritten output are check failures") {
