@@ -62,9 +62,7 @@ std::string today() {
   return buf;
 }
 
-const char *kindName(ReferenceKind k) {
-  return k == ReferenceKind::Gemm ? "gemm" : k == ReferenceKind::Attention ? "attention" : "none";
-}
+const char *kindName(ReferenceKind k) { return referenceKindName(k); }
 
 json::Object referenceJson(const ReferenceSpec &spec, const std::optional<CheckResult> &check) {
   json::Array operands;

@@ -56,6 +56,20 @@ def shrink(capture: Path, dest: Path) -> Path:
     return dest
 
 
+def shrink_scale(capture: Path, dest: Path) -> Path:
+    """A copy of a tma_scale capture at R = C = SIZE (one CTA of the b128x128 config)."""
+    shutil.copytree(capture, dest)
+    launch = json.loads((dest / "launch.json").read_text())
+    launch["grid"] = [1, 1, 1]
+    for key in ("R", "C"):
+        launch["args"][key] = SIZE
+        launch["shape"][key] = SIZE
+    for t in launch["descs"].values():
+        t["shape"], t["strides"] = [SIZE, SIZE], [SIZE, 1]
+    (dest / "launch.json").write_text(json.dumps(launch, indent=1))
+    return dest
+
+
 class FakeDriverRun(unittest.TestCase):
 
     @classmethod
@@ -161,6 +175,20 @@ class FakeDriverRun(unittest.TestCase):
         proc, log = self.run_tool(capture, "--timer", "events", cupti=self.tmp / "fake_libcupti.so")
         self.assertEqual(json.loads(proc.stdout)["timing"]["timer"], "events")
         self.assertFalse([l for l in log if l.startswith("cupti")])
+
+    def test_tma_scale_is_checked_against_its_declared_reference(self):
+        capture = shrink_scale(ROOT / "tests/inputs/hopper/tma_scale/b128x128", self.tmp / "tma_scale_b128x128")
+        proc, log = self.run_tool(capture)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        ref = json.loads(proc.stdout)["reference"]
+        # launch.json "reference" (kernels/hopper/tma_scale.py REFERENCE): y_desc = alpha (2.0) * x_desc, every element.
+        self.assertEqual((ref["kind"], ref["operands"], ref["ok"], ref["samples"], ref["non_finite"]),
+                         ("scale", ["x_desc", "y_desc"], True, SIZE * SIZE, 0))
+        self.assertLess(ref["max_rel_err"], 1e-3)  # fp16 rounding of 2 x is exact
+        self.assertIn("launch tma_scale_kernel grid=1,1,1 block=128,1,1 shared=32776 attrs=0", log)
+        proc, _ = self.run_tool(capture, wrong=True)  # the stand-in scales by 3
+        self.assertEqual(proc.returncode, 1)
+        self.assertIn("wrong result: y_desc[0, ", proc.stderr)
 
     def test_pointer_gemm_and_a_wrong_result(self):
         capture = shrink(ROOT / "tests/inputs/hopper/triton_gemm/s3", self.tmp / "triton_gemm_s3")

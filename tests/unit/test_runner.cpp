@@ -303,6 +303,60 @@ TEST_CASE("references are recognised from the captures of the kernel-module conv
   llvm::consumeError(forced.takeError());
 }
 
+TEST_CASE("a declared scale reference: the tma_scale captures name it; Y = factor * X on every element") {
+  Capture tma = unwrap(readCapture(TLXSIM_SOURCE_DIR "/tests/inputs/hopper/tma_scale/b128x128"));
+  ReferenceSpec declared = unwrap(findReference(tma, "auto"));
+  CHECK(declared.kind == ReferenceKind::Scale);
+  CHECK(declared.operands == std::vector<std::string>{"x_desc", "y_desc"});
+  CHECK(declared.factor == 2.0); // launch.json args.alpha
+  CHECK(declared.flops == 8192.0 * 8192.0);
+  CHECK(std::string(referenceKindName(declared.kind)) == "scale");
+
+  auto launchWith = [](const std::string &reference) {
+    return R"({"kernel": "scale", "target": "cuda:90", "grid": [1, 1, 1], "args": {"alpha": -1.5, "n": 3},
+      "descs": {"x": {"shape": [4, 8], "strides": [8, 1], "block": [4, 8], "dtype": "fp16"},
+                "y": {"shape": [4, 8], "strides": [8, 1], "block": [4, 8], "dtype": "fp16"},
+                "z": {"shape": [8, 4], "strides": [4, 1], "block": [8, 4], "dtype": "fp16"}},
+      "signature": {"x": "tensordesc<fp16[4, 8]>", "y": "tensordesc<fp16[4, 8]>", "z": "tensordesc<fp16[8, 4]>",
+                    "alpha": "fp32", "n": "i32"},
+      "reference": )" + reference + "}";
+  };
+  const char *meta = R"({"name": "scale", "target": {"backend": "cuda", "arch": 90}, "num_warps": 4, "shared": 0})";
+  Capture c = unwrap(parseCapture(launchWith(R"({"kind": "scale", "operands": ["x", "y"], "factor": "alpha"})"),
+                                  meta, "mem"));
+  ReferenceSpec spec = unwrap(findReference(c, "auto"));
+  REQUIRE(spec.kind == ReferenceKind::Scale);
+  CHECK(spec.factor == -1.5);
+  HostTensors t;
+  t["x"].resize(32 * 2);
+  t["y"].resize(32 * 2);
+  REQUIRE_FALSE(bool(fillRandom(t["x"].data(), 32, "fp16", 1, 1, 1)));
+  for (int64_t i = 0; i < 32; ++i)
+    storeElement(t["y"].data(), "fp16", i, -1.5 * loadElement(t["x"].data(), "fp16", i));
+  CheckResult good = checkReference(spec, c, t, 0, 3);
+  CHECK(good.ok);
+  CHECK(good.samples == 32);
+  CHECK(good.maxRelErr < 1e-3);
+  storeElement(t["y"].data(), "fp16", 13, -1.5 * loadElement(t["x"].data(), "fp16", 13) + 1.0); // row 1, col 5
+  CheckResult bad = checkReference(spec, c, t, 0, 3);
+  CHECK_FALSE(bad.ok);
+  CHECK(bad.message.rfind("y[1, 5]: ", 0) == 0);
+  // A number factor; then malformed declarations are errors naming the problem.
+  CHECK(unwrap(findReference(unwrap(parseCapture(launchWith(R"({"kind": "scale", "operands": ["x", "y"],
+                                                                  "factor": 4})"), meta, "mem")), "auto")).factor == 4);
+  for (auto [reference, message] : std::vector<std::pair<const char *, const char *>>{
+           {R"({"kind": "scale", "operands": ["x", "y"], "factor": "beta"})", "factor beta is not a scalar argument"},
+           {R"({"kind": "scale", "operands": ["x", "z"], "factor": "alpha"})", "X and Y differ in shape"},
+           {R"({"kind": "scale", "operands": ["x"], "factor": "alpha"})", "must name two tensors"},
+           {R"({"kind": "scale", "operands": ["x", "w"], "factor": 2})", "operand w is not a tensor"},
+           {R"({"kind": "sum"})", "needs \"kind\": \"gemm\", \"attention\" or \"scale\""}}) {
+    auto err = findReference(unwrap(parseCapture(launchWith(reference), meta, "mem")), "auto");
+    REQUIRE_FALSE(err);
+    std::string text = llvm::toString(err.takeError());
+    CHECK_MESSAGE(text.find(message) != std::string::npos, text);
+  }
+}
+
 TEST_CASE("the attention check: equal keys make the softmax uniform, so O is each head's mean of V") {
   const char *launch = R"({"kernel": "attn", "target": "cuda:90", "grid": [1, 2, 1], "args": {"N_CTX": 8},
     "shape": {"Z": 1, "H": 2, "N_CTX": 8},
