@@ -14,7 +14,8 @@ The native measurement is the mean of A1 and A2; a capture fails when it did not
 that mean is more than 3 % from B (from the committed traces/h200 record when B is missing or PYTHON=0).
 Writes OUT/table.txt (rewritten after every capture, so a run cut short still reports), OUT/results.jsonl (one
 line per capture) and the native JSON outputs and logs under WORK. Exit code 0 when every capture passes, 1 when
-one fails, 2 for bad usage.
+one fails, 2 for bad usage. No capture is started after H200_CHECK_BUDGET_S (480) seconds; those left are
+reported as not run (failing).
 
 Usage (from the repository root; h200-check.sh sets TLXSIM, TLXSIM_CUPTI and PYTHONPATH)::
 
@@ -35,6 +36,7 @@ from pathlib import Path
 NATIVE_ARGS = ["--rounds", "3", "--warmup-ms", "25", "--rep-ms", "200", "--retries", "2", "--max-cv", "0.03",
                "--timer-iters", "30"]
 LIMIT = 0.03
+BUDGET_S = float(os.environ.get("H200_CHECK_BUDGET_S", "480"))  # no capture is started after this many seconds
 T0 = time.time()
 
 
@@ -170,6 +172,12 @@ def main() -> int:
     inputs_key, inputs, ref = None, None, None
     with kmod.fresh_triton_cache():
         for capture in todo:
+            if time.time() - T0 > BUDGET_S:
+                name = f"{capture.parent.name}-{capture.name}"
+                log(f"{name}: not run (past the {BUDGET_S:.0f} s budget, H200_CHECK_BUDGET_S)")
+                rows.append({"capture": name, "check": "not run (time budget)", "timer": "-", "a1": None, "a2": None,
+                             "native": None, "python": None, "committed": None, "clock": "-", "pass": False})
+                continue
             launch = json.loads((capture / "launch.json").read_text())
             module, config, shape = launch["module"], launch["config"], launch["shape"]
             key = (module, config, json.dumps(shape, sort_keys=True))
