@@ -23,10 +23,10 @@ cl::opt<int> itersOpt("iters",
                       cl::init(0), cl::cat(launchCategory()), cl::sub(runCommand()));
 cl::opt<int> roundsOpt("rounds", cl::desc("Timing rounds; the median of the round medians is reported (default 3)"),
                        cl::init(3), cl::cat(launchCategory()), cl::sub(runCommand()));
-cl::opt<double> warmupOpt("warmup-ms", cl::desc("Warm-up time per round in ms (default 100)"), cl::init(100),
+cl::opt<double> warmupOpt("warmup-ms", cl::desc("Warm-up time per round in ms (default 25, as record.py)"), cl::init(25),
                           cl::cat(launchCategory()), cl::sub(runCommand()));
-cl::opt<double> repOpt("rep-ms", cl::desc("Timing budget per round in ms when --iters is not given (default 500)"),
-                       cl::init(500), cl::cat(launchCategory()), cl::sub(runCommand()));
+cl::opt<double> repOpt("rep-ms", cl::desc("Timing budget per round in ms when --iters is not given (default 200, as record.py)"),
+                       cl::init(200), cl::cat(launchCategory()), cl::sub(runCommand()));
 cl::opt<std::string> timerOpt("timer",
                               cl::desc("Kernel timer: cupti (device durations from CUPTI's Activity API, as "
                                        "tlx_sim/record.py), events, or auto (cupti where libcupti loads; "
@@ -37,8 +37,8 @@ cl::opt<int> timerItersOpt("timer-iters",
                            cl::init(30), cl::cat(launchCategory()), cl::sub(runCommand()));
 cl::opt<int> retriesOpt("retries",
                         cl::desc("Re-time the event rounds up to this many times while their CV exceeds --max-cv "
-                                 "(default 0)"),
-                        cl::init(0), cl::cat(launchCategory()), cl::sub(runCommand()));
+                                 "(default 2, as record.py)"),
+                        cl::init(2), cl::cat(launchCategory()), cl::sub(runCommand()));
 cl::opt<double> maxCvOpt("max-cv", cl::desc("CV of the round medians above which --retries re-times (default 0.03)"),
                          cl::init(0.03), cl::cat(launchCategory()), cl::sub(runCommand()));
 cl::opt<bool> noFlushOpt("no-flush", cl::desc("Do not zero a 256 MiB buffer (L2 flush) before each timed launch"),

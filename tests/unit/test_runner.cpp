@@ -463,7 +463,15 @@ public:
   llvm::Error synchronize() override { return llvm::Error::success(); }
   llvm::Error createEvents(size_t) override { return llvm::Error::success(); }
   llvm::Error recordEvent(size_t) override { return llvm::Error::success(); }
-  llvm::Expected<float> elapsedMs(size_t start, size_t) override { return start == 0 ? 2.5f : 0.25f; }
+  std::vector<float> eventTimes; ///< per timed launch, in order (ms); 0.25 ms each when empty
+  size_t nextEventTime = 0;
+  llvm::Expected<float> elapsedMs(size_t start, size_t) override {
+    if (start == 0 && eventTimes.empty())
+      return 2.5f;
+    if (start == 0 && nextEventTime == 0)
+      return 2.5f; // the estimate
+    return nextEventTime < eventTimes.size() ? eventTimes[nextEventTime++] : 0.25f;
+  }
 };
 
 const char *kGemmLaunch = R"({
@@ -577,6 +585,26 @@ TEST_CASE("run on a fake device: a kernel timer's durations in groups are the me
   auto err = runCapture(gemmCapture(), d3, o);
   REQUIRE_FALSE(err);
   CHECK(llvm::toString(err.takeError()) == "lost its records");
+}
+
+TEST_CASE("run on a fake device: rounds are re-timed while their CV exceeds max-cv, the steadiest kept") {
+  FakeDevice device;
+  // Attempt 1: round medians 250 and 500 us (sample CV 0.47); attempt 2: 437.5 and 437.5 us.
+  device.eventTimes = {0.25f, 0.25f, 0.25f, 0.5f, 0.5f, 0.5f, 0.4375f, 0.4375f, 0.4375f, 0.4375f, 0.4375f, 0.4375f};
+  RunOptions o = fastOptions();
+  o.retries = 2;
+  RunResult r = unwrap(runCapture(gemmCapture(), device, o));
+  CHECK(r.attempts == 2);
+  CHECK(r.roundMedianUs == std::vector<double>{437.5, 437.5});
+  CHECK(r.medianUs == 437.5);
+  CHECK(r.eventsCv == 0);
+  FakeDevice once;
+  once.eventTimes = device.eventTimes;
+  o.retries = 0;
+  RunResult single = unwrap(runCapture(gemmCapture(), once, o));
+  CHECK(single.attempts == 1);
+  CHECK(single.medianUs == 375);
+  CHECK(single.eventsCv == doctest::Approx(std::sqrt(2 * 125.0 * 125.0) / 375));
 }
 
 TEST_CASE("run on a fake device: a wrong element and an unwritten output are check failures") {

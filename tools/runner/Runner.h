@@ -21,15 +21,15 @@ namespace tlxsim::runner {
 
 struct RunOptions {
   int iters = 0;            ///< timed launches per round; 0: do_bench's rule from repMs
-  double warmupMs = 100;    ///< warm-up budget per round, ms (hw_time.py's default)
-  double repMs = 500;       ///< timing budget per round when iters == 0, ms (hw_time.py's default)
+  double warmupMs = 25;     ///< warm-up budget per round, ms (record.py's --warmup default)
+  double repMs = 200;       ///< timing budget per round when iters == 0, ms (record.py's --rep default)
   int rounds = 3;           ///< timing rounds; the reported median is the median of the round medians
   bool flushL2 = true;      ///< zero a 256 MiB buffer before each timed launch (do_bench's clear_cache)
   uint64_t seed = 0;        ///< input data and check sample positions
   std::string reference = "auto"; ///< findReference's request
   unsigned threads = 0;     ///< host threads for filling inputs (0: hardware concurrency)
   double maxCv = 0.03;      ///< re-time the rounds while the sample CV of their medians exceeds this
-  int retries = 0;          ///< re-timings allowed (record.py --retries; 0: time once)
+  int retries = 2;          ///< re-timings allowed (record.py --retries; 0: time once)
   /// Device-duration timer (CUPTI); null: the event timings are the measurement. With a timer,
   /// `timerIters` more launches (L2 flushed before each) follow the event rounds, and the
   /// measurement is the median of the medians of `rounds` groups of their durations (record.py).
