@@ -46,7 +46,9 @@ namespace {
 
 // The kernel record's fields read here are the prefix that every CUpti_ActivityKernelN since
 // CUpti_ActivityKernel4 (CUDA 9) shares; later versions only append fields. CUPTI writes the newest
-// version it knows, so reading that prefix works whatever CUPTI version is loaded at run time.
+// version it knows, so reading that prefix works whatever CUPTI version is loaded at run time (the
+// offsets below are those of CUpti_ActivityKernel9 in CUDA 12.8's header and CUpti_ActivityKernel10 in
+// CUDA 13.0's as well).
 using KernelRecord = CUpti_ActivityKernel4;
 static_assert(offsetof(KernelRecord, start) == 16 && offsetof(KernelRecord, end) == 24 &&
               offsetof(KernelRecord, correlationId) == 92 && offsetof(KernelRecord, name) == 104);
