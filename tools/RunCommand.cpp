@@ -23,10 +23,24 @@ cl::opt<int> itersOpt("iters",
                       cl::init(0), cl::cat(launchCategory()), cl::sub(runCommand()));
 cl::opt<int> roundsOpt("rounds", cl::desc("Timing rounds; the median of the round medians is reported (default 3)"),
                        cl::init(3), cl::cat(launchCategory()), cl::sub(runCommand()));
-cl::opt<double> warmupOpt("warmup-ms", cl::desc("Warm-up time per round in ms (default 100)"), cl::init(100),
+cl::opt<double> warmupOpt("warmup-ms", cl::desc("Warm-up time per round in ms (default 25, as record.py)"), cl::init(25),
                           cl::cat(launchCategory()), cl::sub(runCommand()));
-cl::opt<double> repOpt("rep-ms", cl::desc("Timing budget per round in ms when --iters is not given (default 500)"),
-                       cl::init(500), cl::cat(launchCategory()), cl::sub(runCommand()));
+cl::opt<double> repOpt("rep-ms", cl::desc("Timing budget per round in ms when --iters is not given (default 200, as record.py)"),
+                       cl::init(200), cl::cat(launchCategory()), cl::sub(runCommand()));
+cl::opt<std::string> timerOpt("timer",
+                              cl::desc("Kernel timer: cupti (device durations from CUPTI's Activity API, as "
+                                       "tlx_sim/record.py), events, or auto (cupti where libcupti loads; "
+                                       "$TLXSIM_CUPTI names the library)"),
+                              cl::init("auto"), cl::cat(launchCategory()), cl::sub(runCommand()));
+cl::opt<int> timerItersOpt("timer-iters",
+                           cl::desc("Launches timed by CUPTI after the event rounds, in --rounds groups (default 30)"),
+                           cl::init(30), cl::cat(launchCategory()), cl::sub(runCommand()));
+cl::opt<int> retriesOpt("retries",
+                        cl::desc("Re-time the event rounds up to this many times while their CV exceeds --max-cv "
+                                 "(default 2, as record.py)"),
+                        cl::init(2), cl::cat(launchCategory()), cl::sub(runCommand()));
+cl::opt<double> maxCvOpt("max-cv", cl::desc("CV of the round medians above which --retries re-times (default 0.03)"),
+                         cl::init(0.03), cl::cat(launchCategory()), cl::sub(runCommand()));
 cl::opt<bool> noFlushOpt("no-flush", cl::desc("Do not zero a 256 MiB buffer (L2 flush) before each timed launch"),
                          cl::cat(launchCategory()), cl::sub(runCommand()));
 cl::opt<uint64_t> seedOpt("seed", cl::desc("Seed of the input data and of the check's sample positions"), cl::init(0),
@@ -48,9 +62,7 @@ std::string today() {
   return buf;
 }
 
-const char *kindName(ReferenceKind k) {
-  return k == ReferenceKind::Gemm ? "gemm" : k == ReferenceKind::Attention ? "attention" : "none";
-}
+const char *kindName(ReferenceKind k) { return referenceKindName(k); }
 
 json::Object referenceJson(const ReferenceSpec &spec, const std::optional<CheckResult> &check) {
   json::Array operands;
@@ -123,6 +135,10 @@ int runRun() {
     return badInput("--reference must be auto, gemm, attention or none");
   if (splitOpt != "fit" && splitOpt != "heldout")
     return badInput("--split must be fit or heldout");
+  if (timerOpt != "auto" && timerOpt != "cupti" && timerOpt != "events")
+    return badInput("--timer must be auto, cupti or events");
+  if (timerItersOpt < 1 || retriesOpt < 0 || roundsOpt < 1)
+    return badInput("--timer-iters and --rounds must be at least 1, --retries at least 0");
   if (dryRunOpt)
     return runDry(*capture);
 
@@ -141,10 +157,31 @@ int runRun() {
   options.flushL2 = !noFlushOpt;
   options.seed = seedOpt;
   options.reference = referenceOpt;
+  options.retries = retriesOpt;
+  options.maxCv = maxCvOpt;
+  options.timerIters = timerItersOpt;
+  options.requireTimer = timerOpt == "cupti";
+  // CUPTI times CUDA kernels; it is loaded after the driver, as the runner's only profiler.
+  std::unique_ptr<KernelTimer> timer;
+  std::string timerNote;
+  if (timerOpt != "events") {
+    auto opened = capture->isCuda() ? openCuptiTimer()
+                                    : Expected<std::unique_ptr<KernelTimer>>(
+                                          createStringError("CUPTI times CUDA kernels only"));
+    if (opened)
+      timer = std::move(*opened);
+    else if (timerOpt == "cupti")
+      return badInput("--timer cupti: " + toString(opened.takeError()));
+    else
+      timerNote = toString(opened.takeError());
+  }
+  options.timer = timer.get();
   auto result = runCapture(*capture, **device, options);
   if (!result)
     return badInput(toString(result.takeError()));
-  const RunResult &r = *result;
+  RunResult &r = *result;
+  if (r.timerNote.empty())
+    r.timerNote = timerNote;
   bool failed = !r.kernelFailure.empty() || (r.check && !r.check->ok);
 
   if (!recordOpt.empty() && !failed) {
@@ -177,7 +214,14 @@ int runRun() {
                                 {"cv", r.timeUs.cv},
                                 {"iters_per_round", r.itersPerRound},
                                 {"warmup_iters", r.warmupIters},
-                                {"l2_flush", !noFlushOpt}}},
+                                {"l2_flush", !noFlushOpt},
+                                {"timer", r.timer},
+                                {"timer_library", timer ? json::Value(timer->description()) : json::Value(nullptr)},
+                                {"timer_note", r.timerNote.empty() ? json::Value(nullptr) : json::Value(r.timerNote)},
+                                {"timer_iters", r.timer == "cupti" ? timerItersOpt : 0},
+                                {"events_median_us", r.eventsMedianUs},
+                                {"events_cv", r.eventsCv},
+                                {"attempts", r.attempts}}},
         {"sm_clock_mhz", json::Object{{"before", optionalInt(r.smClockBeforeMHz)},
                                       {"after", optionalInt(r.smClockAfterMHz)},
                                       {"max", r.smClockMaxMHz ? *r.smClockMaxMHz : info.smClockMaxMHz}}},
@@ -208,13 +252,21 @@ int runRun() {
       std::string rounds;
       for (double t : r.roundMedianUs)
         rounds += formatv(" {0:f1}", t).str();
-      outs() << formatv("time: median {0:f1} us (round medians{1}; min {2:f1}, max {3:f1} over {4}x{5} launches, "
-                        "L2 {6})",
-                        r.medianUs, rounds, r.timeUs.min, r.timeUs.max, r.roundMedianUs.size(), r.itersPerRound,
-                        noFlushOpt ? "not flushed" : "flushed");
+      if (r.timer == "cupti")
+        outs() << formatv("time: median {0:f1} us, CUPTI kernel durations (group medians{1}; min {2:f1}, max {3:f1} "
+                          "over {4} launches, L2 {5}; events {6:f1} us)",
+                          r.medianUs, rounds, r.timeUs.min, r.timeUs.max, timerItersOpt.getValue(),
+                          noFlushOpt ? "not flushed" : "flushed", r.eventsMedianUs);
+      else
+        outs() << formatv("time: median {0:f1} us, events (round medians{1}; min {2:f1}, max {3:f1} over {4}x{5} "
+                          "launches, L2 {6})",
+                          r.medianUs, rounds, r.timeUs.min, r.timeUs.max, r.roundMedianUs.size(), r.itersPerRound,
+                          noFlushOpt ? "not flushed" : "flushed");
       if (r.reference.flops > 0 && r.medianUs > 0)
         outs() << formatv(", {0:f1} TFLOP/s", r.reference.flops / (r.medianUs * 1e6));
       outs() << "\n";
+      if (!r.timerNote.empty() && timerOpt != "events")
+        outs() << "timer: events, not CUPTI: " << r.timerNote << "\n";
       if (r.smClockBeforeMHz)
         outs() << formatv("SM clock: {0} MHz before, {1} MHz after (max {2})\n", *r.smClockBeforeMHz,
                           r.smClockAfterMHz.value_or(0), r.smClockMaxMHz.value_or(info.smClockMaxMHz));

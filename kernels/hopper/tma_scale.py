@@ -54,6 +54,8 @@ CONFIGS = {
     "b128x256": {"BR": 128, "BC": 256},
 }
 ALPHA = 2.0
+# What `tlx-sim run` checks the output against (launch.json "reference"): y_desc = alpha * x_desc.
+REFERENCE = {"kind": "scale", "operands": ["x_desc", "y_desc"], "factor": "alpha"}
 
 
 def launch(config, shape):

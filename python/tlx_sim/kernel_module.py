@@ -427,6 +427,8 @@ def launch_json(km: KernelModule, config_name: str, shape: dict, target, sp: Spe
         "signature": dict(sp.signature),
         "divisibility": sp.divisibility(),
         **({"pointer_range": sp.attribute("tt.pointer_range")} if sp.attribute("tt.pointer_range") else {}),
+        # The correctness reference `tlx-sim run` checks, where the module declares one (kernels/README.md).
+        **({"reference": dict(km.module.REFERENCE)} if getattr(km.module, "REFERENCE", None) else {}),
         **extra,
         "triton_version": triton.__version__,
     }

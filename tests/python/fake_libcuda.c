@@ -2,9 +2,11 @@
  * `tlx-sim run` fetches with cuGetProcAddress_v2, over host memory. Its "kernels" compute C = A @ B on the
  * CPU for the two launch kinds of the captures: gemm_kernel (pointers a, b, c, then M, N, K, stride_am,
  * stride_bk, stride_cm) and ws_gemm_kernel (CUtensorMaps at parameters 0, 5 and 10, M, N, K at 15..17; the
- * stand-in cuTensorMapEncodeTiled stores the base address, dims and row stride in the map). Every call of
- * interest is appended to the file named by FAKE_CUDA_LOG; FAKE_CUDA_WRONG=1 makes the kernels add 1 to C.
- * Events are 1.25 ms apart, always. */
+ * stand-in cuTensorMapEncodeTiled stores the base address, dims and row stride in the map); tma_scale_kernel
+ * computes Y = alpha * X. Every call of interest is appended to the file named by FAKE_CUDA_LOG;
+ * FAKE_CUDA_WRONG=1 makes the kernels add 1 to C (to alpha for tma_scale_kernel).
+ * Events are 1.25 ms apart, always. fake_cuda_set_launch_hook installs a function called with the kernel's name
+ * at every launch (the stand-in libcupti.so, fake_libcupti.c, makes its activity records from it). */
 #include <cuda.h>
 #include <math.h>
 #include <stdint.h>
@@ -14,6 +16,9 @@
 
 static char function_name[256];
 static int function_handle;
+static void (*launch_hook)(const char *name);
+
+void fake_cuda_set_launch_hook(void (*hook)(const char *name)) { launch_hook = hook; }
 
 static void logf_(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 #include <stdarg.h>
@@ -150,9 +155,21 @@ CUresult cuLaunchKernelEx(const CUlaunchConfig *c, CUfunction f, void **params, 
     gemm((uint16_t *)(uintptr_t)am->opaque[0], (uint16_t *)(uintptr_t)bm->opaque[0],
          (uint16_t *)(uintptr_t)cm->opaque[0], M, N, K, (long)am->opaque[3] / 2, (long)bm->opaque[3] / 2,
          (long)cm->opaque[3] / 2);
+  } else if (strcmp(function_name, "tma_scale_kernel") == 0) {
+    /* Y = alpha * X: CUtensorMaps at parameters 0 and 5 (each followed by 2 shape and 2 stride values), alpha
+     * (fp32) at 12. */
+    const CUtensorMap *xm = params[0], *ym = params[5];
+    float alpha = *(float *)params[12] + (getenv("FAKE_CUDA_WRONG") ? 1.0f : 0.0f);
+    const uint16_t *x = (const uint16_t *)(uintptr_t)xm->opaque[0];
+    uint16_t *y = (uint16_t *)(uintptr_t)ym->opaque[0];
+    for (cuuint64_t r = 0; r < xm->opaque[2]; ++r)
+      for (cuuint64_t col = 0; col < xm->opaque[1]; ++col)
+        y[r * ym->opaque[3] / 2 + col] = float_to_half(alpha * half_to_float(x[r * xm->opaque[3] / 2 + col]));
   } else {
     return CUDA_ERROR_NOT_FOUND;
   }
+  if (launch_hook)
+    launch_hook(function_name);
   return CUDA_SUCCESS;
 }
 CUresult cuEventCreate(CUevent *e, unsigned int flags) { *e = (CUevent)malloc(8); return CUDA_SUCCESS; }

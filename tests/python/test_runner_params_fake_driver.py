@@ -6,6 +6,10 @@ dlopen + cuGetProcAddress_v2, the shared-memory attributes of Triton's load_bina
 cuLaunchKernelEx, the NaN-poisoned checked launch, event timing and the trace record. Its kernels compute the
 GEMM on the CPU, so the captures are shrunk to 128 x 128 x 128 (the cubin and its parameter layout are the
 captured ones; shapes are runtime arguments). The stand-in logs the calls it receives; the tests assert them.
+A stand-in libcupti.so (tests/python/fake_libcupti.c, named by TLXSIM_CUPTI) reports kernel durations of exactly
+60 + k us for the k-th launch it sees, delivered newest first over several buffers together with a decoy kernel
+and a memset record, so the tests assert the exact CUPTI measurement; every other run names a missing
+TLXSIM_CUPTI, so the runner falls back to its events (1.25 ms apart).
 
 Plain unittest: ``python3 tests/python/test_runner_params_fake_driver.py [path/to/tlx-sim]``. Needs a C compiler
 and cuda.h (the CUDA toolkit's, else the one Triton's wheel ships).
@@ -52,6 +56,20 @@ def shrink(capture: Path, dest: Path) -> Path:
     return dest
 
 
+def shrink_scale(capture: Path, dest: Path) -> Path:
+    """A copy of a tma_scale capture at R = C = SIZE (one CTA of the b128x128 config)."""
+    shutil.copytree(capture, dest)
+    launch = json.loads((dest / "launch.json").read_text())
+    launch["grid"] = [1, 1, 1]
+    for key in ("R", "C"):
+        launch["args"][key] = SIZE
+        launch["shape"][key] = SIZE
+    for t in launch["descs"].values():
+        t["shape"], t["strides"] = [SIZE, SIZE], [SIZE, 1]
+    (dest / "launch.json").write_text(json.dumps(launch, indent=1))
+    return dest
+
+
 class FakeDriverRun(unittest.TestCase):
 
     @classmethod
@@ -60,6 +78,8 @@ class FakeDriverRun(unittest.TestCase):
         cc = os.environ.get("CC", "cc")
         subprocess.run([cc, "-shared", "-fPIC", "-I", cuda_include(), "-Wl,-soname,libcuda.so.1", "-o",
                         str(cls.tmp / "libcuda.so.1"), str(ROOT / "tests/python/fake_libcuda.c"), "-lm"], check=True)
+        subprocess.run([cc, "-shared", "-fPIC", "-I", cuda_include(), "-o", str(cls.tmp / "fake_libcupti.so"),
+                        str(ROOT / "tests/python/fake_libcupti.c"), "-ldl"], check=True)
         subprocess.run([cc, "-shared", "-fPIC", "-o", str(cls.tmp / "libamdhip64.so"),
                         str(ROOT / "tests/python/fake_libamdhip64.c"), "-lm"], check=True)
 
@@ -67,14 +87,18 @@ class FakeDriverRun(unittest.TestCase):
     def tearDownClass(cls):
         shutil.rmtree(cls.tmp)
 
-    def run_tool(self, capture: Path, *args, wrong=False):
+    def run_tool(self, capture: Path, *args, wrong=False, cupti=None, drop=False):
+        """Runs tlx-sim run; `cupti`: the TLXSIM_CUPTI library (default: a missing file, so events time)."""
         log = self.tmp / f"log-{capture.name}-{wrong}.txt"
         log.unlink(missing_ok=True)
         env = {**os.environ, "LD_LIBRARY_PATH": str(self.tmp), "FAKE_CUDA_LOG": str(log), "FAKE_HIP_LOG": str(log),
-               "PATH": "/usr/bin:/bin"}
-        env.pop("FAKE_CUDA_WRONG", None)
+               "PATH": "/usr/bin:/bin", "TLXSIM_CUPTI": str(cupti or self.tmp / "missing" / "libcupti.so")}
+        for key in ("FAKE_CUDA_WRONG", "FAKE_CUPTI_DROP"):
+            env.pop(key, None)
         if wrong:
             env["FAKE_CUDA_WRONG"] = "1"
+        if drop:
+            env["FAKE_CUPTI_DROP"] = "1"
         proc = subprocess.run([str(TLX_SIM), "run", str(capture), "--json", "--iters", "4", "--warmup-ms", "1",
                                "--rounds", "2", *map(str, args)], capture_output=True, text=True, env=env)
         return proc, (log.read_text().splitlines() if log.exists() else [])
@@ -90,6 +114,8 @@ class FakeDriverRun(unittest.TestCase):
         self.assertEqual(out["reference"]["samples"], 4)  # 2 x 2 cells of 64 x 64
         self.assertEqual(out["timing"]["median_us"], 1250.0)  # the stand-in's events are 1.25 ms apart
         self.assertEqual(out["timing"]["iters_per_round"], 4)
+        self.assertEqual(out["timing"]["timer"], "events")  # TLXSIM_CUPTI names a missing library
+        self.assertIn("missing/libcupti.so", out["timing"]["timer_note"])
         self.assertEqual(out["registers"], 168)
         # Triton's load_binary: prefer shared memory, dynamic limit = opt-in maximum - static shared memory.
         self.assertIn("cache_config 1", log)
@@ -104,8 +130,65 @@ class FakeDriverRun(unittest.TestCase):
         self.assertEqual((doc["gpu"], doc["kernel"], doc["module"]), ("h200", "ws_gemm", "kernels/hopper/ws_gemm.py"))
         (rec,) = doc["records"]
         self.assertEqual((rec["config"], rec["measured_us"], rec["correct"], rec["split"]), ("s3", 1250.0, True, "fit"))
+        self.assertEqual((rec["timing"], rec["do_bench_us"]), ("events", 1250.0))
         copied = record.parent / rec["capture"]
         self.assertEqual((copied / "ws_gemm_kernel.cubin").read_bytes(), (capture / "ws_gemm_kernel.cubin").read_bytes())
+
+    def test_cupti_kernel_durations(self):
+        capture = shrink(ROOT / "tests/inputs/hopper/ws_gemm/s3", self.tmp / "ws_gemm_s3_cupti")
+        record = self.tmp / "traces-cupti" / "h200" / "ws_gemm.json"
+        cupti = self.tmp / "fake_libcupti.so"
+        proc, log = self.run_tool(capture, "--timer-iters", 6, "--record", record, cupti=cupti)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        timing = json.loads(proc.stdout)["timing"]
+        # 6 launches of 60..65 us in 2 groups: medians 61 and 64, their median 62.5; the decoy (999 us) and the
+        # memset records are left out, the records are put back in launch order across 6 buffers of 3.
+        self.assertEqual((timing["timer"], timing["timer_iters"], timing["timer_note"]), ("cupti", 6, None))
+        self.assertEqual(timing["timer_library"], f"cupti ({cupti})")
+        self.assertEqual(timing["round_medians_us"], [61.0, 64.0])
+        self.assertEqual((timing["median_us"], timing["min_us"], timing["max_us"]), (62.5, 60.0, 65.0))
+        self.assertEqual(timing["events_median_us"], 1250.0)  # the do_bench rounds before, with events
+        cupti_log = [l for l in log if l.startswith("cupti")]
+        self.assertEqual(cupti_log, ["cupti register 1", "cupti enable 10", "cupti disable 10",
+                                     "cupti flush buffers=6", "cupti flush flag=1"])
+        (rec,) = json.loads(record.read_text())["records"]
+        self.assertEqual((rec["timing"], rec["measured_us"], rec["times_us"], rec["do_bench_us"]),
+                         ("cupti", 62.5, [61.0, 64.0], 1250.0))
+
+    def test_cupti_failures_fall_back_to_events_or_stop_when_required(self):
+        capture = shrink(ROOT / "tests/inputs/hopper/ws_gemm/s3", self.tmp / "ws_gemm_s3_nocupti")
+        proc, _ = self.run_tool(capture, "--timer", "cupti")  # TLXSIM_CUPTI names a missing file
+        self.assertEqual(proc.returncode, 2)
+        self.assertIn("--timer cupti: no usable CUPTI library", proc.stderr)
+        self.assertIn("missing/libcupti.so", proc.stderr)
+        # Dropped records: the measurement falls back to the events and says why.
+        proc, _ = self.run_tool(capture, "--timer-iters", 6, cupti=self.tmp / "fake_libcupti.so", drop=True)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        timing = json.loads(proc.stdout)["timing"]
+        self.assertEqual((timing["timer"], timing["median_us"]), ("events", 1250.0))
+        self.assertIn("CUPTI dropped 6 activity records", timing["timer_note"])
+        proc, _ = self.run_tool(capture, "--timer-iters", 6, "--timer", "cupti", cupti=self.tmp / "fake_libcupti.so",
+                                drop=True)
+        self.assertEqual(proc.returncode, 2)
+        self.assertIn("CUPTI dropped 6 activity records", proc.stderr)
+        # --timer events does not load CUPTI at all.
+        proc, log = self.run_tool(capture, "--timer", "events", cupti=self.tmp / "fake_libcupti.so")
+        self.assertEqual(json.loads(proc.stdout)["timing"]["timer"], "events")
+        self.assertFalse([l for l in log if l.startswith("cupti")])
+
+    def test_tma_scale_is_checked_against_its_declared_reference(self):
+        capture = shrink_scale(ROOT / "tests/inputs/hopper/tma_scale/b128x128", self.tmp / "tma_scale_b128x128")
+        proc, log = self.run_tool(capture)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        ref = json.loads(proc.stdout)["reference"]
+        # launch.json "reference" (kernels/hopper/tma_scale.py REFERENCE): y_desc = alpha (2.0) * x_desc, every element.
+        self.assertEqual((ref["kind"], ref["operands"], ref["ok"], ref["samples"], ref["non_finite"]),
+                         ("scale", ["x_desc", "y_desc"], True, SIZE * SIZE, 0))
+        self.assertLess(ref["max_rel_err"], 1e-3)  # fp16 rounding of 2 x is exact
+        self.assertIn("launch tma_scale_kernel grid=1,1,1 block=128,1,1 shared=32776 attrs=0", log)
+        proc, _ = self.run_tool(capture, wrong=True)  # the stand-in scales by 3
+        self.assertEqual(proc.returncode, 1)
+        self.assertIn("wrong result: y_desc[0, ", proc.stderr)
 
     def test_pointer_gemm_and_a_wrong_result(self):
         capture = shrink(ROOT / "tests/inputs/hopper/triton_gemm/s3", self.tmp / "triton_gemm_s3")

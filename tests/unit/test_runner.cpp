@@ -5,6 +5,7 @@
 // the packing with Triton's own launcher for every capture.)
 #include "tools/runner/Capture.h"
 #include "tools/runner/CubinParams.h"
+#include "tools/runner/Cupti.h"
 #include "tools/runner/HostData.h"
 #include "tools/runner/JsonOrder.h"
 #include "tools/runner/ParamLayout.h"
@@ -257,6 +258,33 @@ TEST_CASE("timing statistics: median of an even count, do_bench iteration counts
   CHECK(iterationsFor(100, 500) == 1);
 }
 
+TEST_CASE("record.py statistics: sample CV, medians of consecutive groups (the remainder left out)") {
+  CHECK(sampleCv({1, 2, 3}) == doctest::Approx(1.0 / 2.0)); // stdev 1, mean 2
+  CHECK(sampleCv({5}) == 0);
+  CHECK(groupMedians({60, 61, 62, 63, 64, 65, 99}, 2) == std::vector<double>{61, 64});
+  CHECK(groupMedians({7, 9}, 3) == std::vector<double>{7, 9});
+  CHECK(groupMedians({}, 3).empty());
+}
+
+TEST_CASE("CUPTI kernel records: the exact name, in correlation order, incomplete records left out") {
+  std::vector<KernelActivity> records{{"k", 5000, 7500, 3},       {"k_decoy", 0, 999000, 2},
+                                      {"k", 1000, 3000, 1},       {"k", 9000, 0, 4}, // incomplete: no end
+                                      {"other", 100, 200, 0},     {"k", 20000, 21250, 5}};
+  CHECK(kernelDurationsUs(records, "k") == std::vector<double>{2.0, 2.5, 1.25});
+  CHECK(kernelDurationsUs(records, "missing").empty());
+}
+
+TEST_CASE("CUPTI search order: TLXSIM_CUPTI alone, else the loader's names, then CUDA_HOME and /usr/local/cuda") {
+  CHECK(cuptiCandidates(std::string("/x/libcupti.so.12"), std::string("/opt/cuda")) ==
+        std::vector<std::string>{"/x/libcupti.so.12"});
+  CHECK(cuptiCandidates(std::nullopt, std::string("/opt/cuda")) ==
+        std::vector<std::string>{"libcupti.so", "libcupti.so.13", "libcupti.so.12",
+                                 "/opt/cuda/extras/CUPTI/lib64/libcupti.so", "/opt/cuda/lib64/libcupti.so",
+                                 "/usr/local/cuda/extras/CUPTI/lib64/libcupti.so",
+                                 "/usr/local/cuda/lib64/libcupti.so"});
+  CHECK(cuptiCandidates(std::string(""), std::nullopt).size() == 5);
+}
+
 TEST_CASE("references are recognised from the captures of the kernel-module convention") {
   Capture gemm = unwrap(readCapture(TLXSIM_SOURCE_DIR "/tests/inputs/hopper/triton_gemm/s3"));
   ReferenceSpec g = unwrap(findReference(gemm, "auto"));
@@ -273,6 +301,60 @@ TEST_CASE("references are recognised from the captures of the kernel-module conv
   auto forced = findReference(attn, "gemm");
   CHECK_FALSE(forced);
   llvm::consumeError(forced.takeError());
+}
+
+TEST_CASE("a declared scale reference: the tma_scale captures name it; Y = factor * X on every element") {
+  Capture tma = unwrap(readCapture(TLXSIM_SOURCE_DIR "/tests/inputs/hopper/tma_scale/b128x128"));
+  ReferenceSpec declared = unwrap(findReference(tma, "auto"));
+  CHECK(declared.kind == ReferenceKind::Scale);
+  CHECK(declared.operands == std::vector<std::string>{"x_desc", "y_desc"});
+  CHECK(declared.factor == 2.0); // launch.json args.alpha
+  CHECK(declared.flops == 8192.0 * 8192.0);
+  CHECK(std::string(referenceKindName(declared.kind)) == "scale");
+
+  auto launchWith = [](const std::string &reference) {
+    return R"({"kernel": "scale", "target": "cuda:90", "grid": [1, 1, 1], "args": {"alpha": -1.5, "n": 3},
+      "descs": {"x": {"shape": [4, 8], "strides": [8, 1], "block": [4, 8], "dtype": "fp16"},
+                "y": {"shape": [4, 8], "strides": [8, 1], "block": [4, 8], "dtype": "fp16"},
+                "z": {"shape": [8, 4], "strides": [4, 1], "block": [8, 4], "dtype": "fp16"}},
+      "signature": {"x": "tensordesc<fp16[4, 8]>", "y": "tensordesc<fp16[4, 8]>", "z": "tensordesc<fp16[8, 4]>",
+                    "alpha": "fp32", "n": "i32"},
+      "reference": )" + reference + "}";
+  };
+  const char *meta = R"({"name": "scale", "target": {"backend": "cuda", "arch": 90}, "num_warps": 4, "shared": 0})";
+  Capture c = unwrap(parseCapture(launchWith(R"({"kind": "scale", "operands": ["x", "y"], "factor": "alpha"})"),
+                                  meta, "mem"));
+  ReferenceSpec spec = unwrap(findReference(c, "auto"));
+  REQUIRE(spec.kind == ReferenceKind::Scale);
+  CHECK(spec.factor == -1.5);
+  HostTensors t;
+  t["x"].resize(32 * 2);
+  t["y"].resize(32 * 2);
+  REQUIRE_FALSE(bool(fillRandom(t["x"].data(), 32, "fp16", 1, 1, 1)));
+  for (int64_t i = 0; i < 32; ++i)
+    storeElement(t["y"].data(), "fp16", i, -1.5 * loadElement(t["x"].data(), "fp16", i));
+  CheckResult good = checkReference(spec, c, t, 0, 3);
+  CHECK(good.ok);
+  CHECK(good.samples == 32);
+  CHECK(good.maxRelErr < 1e-3);
+  storeElement(t["y"].data(), "fp16", 13, -1.5 * loadElement(t["x"].data(), "fp16", 13) + 1.0); // row 1, col 5
+  CheckResult bad = checkReference(spec, c, t, 0, 3);
+  CHECK_FALSE(bad.ok);
+  CHECK(bad.message.rfind("y[1, 5]: ", 0) == 0);
+  // A number factor; then malformed declarations are errors naming the problem.
+  CHECK(unwrap(findReference(unwrap(parseCapture(launchWith(R"({"kind": "scale", "operands": ["x", "y"],
+                                                                  "factor": 4})"), meta, "mem")), "auto")).factor == 4);
+  for (auto [reference, message] : std::vector<std::pair<const char *, const char *>>{
+           {R"({"kind": "scale", "operands": ["x", "y"], "factor": "beta"})", "factor beta is not a scalar argument"},
+           {R"({"kind": "scale", "operands": ["x", "z"], "factor": "alpha"})", "X and Y differ in shape"},
+           {R"({"kind": "scale", "operands": ["x"], "factor": "alpha"})", "must name two tensors"},
+           {R"({"kind": "scale", "operands": ["x", "w"], "factor": 2})", "operand w is not a tensor"},
+           {R"({"kind": "sum"})", "needs \"kind\": \"gemm\", \"attention\" or \"scale\""}}) {
+    auto err = findReference(unwrap(parseCapture(launchWith(reference), meta, "mem")), "auto");
+    REQUIRE_FALSE(err);
+    std::string text = llvm::toString(err.takeError());
+    CHECK_MESSAGE(text.find(message) != std::string::npos, text);
+  }
 }
 
 TEST_CASE("the attention check: equal keys make the softmax uniform, so O is each head's mean of V") {
@@ -381,7 +463,15 @@ public:
   llvm::Error synchronize() override { return llvm::Error::success(); }
   llvm::Error createEvents(size_t) override { return llvm::Error::success(); }
   llvm::Error recordEvent(size_t) override { return llvm::Error::success(); }
-  llvm::Expected<float> elapsedMs(size_t start, size_t) override { return start == 0 ? 2.5f : 0.25f; }
+  std::vector<float> eventTimes; ///< per timed launch, in order (ms); 0.25 ms each when empty
+  size_t nextEventTime = 0;
+  llvm::Expected<float> elapsedMs(size_t start, size_t) override {
+    if (start == 0 && eventTimes.empty())
+      return 2.5f;
+    if (start == 0 && nextEventTime == 0)
+      return 2.5f; // the estimate
+    return nextEventTime < eventTimes.size() ? eventTimes[nextEventTime++] : 0.25f;
+  }
 };
 
 const char *kGemmLaunch = R"({
@@ -436,6 +526,85 @@ TEST_CASE("run on a fake device: packing, NaN-poisoned checked launch, timing") 
   CHECK(r.medianUs == 250);
   CHECK(device.launches == 2 + 5 + 2 * (2 + 3)); // first, checked, estimate, 2 rounds
   CHECK(r.bytes == (64 * 32 + 32 * 64 + 64 * 64) * 2);
+}
+
+namespace {
+
+/// A KernelTimer reporting `durations` for the launches it was started for (or an error).
+class FakeTimer final : public KernelTimer {
+public:
+  FakeDevice &device;
+  std::vector<double> durations;
+  bool fail = false;
+  int startLaunches = -1, stopLaunches = -1;
+  explicit FakeTimer(FakeDevice &d) : device(d) {}
+  std::string description() const override { return "fake timer"; }
+  llvm::Error start() override {
+    startLaunches = device.launches;
+    return llvm::Error::success();
+  }
+  llvm::Expected<std::vector<double>> stop(llvm::StringRef kernel) override {
+    stopLaunches = device.launches;
+    if (fail || kernel != "gemm_kernel")
+      return llvm::createStringError("lost its records");
+    return durations;
+  }
+};
+
+} // namespace
+
+TEST_CASE("run on a fake device: a kernel timer's durations in groups are the measurement, events the fallback") {
+  FakeDevice device;
+  FakeTimer timer(device);
+  timer.durations = {10, 11, 12, 13, 14, 15};
+  RunOptions o = fastOptions();
+  o.timer = &timer;
+  o.timerIters = 6;
+  RunResult r = unwrap(runCapture(gemmCapture(), device, o));
+  CHECK(r.timer == "cupti");
+  CHECK(r.roundMedianUs == std::vector<double>{11, 14}); // 2 rounds: 2 groups of 3
+  CHECK(r.medianUs == 12.5);
+  CHECK(r.timeUs.min == 10);
+  CHECK(r.eventsMedianUs == 250);
+  CHECK(timer.stopLaunches - timer.startLaunches == 6); // only the timed launches, after the event rounds
+  CHECK(device.launches == 2 + 5 + 2 * (2 + 3) + 6);
+
+  FakeDevice d2; // a timer that saw fewer launches than were made: not a measurement
+  FakeTimer short_(d2);
+  short_.durations = {10, 11};
+  o.timer = &short_;
+  RunResult f = unwrap(runCapture(gemmCapture(), d2, o));
+  CHECK(f.timer == "events");
+  CHECK(f.medianUs == 250);
+  CHECK(f.timerNote == "fake timer: fake timer reported 2 launches of gemm_kernel, not 6");
+  FakeDevice d3;
+  FakeTimer failing(d3);
+  failing.fail = true;
+  o.timer = &failing;
+  o.requireTimer = true;
+  auto err = runCapture(gemmCapture(), d3, o);
+  REQUIRE_FALSE(err);
+  CHECK(llvm::toString(err.takeError()) == "lost its records");
+}
+
+TEST_CASE("run on a fake device: rounds are re-timed while their CV exceeds max-cv, the steadiest kept") {
+  FakeDevice device;
+  // Attempt 1: round medians 250 and 500 us (sample CV 0.47); attempt 2: 437.5 and 437.5 us.
+  device.eventTimes = {0.25f, 0.25f, 0.25f, 0.5f, 0.5f, 0.5f, 0.4375f, 0.4375f, 0.4375f, 0.4375f, 0.4375f, 0.4375f};
+  RunOptions o = fastOptions();
+  o.retries = 2;
+  RunResult r = unwrap(runCapture(gemmCapture(), device, o));
+  CHECK(r.attempts == 2);
+  CHECK(r.roundMedianUs == std::vector<double>{437.5, 437.5});
+  CHECK(r.medianUs == 437.5);
+  CHECK(r.eventsCv == 0);
+  FakeDevice once;
+  once.eventTimes = device.eventTimes;
+  o.retries = 0;
+  RunResult single = unwrap(runCapture(gemmCapture(), once, o));
+  CHECK(single.attempts == 1);
+  CHECK(single.medianUs == 375);
+  CHECK(single.eventsCv == doctest::Approx(std::sqrt(2 * 125.0 * 125.0) / 375));
 }
 
 TEST_CASE("run on a fake device: a wrong element and an unwritten output are check failures") {

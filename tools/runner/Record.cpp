@@ -61,7 +61,7 @@ Object makeRecord(const Capture &c, const RunResult &run, llvm::StringRef split,
                 {"capture", captureRel},
                 {"measured_us", run.medianUs},
                 {"times_us", std::move(times)},
-                {"cv", llvm::json::Value(run.roundMedianUs.size() > 1 ? summarize(run.roundMedianUs).cv : 0.0)},
+                {"cv", sampleCv(run.roundMedianUs)},
                 {"min_us", run.timeUs.min},
                 {"max_us", run.timeUs.max},
                 {"iterations", run.itersPerRound},
@@ -72,7 +72,8 @@ Object makeRecord(const Capture &c, const RunResult &run, llvm::StringRef split,
                 {"flops", run.reference.flops > 0 ? Value(run.reference.flops) : Value(nullptr)},
                 {"bytes", run.bytes},
                 {"registers", run.registers},
-                {"timing", "events"},
+                {"timing", run.timer},
+                {"do_bench_us", run.eventsMedianUs},
                 {"recorder", kRecorder}};
   return record;
 }

@@ -26,10 +26,11 @@ struct RecordOptions {
   std::string date;           ///< env.recorded, YYYY-MM-DD
 };
 
-/// The record of one run (one element of "records"), with "timing": "events" (the median of
-/// event-timed launches, L2 flushed before each, as do_bench; record.py's measured_us is CUPTI's
-/// kernel duration) and "recorder": "tlx-sim run". `captureRel` is the copied capture's folder
-/// relative to the trace file's folder.
+/// The record of one run (one element of "records"), with "recorder": "tlx-sim run" and, as
+/// record.py writes them, "timing": "cupti" (measured_us: the median of the group medians of CUPTI
+/// kernel durations, us) or "events" (the median of the event-timed rounds' medians, us), and
+/// "do_bench_us" (the event rounds' median). "cv" is the sample CV of "times_us". `captureRel` is the
+/// copied capture's folder relative to the trace file's folder.
 llvm::json::Object makeRecord(const Capture &capture, const RunResult &run, llvm::StringRef split,
                               llvm::StringRef captureRel);
 

@@ -235,7 +235,103 @@ CheckResult checkAttention(const ReferenceSpec &s, const Matrix &q, const Matrix
   return cmp.finish(wheres);
 }
 
+/// The scale reference a launch.json "reference" object declares: operands [X, Y], two 2-D tensors
+/// of one shape, and "factor", a scalar argument's name or a number.
+llvm::Expected<ReferenceSpec> declaredScale(const Capture &c, const llvm::json::Object &o) {
+  auto fail = [&](const std::string &why) {
+    return llvm::createStringError("%s/launch.json: \"reference\" scale: %s", c.dir.c_str(), why.c_str());
+  };
+  const llvm::json::Array *ops = o.getArray("operands");
+  if (!ops || ops->size() != 2)
+    return fail("\"operands\" must name two tensors [X, Y]");
+  ReferenceSpec s;
+  s.kind = ReferenceKind::Scale;
+  for (const llvm::json::Value &v : *ops) {
+    auto name = v.getAsString();
+    if (!name || !c.tensors.count(name->str()))
+      return fail("operand " + (name ? name->str() : std::string("?")) + " is not a tensor of the launch");
+    if (c.tensors.at(name->str()).shape.size() != 2)
+      return fail("operand " + name->str() + " is not 2-D");
+    s.operands.push_back(name->str());
+  }
+  if (c.tensors.at(s.operands[0]).shape != c.tensors.at(s.operands[1]).shape)
+    return fail("X and Y differ in shape");
+  const llvm::json::Value *factor = o.get("factor");
+  if (!factor)
+    return fail("no \"factor\"");
+  if (auto number = factor->getAsNumber()) {
+    s.factor = *number;
+  } else if (auto name = factor->getAsString()) {
+    auto arg = c.args.find(name->str());
+    if (arg == c.args.end())
+      return fail("factor " + name->str() + " is not a scalar argument of the launch");
+    s.factor = arg->second.isFloat ? arg->second.f : double(arg->second.i);
+  } else {
+    return fail("\"factor\" must be a scalar argument's name or a number");
+  }
+  const TensorSpec &x = c.tensors.at(s.operands[0]);
+  s.flops = double(x.shape[0]) * double(x.shape[1]);
+  return s;
+}
+
+/// Every element of Y against factor * X, in two passes (max |ref|, then the errors) so that no
+/// per-element state is kept.
+CheckResult checkScale(const ReferenceSpec &s, const Matrix &x, const Matrix &y, unsigned threads) {
+  const int64_t rows = x.spec->shape[0], cols = x.spec->shape[1];
+  std::vector<double> maxRef(threads, 0.0);
+  const int64_t chunk = (rows + threads - 1) / threads;
+  parallelFor(threads, threads, [&](int64_t t) {
+    for (int64_t i = t * chunk; i < std::min(rows, (t + 1) * chunk); ++i)
+      for (int64_t j = 0; j < cols; ++j)
+        maxRef[t] = std::max(maxRef[t], std::fabs(s.factor * x.at(i, j)));
+  });
+  const double scale = std::max(*std::max_element(maxRef.begin(), maxRef.end()), 1e-30);
+  struct Part {
+    double maxRelErr = 0;
+    int64_t firstBad = -1; // flat index
+  };
+  std::vector<Part> parts(threads);
+  parallelFor(threads, threads, [&](int64_t t) {
+    for (int64_t i = t * chunk; i < std::min(rows, (t + 1) * chunk); ++i)
+      for (int64_t j = 0; j < cols; ++j) {
+        double ref = s.factor * x.at(i, j), out = y.at(i, j);
+        double err = std::isfinite(out) ? std::fabs(out - ref) : INFINITY;
+        parts[t].maxRelErr = std::max(parts[t].maxRelErr, err / scale);
+        if (!(err <= kTolerance * scale + kTolerance * std::fabs(ref)) && parts[t].firstBad < 0)
+          parts[t].firstBad = i * cols + j;
+      }
+  });
+  CheckResult r;
+  r.ok = true;
+  r.samples = rows * cols;
+  for (const Part &p : parts) {
+    r.maxRelErr = std::max(r.maxRelErr, p.maxRelErr);
+    if (p.firstBad >= 0 && r.ok) {
+      int64_t i = p.firstBad / cols, j = p.firstBad % cols;
+      r.ok = false;
+      r.message = llvm::formatv("{0}[{1}, {2}]: {3} but the reference is {4}", s.output(), i, j, y.at(i, j),
+                                s.factor * x.at(i, j))
+                      .str();
+    }
+  }
+  return r;
+}
+
 } // namespace
+
+const char *referenceKindName(ReferenceKind k) {
+  switch (k) {
+  case ReferenceKind::Gemm:
+    return "gemm";
+  case ReferenceKind::Attention:
+    return "attention";
+  case ReferenceKind::Scale:
+    return "scale";
+  case ReferenceKind::None:
+    break;
+  }
+  return "none";
+}
 
 llvm::Expected<ReferenceSpec> findReference(const Capture &c, llvm::StringRef request) {
   ReferenceSpec none;
@@ -249,8 +345,11 @@ llvm::Expected<ReferenceSpec> findReference(const Capture &c, llvm::StringRef re
       const llvm::json::Object *o = ref->getAsObject();
       auto k = o ? o->getString("kind") : std::nullopt;
       const llvm::json::Array *ops = o ? o->getArray("operands") : nullptr;
+      if (k && *k == "scale")
+        return declaredScale(c, *o);
       if (!k || (*k != "gemm" && *k != "attention"))
-        return llvm::createStringError("%s/launch.json: \"reference\" needs \"kind\": \"gemm\" or \"attention\"",
+        return llvm::createStringError("%s/launch.json: \"reference\" needs \"kind\": \"gemm\", \"attention\" "
+                                       "or \"scale\"",
                                        c.dir.c_str());
       kind = k->str();
       if (ops) { // explicit operands: check that they are the recognised ones
@@ -291,8 +390,9 @@ CheckResult checkReference(const ReferenceSpec &s, const Capture &c, const HostT
   std::vector<Matrix> m;
   for (const std::string &name : s.operands)
     m.push_back({&c.tensors.at(name), tensors.at(name).data()});
-  CheckResult r = s.kind == ReferenceKind::Gemm ? checkGemm(s, m[0], m[1], m[2], seed, threads)
-                                                : checkAttention(s, m[0], m[1], m[2], m[3], seed, threads);
+  CheckResult r = s.kind == ReferenceKind::Gemm    ? checkGemm(s, m[0], m[1], m[2], seed, threads)
+                  : s.kind == ReferenceKind::Scale ? checkScale(s, m[0], m[1], threads)
+                                                   : checkAttention(s, m[0], m[1], m[2], m[3], seed, threads);
   const TensorSpec &out = c.tensors.at(s.output());
   const Matrix o{&out, tensors.at(s.output()).data()};
   for (int64_t i = 0; i < out.shape[0]; ++i)

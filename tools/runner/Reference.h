@@ -3,8 +3,11 @@
 // is worthless, so a mismatch is an error (exit 1).
 //
 // A capture names its reference in launch.json "reference" ({"kind": "gemm" | "attention",
-// "operands": [argument names]}); without that key the runner recognises the two problems of
-// the kernel-module convention (kernels/README.md, kernels/_harness.py) from the launch alone:
+// "operands": [argument names]}, or {"kind": "scale", "operands": [X, Y], "factor": a scalar
+// argument's name or a number}: Y = factor * X elementwise, X and Y 2-D of one shape; a kernel
+// module declares it as REFERENCE and capture writes it, kernels/README.md); without that key the
+// runner recognises the two problems of the kernel-module convention (kernels/README.md,
+// kernels/_harness.py) from the launch alone:
 //   * gemm: launch "shape" has M, N, K and the 2-D tensors, in signature order, are exactly
 //     A [M, K], B [K, N], C [M, N]; C = A @ B (fp32 accumulation);
 //   * attention: "shape" has Z, H, N_CTX and the 2-D tensors are exactly Q, K, V, O of
@@ -23,13 +26,17 @@
 
 namespace tlxsim::runner {
 
-enum class ReferenceKind { None, Gemm, Attention };
+enum class ReferenceKind { None, Gemm, Attention, Scale };
+
+/// "none", "gemm", "attention", "scale".
+const char *referenceKindName(ReferenceKind kind);
 
 struct ReferenceSpec {
   ReferenceKind kind = ReferenceKind::None;
-  std::vector<std::string> operands; ///< gemm: A, B, C; attention: Q, K, V, O (argument names)
+  std::vector<std::string> operands; ///< gemm: A, B, C; attention: Q, K, V, O; scale: X, Y (argument names)
   int64_t m = 0, n = 0, k = 0;       ///< gemm sizes
   int64_t heads = 0, rowsPerHead = 0, headDim = 0; ///< attention sizes
+  double factor = 0;                 ///< scale: Y = factor * X
   double flops = 0;                  ///< useful floating-point operations of one launch
   std::string reason;                ///< why there is no reference (kind None)
   /// The output operand (written by the kernel, poisoned with NaN before the checked launch).
@@ -55,7 +62,7 @@ using HostTensors = std::map<std::string, std::vector<uint8_t>>;
 
 /// Compares the output with a CPU reference in double precision on sampled elements (gemm: one
 /// element in every 64 x 64 cell of C, at most 256 x 256 cells; attention: one row in every
-/// 128-row band of every head, at most 512 rows), with hw_time.py's tolerance:
+/// 128-row band of every head, at most 512 rows; scale: every element), with hw_time.py's tolerance:
 /// |out - ref| <= 1e-2 * max|ref| + 1e-2 * |ref|. Sample positions come from `seed`; the
 /// reference is computed on `threads` threads (0: all cores). Also counts non-finite elements of
 /// the whole output.

@@ -240,8 +240,9 @@ llvm::Expected<RunResult> runCapture(const Capture &c, Device &device, const Run
       return result; // a timing of a wrong kernel is worthless
   }
 
-  // Timing, as triton.testing.do_bench: estimate from 5 launches, warm up, then time each launch
-  // between two events after zeroing a 256 MiB buffer (the L2 flush).
+  // Timing, as tlx_sim/record.py: do_bench rounds (an estimate from 5 launches, warm-up, then each
+  // launch between two events after zeroing a 256 MiB buffer: the L2 flush), re-timed while their
+  // CV is high; then, with a device-duration timer, more flushed launches timed by CUPTI.
   uint64_t flush = 0;
   const size_t flushWords = size_t(256) << 20 >> 2;
   if (options.flushL2) {
@@ -277,39 +278,95 @@ llvm::Expected<RunResult> runCapture(const Capture &c, Device &device, const Run
   const double estimateMs = *estimate / 5;
   result.warmupIters = iterationsFor(options.warmupMs, estimateMs);
   result.itersPerRound = options.iters > 0 ? options.iters : iterationsFor(options.repMs, estimateMs);
-  std::vector<double> all;
   if (auto err = device.createEvents(2 * size_t(result.itersPerRound)))
     return err;
-  for (int round = 0; round < std::max(1, options.rounds); ++round) {
-    for (int i = 0; i < result.warmupIters; ++i)
-      if (auto err = launchOnce())
+  std::vector<double> bestAll, bestRounds;
+  double bestCv = 0;
+  for (int attempt = 0; attempt <= std::max(0, options.retries); ++attempt) {
+    std::vector<double> all, rounds;
+    for (int round = 0; round < std::max(1, options.rounds); ++round) {
+      for (int i = 0; i < result.warmupIters; ++i)
+        if (auto err = launchOnce())
+          return kernelFailed(std::move(err));
+      for (int i = 0; i < result.itersPerRound; ++i) {
+        if (auto err = flushL2())
+          return err;
+        if (auto err = device.recordEvent(2 * i))
+          return err;
+        if (auto err = launchOnce())
+          return kernelFailed(std::move(err));
+        if (auto err = device.recordEvent(2 * i + 1))
+          return err;
+      }
+      if (auto err = device.synchronize())
         return kernelFailed(std::move(err));
-    for (int i = 0; i < result.itersPerRound; ++i) {
-      if (auto err = flushL2())
-        return err;
-      if (auto err = device.recordEvent(2 * i))
-        return err;
-      if (auto err = launchOnce())
-        return kernelFailed(std::move(err));
-      if (auto err = device.recordEvent(2 * i + 1))
-        return err;
+      std::vector<double> times;
+      for (int i = 0; i < result.itersPerRound; ++i) {
+        auto ms = device.elapsedMs(2 * i, 2 * i + 1);
+        if (!ms)
+          return ms.takeError();
+        times.push_back(*ms * 1000.0);
+      }
+      all.insert(all.end(), times.begin(), times.end());
+      rounds.push_back(summarize(times).median);
     }
-    if (auto err = device.synchronize())
-      return kernelFailed(std::move(err));
-    std::vector<double> times;
-    for (int i = 0; i < result.itersPerRound; ++i) {
-      auto ms = device.elapsedMs(2 * i, 2 * i + 1);
-      if (!ms)
-        return ms.takeError();
-      times.push_back(*ms * 1000.0);
+    ++result.attempts;
+    double cv = sampleCv(rounds);
+    if (attempt == 0 || cv < bestCv)
+      bestAll = std::move(all), bestRounds = std::move(rounds), bestCv = cv;
+    if (cv <= options.maxCv)
+      break;
+  }
+  result.roundMedianUs = bestRounds;
+  result.timeUs = summarize(bestAll);
+  result.medianUs = result.eventsMedianUs = summarize(bestRounds).median;
+  result.eventsCv = bestCv;
+
+  if (options.timer) {
+    // Device durations of `timerIters` launches, each after an L2 flush (record.py
+    // kernel_durations_us), in `rounds` groups whose medians give the measurement.
+    bool launchFailed = false; // a launch or the kernel failed (not the timer)
+    auto timed = [&]() -> llvm::Expected<std::vector<double>> {
+      if (auto err = options.timer->start())
+        return err;
+      for (int i = 0; i < options.timerIters; ++i) {
+        if (auto err = flushL2()) {
+          llvm::consumeError(options.timer->stop(c.metadata.name).takeError());
+          return err;
+        }
+        if (auto err = launchOnce()) {
+          launchFailed = true;
+          llvm::consumeError(options.timer->stop(c.metadata.name).takeError());
+          return err;
+        }
+      }
+      llvm::Error synced = device.synchronize();
+      auto durations = options.timer->stop(c.metadata.name);
+      if (synced) {
+        launchFailed = true;
+        llvm::consumeError(durations.takeError());
+        return synced;
+      }
+      if (durations && int(durations->size()) != options.timerIters)
+        return llvm::createStringError("%s reported %zu launches of %s, not %d", options.timer->description().c_str(),
+                                       durations->size(), c.metadata.name.c_str(), options.timerIters);
+      return durations;
+    }();
+    if (!timed && launchFailed)
+      return kernelFailed(timed.takeError());
+    if (timed) {
+      result.timer = "cupti";
+      result.roundMedianUs = groupMedians(*timed, std::max(1, options.rounds));
+      result.timeUs = summarize(*timed);
+      result.medianUs = summarize(result.roundMedianUs).median;
+    } else if (options.requireTimer) {
+      return timed.takeError();
+    } else {
+      result.timerNote = options.timer->description() + ": " + llvm::toString(timed.takeError());
     }
-    all.insert(all.end(), times.begin(), times.end());
-    result.roundMedianUs.push_back(summarize(times).median);
   }
   if (auto clock = readSmClock())
     result.smClockAfterMHz = clock->first;
-  result.timeUs = summarize(all);
-  result.medianUs = summarize(result.roundMedianUs).median;
   return result;
 }
 

@@ -23,6 +23,30 @@ Summary summarize(std::vector<double> samples) {
   return s;
 }
 
+double sampleCv(const std::vector<double> &values) {
+  size_t n = values.size();
+  if (n < 2)
+    return 0;
+  double mean = std::accumulate(values.begin(), values.end(), 0.0) / double(n);
+  if (!(mean > 0))
+    return 0;
+  double var = 0;
+  for (double x : values)
+    var += (x - mean) * (x - mean);
+  return std::sqrt(var / double(n - 1)) / mean;
+}
+
+std::vector<double> groupMedians(const std::vector<double> &samples, int groups) {
+  size_t count = std::min(samples.size(), size_t(std::max(1, groups)));
+  std::vector<double> out;
+  if (count == 0)
+    return out;
+  size_t size = samples.size() / count;
+  for (size_t g = 0; g < count; ++g)
+    out.push_back(summarize({samples.begin() + g * size, samples.begin() + (g + 1) * size}).median);
+  return out;
+}
+
 int iterationsFor(double budgetMs, double estimateMs) {
   if (!(estimateMs > 0))
     return 1;

@@ -14,6 +14,14 @@ struct Summary {
 };
 Summary summarize(std::vector<double> samples);
 
+/// Sample standard deviation over the mean (0 for fewer than two values or a zero mean), as
+/// tlx_sim/record.py coefficient_of_variation (statistics.stdev / statistics.mean).
+double sampleCv(const std::vector<double> &values);
+
+/// The medians of `groups` consecutive groups of len(samples) / groups samples each (a remainder
+/// is left out), as record.py splits its CUPTI durations; fewer groups when there are fewer samples.
+std::vector<double> groupMedians(const std::vector<double> &samples, int groups);
+
 /// do_bench's iteration counts (triton/testing.py): max(1, int(budget_ms / estimate_ms)).
 int iterationsFor(double budgetMs, double estimateMs);
 
