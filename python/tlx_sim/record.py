@@ -13,9 +13,12 @@ calibration may use it; ``heldout``: never fitted on).  For every (shape, config
 2. time it ``--reps`` times with ``triton.testing.do_bench`` (each the median of its repetitions, L2 flushed
    before each); when the coefficient of variation of those medians exceeds ``--max-cv`` (3 %), time it again,
    up to ``--retries`` times, and keep the attempt with the lowest CV (``do_bench_us``); then read the device
-   duration of ``--iters`` more launches from CUPTI (torch.profiler, L2 flushed before each), which excludes the
-   host side of the launch that do_bench's events include for short kernels: the record's ``measured_us`` is
-   the median of the medians of ``--reps`` groups of those, ``cv`` their coefficient of variation;
+   duration of ``--iters`` more launches from CUPTI (torch.profiler, L2 flushed before each; ``cupti_us``), which
+   excludes the host side of the launch that do_bench's events include for short kernels. The record's
+   ``measured_us`` is the median of the medians of ``--reps`` groups of the CUPTI durations (``timing:
+   "cupti"``) for kernels under 250 µs, do_bench's (``timing: "do_bench"``) for longer ones, where torch.profiler
+   perturbs power-capped clocks; ``cv`` is the coefficient of variation of the medians used (see
+   ``choose_timing``);
 3. sample the SM clock with nvidia-smi while timing (``hw_time.ClockSampler``);
 4. store what actually ran (TTGIR with relative file names, the cubin, Triton's metadata) under
    ``captures/<kernel>/<config>-<sha8>/`` beside the JSON (deduplicated by content), the launch spec the C++ tool
@@ -140,6 +143,25 @@ def kernel_durations_us(fn, kernel_name: str, iters: int) -> list[float]:
     return [e.time_range.elapsed_us() for e in prof.events() if kernel_name in e.name and "fill" not in e.name]
 
 
+CUPTI_BELOW_US = 250.0
+
+
+def choose_timing(bench: list, bench_cv: float, cupti: list | None) -> tuple[list, float, str]:
+    """The record's kernel time: (group medians in µs, their CV, ``"do_bench"`` or ``"cupti"``).
+
+    Kernels whose CUPTI device duration is under ``CUPTI_BELOW_US`` are timed by CUPTI: Triton's Python launch
+    takes ~100-150 µs of host time, comparable to such a kernel plus the ~80 µs L2 flush before it, so the GPU
+    runs dry between do_bench's launches and its events also time the host (measured on the H200: 18 µs
+    kernels timed at 25-84 µs by do_bench, 68 µs kernels 5 % high). Longer kernels are timed by do_bench's
+    back-to-back events: torch.profiler perturbs power-capped kernels (on the H200 the 8192^3 GEMMs' CUPTI
+    durations ran 3-7 % fast right after the profiler started and up to 40 % slow after ~100 ms under it),
+    while do_bench agreed with the native runner (``tlx-sim run``, CUPTI read directly) within 1 %
+    (tools/runner/h200-check.sh, 2026-11-29). Without CUPTI durations, do_bench."""
+    if cupti and statistics.median(cupti) < CUPTI_BELOW_US:
+        return cupti, coefficient_of_variation(cupti), "cupti"
+    return bench, bench_cv, "do_bench"
+
+
 def record_one(km: kmod.KernelModule, kernel: str, config: str, shape: dict, split: str, inputs: dict, ref,
                device, out: Path, args) -> dict:
     """Check, time, clock and store one (config, shape); returns its record (traces/README.md)."""
@@ -158,13 +180,11 @@ def record_one(km: kmod.KernelModule, kernel: str, config: str, shape: dict, spl
                                       args.max_cv, args.retries)
         durations = kernel_durations_us(lambda: mod.run(cfg, shape, inputs), km.kernel_name, args.iters)
     after, _ = hw_time.read_sm_clock(smi_id)
-    # Kernel time: CUPTI durations, in ``reps`` groups whose medians give the CV; do_bench's if CUPTI saw nothing.
-    if len(durations) >= args.reps:
+    cupti = None
+    if len(durations) >= args.reps:  # CUPTI durations in ``reps`` groups whose medians give the CV
         size = len(durations) // args.reps
-        times = [statistics.median(durations[i * size:(i + 1) * size]) for i in range(args.reps)]
-        cv, source = coefficient_of_variation(times), "cupti"
-    else:
-        times, cv, source = bench, bench_cv, "do_bench"
+        cupti = [statistics.median(durations[i * size:(i + 1) * size]) for i in range(args.reps)]
+    times, cv, source = choose_timing(bench, bench_cv, cupti)
 
     target = compiled.metadata.target
     matches = None
@@ -184,6 +204,8 @@ def record_one(km: kmod.KernelModule, kernel: str, config: str, shape: dict, spl
         "cv": cv,
         "timing": source,
         "do_bench_us": statistics.median(bench),
+        "cupti_us": statistics.median(cupti) if cupti else None,
+        "cupti_times_us": cupti,
         "do_bench_cv": bench_cv,
         "sm_clock_mhz": {"before": before, "after": after, "mean": statistics.fmean(sampler.samples)
                          if sampler.samples else None, "samples": len(sampler.samples)},

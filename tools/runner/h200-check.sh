@@ -41,8 +41,13 @@ export PYTHONUNBUFFERED=1
   python3 -c 'import torch, triton; print("torch", torch.__version__, "cuda", torch.version.cuda, "triton", triton.__version__)' 2>&1
 } | tee "$WORK/env.txt"
 
+# SM clock, power and temperature every 100 ms (the log lines carry wall-clock times to match them).
+nvidia-smi --query-gpu=timestamp,clocks.sm,power.draw,temperature.gpu --format=csv,noheader -lms 100 \
+  >"$RESULT_DIR/smi.csv" 2>/dev/null &
+smi=$!
 python3 tools/runner/h200_check.py "$RESULT_DIR" "$WORK" "${@:2}" 2>&1 | tee "$RESULT_DIR/log.txt"
 status=${PIPESTATUS[0]}
+kill "$smi" 2>/dev/null
 cp "$WORK/env.txt" "$RESULT_DIR/env.txt"
 tar -czf "$RESULT_DIR/h200-check.tar.gz" -C "$WORK" .
 exit "$status"

@@ -42,7 +42,7 @@ T0 = time.time()
 
 def log(msg: str) -> None:
     """A progress line with the seconds since the start."""
-    print(f"[{time.time() - T0:6.1f} s] {msg}", flush=True)
+    print(f"[{time.time() - T0:6.1f} s] {time.strftime('%H:%M:%S')} {msg}", flush=True)
 
 
 def captures(filters: list[str]) -> list[Path]:
@@ -185,7 +185,7 @@ def main() -> int:
             name = f"{capture.parent.name}-{capture.name}"
             log(f"{name}: native A1")
             a1 = native(tlxsim, capture, args.work, "a1", trace)
-            py, py_err = None, None
+            py, py_err, py_detail = None, None, None
             if python_on:
                 log(f"{name}: python (record.py record_one)")
                 try:
@@ -199,6 +199,7 @@ def main() -> int:
                     rec = record.record_one(km, capture.parent.name, config, shape, "fit", inputs, ref, device,
                                             args.work / "python" / "traces", rec_args)
                     py = rec["measured_us"] if rec["correct"] else None
+                    py_detail = {k: rec.get(k) for k in ("times_us", "do_bench_us", "do_bench_cv", "sm_clock_mhz")}
                     py_err = None if rec["correct"] else f"record.py: wrong result (max rel err {rec['max_rel_err']})"
                 except Exception as err:  # noqa: BLE001 (reported in the table, the run goes on)
                     py_err = f"record.py failed: {type(err).__name__}: {err}"
@@ -225,7 +226,7 @@ def main() -> int:
             clock = ", ".join(f"{o['sm_clock_mhz']['before']}->{o['sm_clock_mhz']['after']}" for o in ok_runs) or "-"
             row = {"capture": name, "check": check, "timer": "/".join(timers), "a1": times[0] if times else None,
                    "a2": times[1] if len(times) > 1 else None, "native": native_us, "python": py,
-                   "python_error": py_err, "committed": committed.get(key), "clock": clock, "pass": passed,
+                   "python_error": py_err, "python_detail": py_detail, "committed": committed.get(key), "clock": clock, "pass": passed,
                    "timer_notes": [o["timing"].get("timer_note") for o in ok_runs]}
             rows.append(row)
             results.write(json.dumps(row) + "\n")
