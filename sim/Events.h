@@ -97,6 +97,20 @@ struct ClusterBarrierEvent {
   int64_t generation; ///< the barrier's generation after the step
 };
 
+/// An asynchronous operation that delivers bytes into a CTA of the cluster and completes them (complete-tx) on a
+/// barrier there: one event per destination CTA of a TMA multicast (`.multicast::cluster`), a 2-CTA TMA copy
+/// signalling the pair's leader, or a DSMEM st.async / bulk copy into a peer CTA. Emitted at issue, before the
+/// operation's AccessEvent on that CTA.
+struct ClusterDeliveryEvent {
+  Cycle cycle;
+  int32_t agent;      ///< the issuing agent
+  int64_t asyncOp;    ///< the operation (one per destination CTA)
+  BarrierKey barrier; ///< the destination's barrier (its `cta` is the destination CTA)
+  int64_t bytes;
+  int32_t loc;
+  Op op;              ///< TmaLoad or RemoteStore
+};
+
 /// An instruction read the result of an asynchronous operation (a wgmma accumulator) that its issuer has not
 /// waited for yet (wgmma.wait_group with too many pendings, or none).
 struct PendingUseEvent {
@@ -164,6 +178,7 @@ public:
   virtual void onNamedBarrier(const NamedBarrierEvent &) {}
   virtual void onClusterBarrier(const ClusterBarrierEvent &) {}
   virtual void onPendingUse(const PendingUseEvent &) {}
+  virtual void onClusterDelivery(const ClusterDeliveryEvent &) {}
   /// An op without simulator semantics was executed (once per op).
   virtual void onUnknownOp(const std::string & /*name*/, int32_t /*loc*/) {}
   /// No agent can progress; `blocked` lists every unfinished agent.
