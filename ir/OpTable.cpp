@@ -242,6 +242,7 @@ const OpSpec kOpSpecs[] = {
     {"ttng.map_to_remote_buffer", "src ctaRank:i32", "", "result",
      "$src `,` $ctaRank attr-dict `:` qualified(type($src)) `->` qualified(type($result))"},
     {"ttng.arrive_barrier_named", "bar numThreads", "", "", "$bar `,` $numThreads attr-dict `:` type(operands)"},
+    {"ttng.fence_mbarrier_init_release_cluster", "", "", "", "attr-dict"},
     {"ttng.wait_barrier_named", "bar numThreads", "", "", "$bar `,` $numThreads attr-dict `:` type(operands)"},
     {"ttng.async_clc_try_cancel", "mbarAlloc clcResAlloc", "", "",
      "$mbarAlloc `,` $clcResAlloc attr-dict `:` type(operands)"},

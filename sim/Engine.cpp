@@ -462,6 +462,37 @@ struct Engine::Impl {
     Cta *second = first ? peerCta(cta, leader + 1, in) : nullptr;
     return second ? std::vector<Cta *>{first, second} : std::vector<Cta *>{};
   }
+  /// Whether the CTA of cluster rank `rank` in the cluster of `cta` was launched and has exited.
+  bool peerExited(const Cta &cta, int64_t rank) const {
+    if (rank < 0 || rank >= program.numCtas)
+      return false;
+    int64_t id = cta.id / program.numCtas * program.numCtas + rank;
+    return id < nextCta && (id >= static_cast<int64_t>(ctas.size()) || !ctas[id]);
+  }
+  /// The id of an exited CTA of its cluster that `in` would access (a DSMEM view operand, a remote-store rank, a
+  /// multicast destination, the other CTA of a 2-CTA pair), or -1.
+  int64_t exitedPeerOf(Agent &a, const Instr &in) const {
+    const Cta &cta = *a.cta;
+    int64_t base = cta.id / program.numCtas * program.numCtas;
+    auto intArg = [&](size_t i) { return i < in.args.size() && in.args[i] >= 0 && a.frame[in.args[i]].kind == Value::Int
+                                             ? a.frame[in.args[i]].i : int64_t(-1); };
+    for (int32_t slot : in.args)
+      if (slot >= 0 && a.frame[slot].kind == Value::Mem && peerExited(cta, a.frame[slot].rank))
+        return base + a.frame[slot].rank;
+    if (in.op == Op::RemoteStore && peerExited(cta, intArg(2)))
+      return base + intArg(2);
+    if (in.op == Op::TmaLoad && in.args.size() > static_cast<size_t>(in.imm2) + 4)
+      for (int32_t r = 0, mask = static_cast<int32_t>(intArg(in.imm2 + 4)); mask > 0 && r < program.numCtas; ++r)
+        if (mask >> r & 1 && peerExited(cta, r))
+          return base + r;
+    bool pair = (in.op == Op::Tc05Mma && in.sub & 2) || (in.op == Op::Tc05Commit && in.sub == 1) ||
+                (in.op == Op::TmaLoad && in.sub == 1);
+    int64_t leader = cta.id % program.numCtas & ~int64_t(1);
+    for (int64_t r : {leader, leader + 1})
+      if (pair && peerExited(cta, r))
+        return base + r;
+    return -1;
+  }
   /// The CTA holding the barrier `key`.
   Cta &ctaOf(const BarrierKey &key) { return *ctas[key.cta]; }
 
@@ -824,6 +855,18 @@ struct Engine::Impl {
       return Step::Error;
     };
     int64_t x = 0, y = 0;
+    if (program.numCtas > 1 && isShared(in.op)) {
+      // An op reaching into the shared memory of a CTA of the cluster that has exited: reported, then dropped
+      // (PTX ISA 9.1 5.1.1: a CTA's shared memory must not be accessed once it exited).
+      int64_t gone = exitedPeerOf(a, in);
+      if (gone >= 0) {
+        busy(costs.mbarOp);
+        ClusterBarrierEvent e{ClusterBarrierEvent::ExitedPeer, a.time, cta.id / program.numCtas, a.info.id, in.loc,
+                              gone};
+        emit([&](Listener &l) { l.onClusterBarrier(e); });
+        return next();
+      }
+    }
     switch (in.op) {
     case Op::Const:
       a.frame[in.result] = Value::integer(truncateTo(in.imm, in.bits));
@@ -1035,6 +1078,25 @@ struct Engine::Impl {
       if (key.cta != cta.id && (in.op == Op::InitBarrier || in.op == Op::InvalBarrier))
         return err("initializes or invalidates an mbarrier of another CTA of the cluster (mbarrier.init / inval take "
                    "only the executing CTA's shared memory)");
+      if (in.op == Op::ArriveBarrier && in.imm2 != 0) { // multicast arrive: every CTA of the mask, in rank order
+        if ((in.imm2 >> std::min(program.numCtas, 62)) != 0 || in.imm2 < 0)
+          return err("arrive CTA mask " + std::to_string(in.imm2) + " names CTAs outside the cluster of " +
+                     std::to_string(program.numCtas) + " CTAs (ttg.num-ctas)");
+        for (int32_t r = 0; r < program.numCtas; ++r)
+          if (in.imm2 >> r & 1) {
+            Cta *d = peerCta(cta, r, in);
+            if (!d)
+              return Step::Error;
+            BarrierKey dk{d->id, key.alloc, key.index};
+            MBarrier &bar = barrier(*d, dk);
+            bool completed = false;
+            BarrierStatus status = bar.arrive(in.imm, completed);
+            barrierEvent(a.time, BarrierAction::Arrive, dk, bar, a.info.id, in.loc, in.imm, status);
+            if (completed)
+              phaseFlipped(*d, dk, bar, a.time, a.info.id, in.loc);
+          }
+        return next();
+      }
       MBarrier &bar = barrier(ctaOf(key), key);
       bool completed = false;
       BarrierStatus status;

@@ -90,11 +90,13 @@ struct NamedBarrierEvent {
 
 /// A cluster-barrier step of an agent (`barrier.cluster.arrive` / `wait`).
 struct ClusterBarrierEvent {
-  enum Action : uint8_t { Arrive, DoubleArrive, WaitPass, WaitBlock, WaitWithoutArrive, Complete } action;
+  /// ExitedPeer: the agent's op accesses the shared memory of a CTA of its cluster that has exited (the op is
+  /// dropped); `generation` then holds that CTA's id.
+  enum Action : uint8_t { Arrive, DoubleArrive, WaitPass, WaitBlock, WaitWithoutArrive, Complete, ExitedPeer } action;
   Cycle cycle;
   int64_t cluster;    ///< cluster index (linear CTA id / CTAs per cluster)
   int32_t agent, loc; ///< -1 for Complete
-  int64_t generation; ///< the barrier's generation after the step
+  int64_t generation; ///< the barrier's generation after the step (ExitedPeer: the exited CTA)
 };
 
 /// An asynchronous operation that delivers bytes into a CTA of the cluster and completes them (complete-tx) on a

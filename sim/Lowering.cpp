@@ -87,7 +87,10 @@ bool isRegisterTensorOp(StringRef name) {
 bool isHint(StringRef name) {
   return llvm::is_contained({"rocdl.sched.barrier", "rocdl.sched.group.barrier", "rocdl.s.setprio",
                              "amdg.instruction_sched_hint", "llvm.intr.assume", "tt.assume", "ttg.local_dealloc",
-                             "ttng.prefetch_tensormap", "ttng.tensormap_fenceproxy_acquire", "proton.record"},
+                             "ttng.prefetch_tensormap", "ttng.tensormap_fenceproxy_acquire", "proton.record",
+                             // orders mbarrier inits before the cluster barrier that publishes them; the simulator
+                             // orders them by that cluster barrier (verifier/ClusterDeliveryChecker)
+                             "ttng.fence_mbarrier_init_release_cluster"},
                             name);
 }
 
@@ -802,6 +805,7 @@ private:
       Instr instr = make(Op::ArriveBarrier, op); // amdg: the result (the barrier's old state) stays unknown
       instr.args = {required(op, "alloc"), operand(op, "pred")};
       instr.imm = intAttr(op, "count", 1);
+      instr.imm2 = intAttr(op, "ctaMask", 0); // Triton main: arrive on the barrier of every CTA of the mask
       out.push_back(instr);
       return;
     }

@@ -32,7 +32,8 @@ enum class Op : uint8_t {
   InvalBarrier,   ///< args = bar
   BarrierExpect,  ///< args = bar, pred; imm = tx bytes (also one arrival)
   WaitBarrier,    ///< args = bar, phase, [pred]
-  ArriveBarrier,  ///< args = bar, [pred]; imm = count
+  ArriveBarrier,  ///< args = bar, [pred]; imm = count; imm2 = CTA mask (Triton main `ctaMask`: the barrier at the
+                  ///< same offset in every CTA of the mask), 0 for the barrier operand itself
   TmaLoad,        ///< args = desc, coords..., dst, bar, pred, [multicast CTA mask]; imm = box bytes; imm2 = #coords;
                   ///< sub = 1 for a 2-CTA copy (`two_cta`: completes on the barrier of the pair's leader CTA)
   TmaStore,       ///< args = desc, coords..., src; imm = box bytes; imm2 = #coords

@@ -10,6 +10,12 @@
 // RUN: sed -e "/BUG-ONLY/d" -e 's|// FIXED: ||' %s > %t.fixed.mlir
 // RUN: %tlx-sim check %t.fixed.mlir --grid 2 --desc a_desc=128x64 --desc b_desc=64x128 --schedules 8 | FileCheck %s --check-prefix=CLEAN
 // CLEAN: tlx-sim check: no findings
+// Variant: the peer does not wait for the MMA (its wait on `done` removed) and exits while the leader's MMA still
+// reads its tiles and writes its accumulator.
+// RUN: grep -v PEER-WAIT %t.fixed.mlir > %t.exit.mlir
+// RUN: %tlx-sim check %t.exit.mlir --grid 2 --desc a_desc=128x64 --desc b_desc=64x128 --no-proofs > %t.exit; test $? -eq 1
+// RUN: FileCheck %s --check-prefix=EXIT < %t.exit
+// EXIT: error: cluster-barrier: partition 'default' of CTA 0 accesses the shared memory of CTA 1 of its cluster, which has already exited
 // A 2-CTA MMA needs a cluster of at least 2 CTAs: a clear error (exit 2), not a single-CTA answer.
 // RUN: sed -e 's|"ttg.num-ctas" = 2|"ttg.num-ctas" = 1|' %t.fixed.mlir > %t.one.mlir
 // RUN: not %tlx-sim check %t.one.mlir --grid 2 --desc a_desc=128x64 --desc b_desc=64x128 2> %t.err
@@ -47,7 +53,7 @@ module attributes {"ttg.num-ctas" = 2 : i32, "ttg.num-warps" = 4 : i32, ttg.targ
     ttng.wait_barrier %ready, %c0, %leader : !ttg.memdesc<1xi64, #shared1, #smem, mutable>
     // CHECK-DAG: two_cta_mma.mlir:[[@LINE+1]]:{{[0-9]+}}: error: race-raw: the tcgen05 MMA of partition 'default' of CTA 0 reads a_smem before the TMA load of partition 'default' of CTA 1 that fills it is known to be complete (CTA 1)
     ttng.tc_gen5_mma %a_smem, %b_smem, %acc, %false, %leader, %done[%true] {is_async, two_ctas} : !ttg.memdesc<128x64xf16, #shared, #smem, mutable>, !ttg.memdesc<64x128xf16, #shared, #smem, mutable>, !ttg.memdesc<128x128xf32, #tmem, #ttng.tensor_memory, mutable>, !ttg.memdesc<1xi64, #shared1, #smem, mutable>
-    ttng.wait_barrier %done, %c0, %true : !ttg.memdesc<1xi64, #shared1, #smem, mutable>
+    ttng.wait_barrier %done, %c0, %true : !ttg.memdesc<1xi64, #shared1, #smem, mutable> // PEER-WAIT
     %d = ttng.tmem_load %acc : !ttg.memdesc<128x128xf32, #tmem, #ttng.tensor_memory, mutable> -> tensor<128x128xf32, #linear>
     ttng.inval_barrier %ready : !ttg.memdesc<1xi64, #shared1, #smem, mutable>
     ttng.inval_barrier %done : !ttg.memdesc<1xi64, #shared1, #smem, mutable>
