@@ -943,17 +943,25 @@ std::optional<OperandRange> getOperandGroup(Operation *op, llvm::StringRef group
         segments = dict.getAs<DenseI32ArrayAttr>("operandSegmentSizes");
   if (segments && static_cast<size_t>(segments.size()) != compiled.operands.size())
     return std::nullopt;
-  size_t singles = 0, open = 0;
+  size_t singles = 0, open = 0, variadic = 0;
   for (const Decl &decl : compiled.operands) {
     singles += decl.kind == Decl::One;
     open += decl.kind != Decl::One;
+    variadic += decl.kind == Decl::Variadic;
   }
+  // Without segment sizes the printing ODS had one non-single group (or SameVariadicOperandSize): an optional group
+  // next to a variadic one was added later (e.g. TLX's multicast mask on a Triton 3.6 TMA copy) and is absent.
+  bool optionalAbsent = !segments && !compiled.sameVariadicSize && variadic > 0 && open > variadic;
+  if (optionalAbsent)
+    open = variadic;
   unsigned start = 0;
   for (size_t i = 0; i < compiled.operands.size(); ++i) {
     const Decl &decl = compiled.operands[i];
     unsigned size = 1;
     if (segments)
       size = segments[i];
+    else if (decl.kind == Decl::Optional && optionalAbsent)
+      size = 0;
     else if (decl.kind != Decl::One) // the only non-single group, or equal groups (SameVariadicOperandSize)
       size = op->getNumOperands() >= singles ? (op->getNumOperands() - singles) / std::max<size_t>(open, 1) : 0;
     if (decl.name == group) {

@@ -193,9 +193,10 @@ const OpSpec kOpSpecs[] = {
     {"ttng.arrive_barrier", "alloc pred?:i1", "count:i32", "",
      "$alloc `,` $count (`,` $pred^)? attr-dict `:` qualified(type($alloc))"},
     {"ttng.async_copy_mbarrier_arrive", "barrier", "", "", "$barrier attr-dict `:` qualified(type($barrier))"},
-    {"ttng.async_tma_copy_global_to_local", "desc coord*:i32 barrier result pred:i1", "cache:" CACHE " evict:" EVICT,
-     "",
-     "$desc `[` $coord `]` $result `,` $barrier `,` $pred " OILIST_CE
+    // (main) TLX adds the optional multicast CTA mask `multicastTargets` (first in ODS order, printed after pred).
+    {"ttng.async_tma_copy_global_to_local", "multicastTargets?:i32 desc coord*:i32 barrier result pred:i1",
+     "cache:" CACHE " evict:" EVICT, "",
+     "$desc `[` $coord `]` $result `,` $barrier `,` $pred (`,` $multicastTargets^)? " OILIST_CE
      " attr-dict `:` qualified(type($desc)) `,` qualified(type($barrier)) `->` qualified(type($result))"},
     {"ttng.async_tma_copy_local_to_global", "desc coord*:i32 src", "evict:" EVICT, "",
      "$desc `[` $coord `]` $src oilist(`evictionPolicy` `=` $evict) attr-dict `:` qualified(type($desc)) `,` "
@@ -241,6 +242,7 @@ const OpSpec kOpSpecs[] = {
     {"ttng.map_to_remote_buffer", "src ctaRank:i32", "", "result",
      "$src `,` $ctaRank attr-dict `:` qualified(type($src)) `->` qualified(type($result))"},
     {"ttng.arrive_barrier_named", "bar numThreads", "", "", "$bar `,` $numThreads attr-dict `:` type(operands)"},
+    {"ttng.fence_mbarrier_init_release_cluster", "", "", "", "attr-dict"},
     {"ttng.wait_barrier_named", "bar numThreads", "", "", "$bar `,` $numThreads attr-dict `:` type(operands)"},
     {"ttng.async_clc_try_cancel", "mbarAlloc clcResAlloc", "", "",
      "$mbarAlloc `,` $clcResAlloc attr-dict `:` type(operands)"},

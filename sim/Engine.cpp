@@ -418,9 +418,83 @@ struct Engine::Impl {
     const Value &v = a.frame[slot];
     if (v.kind != Value::Mem)
       return fail(in, "the barrier operand does not trace back to a shared-memory allocation");
-    key = BarrierKey{a.cta->id, v.alloc, v.i};
+    Cta *owner = v.rank < 0 ? a.cta : peerCta(*a.cta, v.rank, in); // a DSMEM view names a peer's barrier
+    if (!owner)
+      return false;
+    key = BarrierKey{owner->id, v.alloc, v.i};
     return true;
   }
+
+  // ---- clusters: distributed shared memory (PTX ISA 9.1 5.1.1; CTAs of a cluster are consecutive CTA ids) ----
+
+  /// The running CTA of cluster rank `rank` in the cluster of `cta`; fails naming why when the rank lies outside
+  /// the cluster or that CTA does not run (not launched, or already exited).
+  Cta *peerCta(const Cta &cta, int64_t rank, const Instr &in) {
+    if (rank < 0 || rank >= program.numCtas) {
+      fail(in, "cluster CTA rank " + std::to_string(rank) + " lies outside the cluster of " +
+                   std::to_string(program.numCtas) + " CTAs (ttg.num-ctas)");
+      return nullptr;
+    }
+    int64_t id = cta.id / program.numCtas * program.numCtas + rank;
+    if (id < static_cast<int64_t>(ctas.size()) && ctas[id])
+      return ctas[id].get();
+    fail(in, "CTA " + std::to_string(id) + " (rank " + std::to_string(rank) + " of the cluster of CTA " +
+                 std::to_string(cta.id) + ") is not running: " +
+                 (id >= totalCtas ? "the simulated grid (--grid, --max-ctas) must hold whole clusters of " +
+                                        std::to_string(program.numCtas) + " CTAs"
+                                  : std::string("it has exited, and the shared memory of an exited CTA of the "
+                                                "cluster must not be accessed (PTX ISA 9.1 5.1.1)")));
+    return nullptr;
+  }
+  /// The linear id of the CTA whose shared memory the view `v` of an agent of `cta` names.
+  int64_t viewCtaId(const Cta &cta, const Value &v) const {
+    return v.rank < 0 ? cta.id : cta.id / program.numCtas * program.numCtas + v.rank;
+  }
+  /// The CTAs of the 2-CTA pair (cta_group::2) `cta` belongs to, leader (even rank) first; empty after a failure.
+  std::vector<Cta *> ctaPair(const Cta &cta, const Instr &in) {
+    if (program.numCtas < 2) {
+      fail(in, "a 2-CTA (two_ctas / cta_group::2) operation needs clusters of at least 2 CTAs (ttg.num-ctas = " +
+                   std::to_string(program.numCtas) + ")");
+      return {};
+    }
+    int64_t leader = cta.id % program.numCtas & ~int64_t(1);
+    Cta *first = peerCta(cta, leader, in);
+    Cta *second = first ? peerCta(cta, leader + 1, in) : nullptr;
+    return second ? std::vector<Cta *>{first, second} : std::vector<Cta *>{};
+  }
+  /// Whether the CTA of cluster rank `rank` in the cluster of `cta` was launched and has exited.
+  bool peerExited(const Cta &cta, int64_t rank) const {
+    if (rank < 0 || rank >= program.numCtas)
+      return false;
+    int64_t id = cta.id / program.numCtas * program.numCtas + rank;
+    return id < nextCta && (id >= static_cast<int64_t>(ctas.size()) || !ctas[id]);
+  }
+  /// The id of an exited CTA of its cluster that `in` would access (a DSMEM view operand, a remote-store rank, a
+  /// multicast destination, the other CTA of a 2-CTA pair), or -1.
+  int64_t exitedPeerOf(Agent &a, const Instr &in) const {
+    const Cta &cta = *a.cta;
+    int64_t base = cta.id / program.numCtas * program.numCtas;
+    auto intArg = [&](size_t i) { return i < in.args.size() && in.args[i] >= 0 && a.frame[in.args[i]].kind == Value::Int
+                                             ? a.frame[in.args[i]].i : int64_t(-1); };
+    for (int32_t slot : in.args)
+      if (slot >= 0 && a.frame[slot].kind == Value::Mem && peerExited(cta, a.frame[slot].rank))
+        return base + a.frame[slot].rank;
+    if (in.op == Op::RemoteStore && peerExited(cta, intArg(2)))
+      return base + intArg(2);
+    if (in.op == Op::TmaLoad && in.args.size() > static_cast<size_t>(in.imm2) + 4)
+      for (int32_t r = 0, mask = static_cast<int32_t>(intArg(in.imm2 + 4)); mask > 0 && r < program.numCtas; ++r)
+        if (mask >> r & 1 && peerExited(cta, r))
+          return base + r;
+    bool pair = (in.op == Op::Tc05Mma && in.sub & 2) || (in.op == Op::Tc05Commit && in.sub == 1) ||
+                (in.op == Op::TmaLoad && in.sub == 1);
+    int64_t leader = cta.id % program.numCtas & ~int64_t(1);
+    for (int64_t r : {leader, leader + 1})
+      if (pair && peerExited(cta, r))
+        return base + r;
+    return -1;
+  }
+  /// The CTA holding the barrier `key`.
+  Cta &ctaOf(const BarrierKey &key) { return *ctas[key.cta]; }
 
   /// Index of `key` among the flat barriers of a CTA, or -1.
   int64_t flatIndex(const BarrierKey &key) const {
@@ -596,13 +670,15 @@ struct Engine::Impl {
   }
 
   /// Reports an access to the shared-memory view in `slot` (`elems` elements), if it is one.
-  void access(Agent &a, int64_t op, int32_t slot, int64_t elems, bool write, bool asyncProxy, const Instr &in) {
+  /// `ctaId` overrides the CTA the view lies in (a multicast or 2-CTA operation's other destinations).
+  void access(Agent &a, int64_t op, int32_t slot, int64_t elems, bool write, bool asyncProxy, const Instr &in,
+              int64_t ctaId = -1) {
     Op kind = in.op;
     int32_t loc = in.loc;
     if (slot < 0 || elems <= 0 || a.frame[slot].kind != Value::Mem)
       return;
     const Value &view = a.frame[slot];
-    AccessEvent e{a.time, a.cta->id, a.info.id, op, view.alloc, view.i, elems, write, asyncProxy, loc, iteration(a),
+    AccessEvent e{a.time, ctaId >= 0 ? ctaId : viewCtaId(*a.cta, view), a.info.id, op, view.alloc, view.i, elems, write, asyncProxy, loc, iteration(a),
                   kind};
     emit([&](Listener &l) { l.onAccess(e); });
   }
@@ -690,7 +766,7 @@ struct Engine::Impl {
     case Op::ArriveBarrier: case Op::TmaLoad: case Op::TmaStore: case Op::WgmmaIssue: case Op::WarpSpecialize:
     case Op::Tc05Mma: case Op::Tc05Commit: case Op::GlobalLoad: case Op::GlobalStore: case Op::AsyncCopy:
     case Op::Dot: case Op::Tc05Copy: case Op::ReadBarrierPhase: case Op::LocalLoad: case Op::LocalStore:
-    case Op::NamedBarrier: case Op::ClusterArrive: case Op::ClusterWait:
+    case Op::NamedBarrier: case Op::ClusterArrive: case Op::ClusterWait: case Op::RemoteStore:
       return true;
     default:
       return false;
@@ -779,6 +855,18 @@ struct Engine::Impl {
       return Step::Error;
     };
     int64_t x = 0, y = 0;
+    if (program.numCtas > 1 && isShared(in.op)) {
+      // An op reaching into the shared memory of a CTA of the cluster that has exited: reported, then dropped
+      // (PTX ISA 9.1 5.1.1: a CTA's shared memory must not be accessed once it exited).
+      int64_t gone = exitedPeerOf(a, in);
+      if (gone >= 0) {
+        busy(costs.mbarOp);
+        ClusterBarrierEvent e{ClusterBarrierEvent::ExitedPeer, a.time, cta.id / program.numCtas, a.info.id, in.loc,
+                              gone};
+        emit([&](Listener &l) { l.onClusterBarrier(e); });
+        return next();
+      }
+    }
     switch (in.op) {
     case Op::Const:
       a.frame[in.result] = Value::integer(truncateTo(in.imm, in.bits));
@@ -955,6 +1043,7 @@ struct Engine::Impl {
         return err("memdesc index " + std::to_string(index) + " is out of bounds for a buffer array of " +
                    std::to_string(in.imm2) + " (allocation '" + program.allocs[src.alloc].name + "')");
       a.frame[in.result] = Value::mem(src.alloc, src.i + index * in.imm);
+      a.frame[in.result].rank = src.rank;
       busy(costs.scalarOp);
       return next();
     }
@@ -983,10 +1072,32 @@ struct Engine::Impl {
         int64_t last = !a.openCopies.ops.empty()  ? a.openCopies.ops.back()
                        : !a.copyGroups.empty()    ? a.copyGroups.back().ops.empty() ? -1 : a.copyGroups.back().ops.back()
                                                   : -1;
-        signalAt(std::max(a.time, copiesDone(a)), PendingSignal{last, a.info.id, &cta, key, in.imm, in.loc, true});
+        signalAt(std::max(a.time, copiesDone(a)), PendingSignal{last, a.info.id, &ctaOf(key), key, in.imm, in.loc, true});
         return next();
       }
-      MBarrier &bar = barrier(cta, key);
+      if (key.cta != cta.id && (in.op == Op::InitBarrier || in.op == Op::InvalBarrier))
+        return err("initializes or invalidates an mbarrier of another CTA of the cluster (mbarrier.init / inval take "
+                   "only the executing CTA's shared memory)");
+      if (in.op == Op::ArriveBarrier && in.imm2 != 0) { // multicast arrive: every CTA of the mask, in rank order
+        if ((in.imm2 >> std::min(program.numCtas, 62)) != 0 || in.imm2 < 0)
+          return err("arrive CTA mask " + std::to_string(in.imm2) + " names CTAs outside the cluster of " +
+                     std::to_string(program.numCtas) + " CTAs (ttg.num-ctas)");
+        for (int32_t r = 0; r < program.numCtas; ++r)
+          if (in.imm2 >> r & 1) {
+            Cta *d = peerCta(cta, r, in);
+            if (!d)
+              return Step::Error;
+            BarrierKey dk{d->id, key.alloc, key.index};
+            MBarrier &bar = barrier(*d, dk);
+            bool completed = false;
+            BarrierStatus status = bar.arrive(in.imm, completed);
+            barrierEvent(a.time, BarrierAction::Arrive, dk, bar, a.info.id, in.loc, in.imm, status);
+            if (completed)
+              phaseFlipped(*d, dk, bar, a.time, a.info.id, in.loc);
+          }
+        return next();
+      }
+      MBarrier &bar = barrier(ctaOf(key), key);
       bool completed = false;
       BarrierStatus status;
       BarrierAction action;
@@ -998,7 +1109,7 @@ struct Engine::Impl {
       }
       barrierEvent(a.time, action, key, bar, a.info.id, in.loc, in.imm, status);
       if (completed)
-        phaseFlipped(cta, key, bar, a.time, a.info.id, in.loc);
+        phaseFlipped(ctaOf(key), key, bar, a.time, a.info.id, in.loc);
       return next();
     }
     case Op::WaitBarrier: {
@@ -1012,6 +1123,9 @@ struct Engine::Impl {
         busy(costs.scalarOp);
         return next();
       }
+      if (key.cta != cta.id)
+        return err("waits on an mbarrier of another CTA of the cluster (mbarrier.try_wait takes only the executing "
+                   "CTA's shared memory)");
       MBarrier &bar = barrier(cta, key);
       if (bar.initialized() && bar.testWaitParity(parity)) {
         busy(costs.mbarOp);
@@ -1033,7 +1147,9 @@ struct Engine::Impl {
       size_t n = static_cast<size_t>(in.imm2);
       BarrierKey key{};
       bool pred = true;
-      if (!barrierOf(a, in.args[n + 2], in, key) || !predicate(a, in.args[n + 3], in, pred))
+      int64_t mask = -1; // .multicast::cluster CTA mask; -1: the issuer's CTA only
+      if (!barrierOf(a, in.args[n + 2], in, key) || !predicate(a, in.args[n + 3], in, pred) ||
+          (in.args.size() > n + 4 && !intOf(a, in.args[n + 4], in, mask)))
         return Step::Error;
       for (size_t i = 1; i <= n; ++i)
         if (!intOf(a, in.args[i], in, x))
@@ -1041,13 +1157,50 @@ struct Engine::Impl {
       busy(costs.tmaIssue);
       if (!pred)
         return next();
+      if (mask >= 0 && (mask >> std::min(program.numCtas, 62)) != 0)
+        return err("multicast CTA mask " + std::to_string(mask) + " names CTAs outside the cluster of " +
+                   std::to_string(program.numCtas) + " CTAs (ttg.num-ctas)");
+      // Destinations: the box lands at the same CTA-relative offset in every CTA of the mask and completes its
+      // bytes on the barrier at the same offset there (PTX ISA 9.1 9.7.9.25.5.1, .multicast::cluster); a 2-CTA
+      // copy (cta_group::2) completes them on the barrier of the destination's pair leader.
+      std::vector<Cta *> dests;
+      const Value &dstView = a.frame[in.args[n + 1]];
+      if (mask < 0) {
+        Cta *d = dstView.kind == Value::Mem && dstView.rank >= 0 ? peerCta(cta, dstView.rank, in) : &cta;
+        if (!d)
+          return Step::Error;
+        dests.push_back(d);
+      }
+      for (int32_t r = 0; mask > 0 && r < program.numCtas; ++r)
+        if (mask >> r & 1) {
+          Cta *d = peerCta(cta, r, in);
+          if (!d)
+            return Step::Error;
+          dests.push_back(d);
+        }
       bool hit = l2Lookup(boxKey(a, in), in.imm);
       Cycle done = transfer(sm, a.time, in.imm, hit);
-      int64_t op = issueAsync(a);
-      access(a, op, in.args[n + 1], in.viewElems[0], /*write=*/true, /*asyncProxy=*/true, in);
-      signalAt(done, PendingSignal{op, a.info.id, &cta, key, in.imm, in.loc});
-      AsyncEvent e{AsyncEvent::TmaLoad, cta.sm, a.info.id, in.loc, a.time, done, in.imm, 0, hit, op};
-      emit([&](Listener &l) { l.onAsync(e); });
+      for (Cta *d : dests) {
+        BarrierKey dk = key;
+        if (mask >= 0)
+          dk.cta = d->id;
+        if (in.sub == 1) { // two_cta
+          std::vector<Cta *> pair = ctaPair(*d, in);
+          if (pair.empty())
+            return Step::Error;
+          dk.cta = pair[0]->id;
+        }
+        int64_t op = issueAsync(a);
+        if (dk.cta != cta.id) {
+          ClusterDeliveryEvent ce{a.time, a.info.id, op, dk, in.imm, in.loc, in.op};
+          emit([&](Listener &l) { l.onClusterDelivery(ce); });
+        }
+        access(a, op, in.args[n + 1], in.viewElems[0], /*write=*/true, /*asyncProxy=*/true, in, d->id);
+        signalAt(done, PendingSignal{op, a.info.id, &ctaOf(dk), dk, in.imm, in.loc});
+        AsyncEvent e{AsyncEvent::TmaLoad, cta.sm, a.info.id, in.loc, a.time, done, in.imm, 0, hit, op};
+        if (d == dests.front())
+          emit([&](Listener &l) { l.onAsync(e); });
+      }
       return next();
     }
     case Op::TmaStore: {
@@ -1111,14 +1264,23 @@ struct Engine::Impl {
       busy(costs.wgmmaIssue);
       if (!pred)
         return next();
+      // cta_group::2 reads and writes the same views in both CTAs of the pair and arrives on the barriers of both
+      // (Triton lowers its commit to tcgen05.commit.cta_group::2 .multicast::cluster over the pair).
+      std::vector<Cta *> pair = {&cta};
+      if (in.sub & 2) {
+        pair = ctaPair(cta, in);
+        if (pair.empty())
+          return Step::Error;
+      }
       std::vector<BarrierKey> signals;
       for (int64_t i = 0; i < in.imm2; ++i) {
         BarrierKey key{};
         bool arrive = true;
         if (!barrierOf(a, in.args[5 + i], in, key) || !predicate(a, in.args[5 + in.imm2 + i], in, arrive))
           return Step::Error;
-        if (arrive)
-          signals.push_back(key);
+        for (Cta *c : pair)
+          if (arrive)
+            signals.push_back(in.sub & 2 ? BarrierKey{c->id, key.alloc, key.index} : key);
       }
       // tcgen05 ops share the SM's tensor cores with wgmma and complete in issue order.
       Cycle begin = std::max(a.time, sm.tensorCoreFree);
@@ -1126,16 +1288,19 @@ struct Engine::Impl {
       tensorBusy += static_cast<double>(sm.tensorCoreFree - begin);
       Cycle done = std::max(a.lastTc05Done, sm.tensorCoreFree + cycles(costs.wgmmaLatency));
       int64_t op = issueAsync(a, a.lastTc05Op);
-      access(a, op, in.args[0], in.viewElems[0], /*write=*/false, /*asyncProxy=*/true, in);
-      access(a, op, in.args[1], in.viewElems[1], /*write=*/false, /*asyncProxy=*/true, in);
-      access(a, op, in.args[2], in.viewElems[2], /*write=*/true, /*asyncProxy=*/true, in);
+      for (Cta *c : pair) {
+        int64_t id = in.sub & 2 ? c->id : -1;
+        access(a, op, in.args[0], in.viewElems[0], /*write=*/false, /*asyncProxy=*/true, in, id);
+        access(a, op, in.args[1], in.viewElems[1], /*write=*/false, /*asyncProxy=*/true, in, id);
+        access(a, op, in.args[2], in.viewElems[2], /*write=*/true, /*asyncProxy=*/true, in, id);
+      }
       a.lastTc05Op = op;
       a.lastTc05Done = done;
       AsyncEvent e{AsyncEvent::TensorCore, cta.sm, a.info.id, in.loc, begin, sm.tensorCoreFree, 0, in.imm, true, op};
       emit([&](Listener &l) { l.onAsync(e); });
       for (const BarrierKey &key : signals)
-        signalAt(done, PendingSignal{op, a.info.id, &cta, key, 1, in.loc, /*arrive=*/true});
-      if (in.sub == 1) { // synchronous: the issuer waits for the MMA
+        signalAt(done, PendingSignal{op, a.info.id, &ctaOf(key), key, 1, in.loc, /*arrive=*/true});
+      if (in.sub & 1) { // synchronous: the issuer waits for the MMA
         a.time = std::max(a.time, done);
         emit([&](Listener &l) { l.onAsyncRetired(a.info.id, op, a.time); });
       }
@@ -1147,8 +1312,16 @@ struct Engine::Impl {
       if (!barrierOf(a, in.args[0], in, key) || !predicate(a, in.args[1], in, pred))
         return Step::Error;
       busy(costs.mbarOp);
-      if (pred) // arrives once all earlier tcgen05 ops of this agent completed (PTX ISA 9.1 9.7.16.12.1)
-        signalAt(std::max(a.time, a.lastTc05Done), PendingSignal{a.lastTc05Op, a.info.id, &cta, key, 1, in.loc, true});
+      if (!pred)
+        return next();
+      // arrives once all earlier tcgen05 ops of this agent completed (PTX ISA 9.1 9.7.16.12.1); two_ctas: on the
+      // barrier of both CTAs of the pair
+      std::vector<Cta *> targets = {&ctaOf(key)};
+      if (in.sub == 1 && (targets = ctaPair(cta, in)).empty())
+        return Step::Error;
+      for (Cta *c : targets)
+        signalAt(std::max(a.time, a.lastTc05Done),
+                 PendingSignal{a.lastTc05Op, a.info.id, c, BarrierKey{c->id, key.alloc, key.index}, 1, in.loc, true});
       return next();
     }
     case Op::LocalStore:
@@ -1293,7 +1466,7 @@ struct Engine::Impl {
       if (!barrierOf(a, in.args[0], in, key))
         return Step::Error;
       busy(costs.mbarOp);
-      a.frame[in.result] = Value::integer(barrier(cta, key).phase() & 1);
+      a.frame[in.result] = Value::integer(barrier(ctaOf(key), key).phase() & 1);
       return next();
     }
     case Op::While: {
@@ -1341,7 +1514,7 @@ struct Engine::Impl {
       a.lastTc05Op = op;
       a.lastTc05Done = done;
       if (hasBarrier)
-        signalAt(done, PendingSignal{op, a.info.id, &cta, key, 1, in.loc, /*arrive=*/true});
+        signalAt(done, PendingSignal{op, a.info.id, &ctaOf(key), key, 1, in.loc, /*arrive=*/true});
       return next();
     }
     case Op::NamedBarrier: {
@@ -1393,6 +1566,61 @@ struct Engine::Impl {
       a.waitKind = BlockedAgent::Cluster;
       a.waitLoc = in.loc;
       return Step::Suspend;
+    }
+    case Op::ClusterCtaRank:
+      a.frame[in.result] = Value::integer(cta.id % program.numCtas);
+      busy(costs.scalarOp);
+      return next();
+    case Op::MapRemote: {
+      Value view = a.frame[in.args[0]];
+      if (view.kind != Value::Mem)
+        return err("map_to_remote_buffer of a value that is not a shared-memory view");
+      if (!intOf(a, in.args[1], in, x))
+        return Step::Error;
+      if (x < 0 || x >= program.numCtas)
+        return err("cluster CTA rank " + std::to_string(x) + " lies outside the cluster of " +
+                   std::to_string(program.numCtas) + " CTAs (ttg.num-ctas)");
+      view.rank = static_cast<int32_t>(x);
+      a.frame[in.result] = view;
+      busy(costs.scalarOp);
+      return next();
+    }
+    case Op::RemoteStore: {
+      // A store into a peer CTA's shared memory: generic (st.shared::cluster), or asynchronous (st.async /
+      // cp.async.bulk.shared::cluster) completing its bytes on the barrier at the same offset in the peer
+      // (PTX ISA 9.1 9.7.9.12, 9.7.9.25.4.1). The SM-to-SM transfer is costed as a TMA request.
+      if (!intOf(a, in.args[2], in, x))
+        return Step::Error;
+      Cta *peer = peerCta(cta, x, in);
+      if (!peer)
+        return Step::Error;
+      if (a.frame[in.args[1]].kind != Value::Mem)
+        return err("the destination of a remote store is not a shared-memory view");
+      checkPendingUses(a, in);
+      if (in.sub != 2)
+        awaitOperands(a, in, 0);
+      if (in.sub == 0) {
+        double perInstr = costs.lsuVectorBytes * program.threadsPerWarp * std::min(4, std::max(1, a.info.numWarps));
+        busy(std::ceil(static_cast<double>(in.imm) / perInstr) * costs.scalarOp);
+        access(a, -1, in.args[1], in.viewElems[0], /*write=*/true, /*asyncProxy=*/false, in, peer->id);
+        return next();
+      }
+      BarrierKey key{};
+      if (in.args[3] < 0)
+        return err("an asynchronous remote store needs a barrier");
+      if (!barrierOf(a, in.args[3], in, key))
+        return Step::Error;
+      key.cta = peer->id;
+      busy(costs.tmaIssue);
+      Cycle done = a.time + cycles(costs.tmaLatency) + cycles(static_cast<double>(in.imm) / costs.tmaRequestBytesPerClk);
+      int64_t op = issueAsync(a);
+      ClusterDeliveryEvent ce{a.time, a.info.id, op, key, in.imm, in.loc, in.op};
+      emit([&](Listener &l) { l.onClusterDelivery(ce); });
+      if (in.sub == 2)
+        access(a, op, in.args[0], in.viewElems[0], /*write=*/false, /*asyncProxy=*/true, in);
+      access(a, op, in.args[1], in.viewElems[0], /*write=*/true, /*asyncProxy=*/true, in, peer->id);
+      signalAt(done, PendingSignal{op, a.info.id, peer, key, in.imm, in.loc});
+      return next();
     }
     case Op::FenceAsync:
       a.time = std::max(a.time, a.smemWritesDone); // generic-proxy stores complete before the fence

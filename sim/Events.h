@@ -90,11 +90,27 @@ struct NamedBarrierEvent {
 
 /// A cluster-barrier step of an agent (`barrier.cluster.arrive` / `wait`).
 struct ClusterBarrierEvent {
-  enum Action : uint8_t { Arrive, DoubleArrive, WaitPass, WaitBlock, WaitWithoutArrive, Complete } action;
+  /// ExitedPeer: the agent's op accesses the shared memory of a CTA of its cluster that has exited (the op is
+  /// dropped); `generation` then holds that CTA's id.
+  enum Action : uint8_t { Arrive, DoubleArrive, WaitPass, WaitBlock, WaitWithoutArrive, Complete, ExitedPeer } action;
   Cycle cycle;
   int64_t cluster;    ///< cluster index (linear CTA id / CTAs per cluster)
   int32_t agent, loc; ///< -1 for Complete
-  int64_t generation; ///< the barrier's generation after the step
+  int64_t generation; ///< the barrier's generation after the step (ExitedPeer: the exited CTA)
+};
+
+/// An asynchronous operation that delivers bytes into a CTA of the cluster and completes them (complete-tx) on a
+/// barrier there: one event per destination CTA of a TMA multicast (`.multicast::cluster`), a 2-CTA TMA copy
+/// signalling the pair's leader, or a DSMEM st.async / bulk copy into a peer CTA. Emitted at issue, before the
+/// operation's AccessEvent on that CTA.
+struct ClusterDeliveryEvent {
+  Cycle cycle;
+  int32_t agent;      ///< the issuing agent
+  int64_t asyncOp;    ///< the operation (one per destination CTA)
+  BarrierKey barrier; ///< the destination's barrier (its `cta` is the destination CTA)
+  int64_t bytes;
+  int32_t loc;
+  Op op;              ///< TmaLoad or RemoteStore
 };
 
 /// An instruction read the result of an asynchronous operation (a wgmma accumulator) that its issuer has not
@@ -164,6 +180,7 @@ public:
   virtual void onNamedBarrier(const NamedBarrierEvent &) {}
   virtual void onClusterBarrier(const ClusterBarrierEvent &) {}
   virtual void onPendingUse(const PendingUseEvent &) {}
+  virtual void onClusterDelivery(const ClusterDeliveryEvent &) {}
   /// An op without simulator semantics was executed (once per op).
   virtual void onUnknownOp(const std::string & /*name*/, int32_t /*loc*/) {}
   /// No agent can progress; `blocked` lists every unfinished agent.

@@ -87,7 +87,10 @@ bool isRegisterTensorOp(StringRef name) {
 bool isHint(StringRef name) {
   return llvm::is_contained({"rocdl.sched.barrier", "rocdl.sched.group.barrier", "rocdl.s.setprio",
                              "amdg.instruction_sched_hint", "llvm.intr.assume", "tt.assume", "ttg.local_dealloc",
-                             "ttng.prefetch_tensormap", "ttng.tensormap_fenceproxy_acquire", "proton.record"},
+                             "ttng.prefetch_tensormap", "ttng.tensormap_fenceproxy_acquire", "proton.record",
+                             // orders mbarrier inits before the cluster barrier that publishes them; the simulator
+                             // orders them by that cluster barrier (verifier/ClusterDeliveryChecker)
+                             "ttng.fence_mbarrier_init_release_cluster"},
                             name);
 }
 
@@ -517,6 +520,38 @@ private:
     return false;
   }
 
+  /// Cluster-scope ops (PTX ISA 9.1 5.1.1 distributed shared memory): the CTA's rank, DSMEM views (mapa) and
+  /// stores into a peer CTA's shared memory. False if `op` is none of them.
+  bool lowerClusterOp(Operation &op, StringRef name, std::vector<Instr> &out) {
+    if (name == "nvgpu.cluster_id") {
+      Instr instr = make(Op::ClusterCtaRank, op);
+      instr.bits = 32;
+      out.push_back(instr);
+      return true;
+    }
+    if (name == "ttng.map_to_remote_buffer") {
+      Instr instr = make(Op::MapRemote, op);
+      instr.args = {required(op, "src"), required(op, "ctaRank")};
+      out.push_back(instr);
+      return true;
+    }
+    if (name == "ttg.remote_shmem_store" || name == "ttg.async_remote_shmem_store" ||
+        name == "ttg.async_remote_shmem_copy") {
+      mlir::Value dst = requiredValue(op, "dst");
+      auto type = dst ? typed<ir::MemDescType>(op, dst, "the destination", "!ttg.memdesc") : ir::MemDescType();
+      if (!type)
+        return true;
+      Instr instr = make(Op::RemoteStore, op);
+      instr.sub = name == "ttg.remote_shmem_store" ? 0 : name == "ttg.async_remote_shmem_store" ? 1 : 2;
+      instr.args = {required(op, "src"), slot(dst), required(op, "ctaRank"), operand(op, "barrier")};
+      instr.imm = type.getSizeInBytes();
+      instr.viewElems[0] = type.getNumElements();
+      out.push_back(instr);
+      return true;
+    }
+    return false;
+  }
+
   void lowerOp(Operation &op, std::vector<Instr> &out) {
     StringRef name = op.getName().getStringRef();
     bool scalar = op.getNumResults() == 1 && op.getResult(0).getType().isIntOrIndexOrFloat();
@@ -663,7 +698,7 @@ private:
         instr.args.push_back(i < preds.size() ? preds[i] : -1);
       instr.imm = 2 * aType.getShape()[0] * bType.getShape()[1] * aType.getShape()[1];
       instr.imm2 = static_cast<int64_t>(barriers.size());
-      instr.sub = barriers.empty() && !op.hasAttr("is_async") ? 1 : 0;
+      instr.sub = (barriers.empty() && !op.hasAttr("is_async") ? 1 : 0) | (op.hasAttr("two_ctas") ? 2 : 0);
       instr.viewElems[0] = aType.getNumElements();
       instr.viewElems[1] = bType.getNumElements();
       if (mlir::Value d = requiredValue(op, "d"))
@@ -674,6 +709,7 @@ private:
     if (name == "ttng.tc_gen5_commit") {
       Instr instr = make(Op::Tc05Commit, op);
       instr.args = {required(op, "barrier"), operand(op, "pred")};
+      instr.sub = op.hasAttr("two_ctas") ? 1 : 0;
       out.push_back(instr);
       return;
     }
@@ -769,6 +805,7 @@ private:
       Instr instr = make(Op::ArriveBarrier, op); // amdg: the result (the barrier's old state) stays unknown
       instr.args = {required(op, "alloc"), operand(op, "pred")};
       instr.imm = intAttr(op, "count", 1);
+      instr.imm2 = intAttr(op, "ctaMask", 0); // Triton main: arrive on the barrier of every CTA of the mask
       out.push_back(instr);
       return;
     }
@@ -788,9 +825,15 @@ private:
       instr.args = {slot(descValue)};
       instr.args.insert(instr.args.end(), coords.begin(), coords.end());
       if (load) {
+        if (op.hasAttr("multicast"))
+          return notSupported(op, "multicasts through the CTA layout of its destination (Triton main's `multicast`), "
+                                  "which the simulator does not model; TLX's explicit CTA mask operand is supported");
         instr.args.push_back(required(op, "result"));
         instr.args.push_back(required(op, "barrier"));
         instr.args.push_back(required(op, "pred"));
+        if (int32_t mask = operand(op, "multicastTargets"); mask >= 0)
+          instr.args.push_back(mask); // .multicast::cluster: the box lands in every CTA of the mask
+        instr.sub = op.hasAttr("two_cta") ? 1 : 0;
       } else {
         instr.args.push_back(required(op, "src"));
       }
@@ -875,6 +918,8 @@ private:
       out.push_back(make(name == "ttng.cluster_arrive" ? Op::ClusterArrive : Op::ClusterWait, op));
       return;
     }
+    if (lowerClusterOp(op, name, out))
+      return;
     if (lowerMemoryOrCompute(op, name, out))
       return;
     if (isRegisterTensorOp(name))

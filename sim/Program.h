@@ -32,16 +32,20 @@ enum class Op : uint8_t {
   InvalBarrier,   ///< args = bar
   BarrierExpect,  ///< args = bar, pred; imm = tx bytes (also one arrival)
   WaitBarrier,    ///< args = bar, phase, [pred]
-  ArriveBarrier,  ///< args = bar, [pred]; imm = count
-  TmaLoad,        ///< args = desc, coords..., dst, bar, pred; imm = box bytes; imm2 = #coords
+  ArriveBarrier,  ///< args = bar, [pred]; imm = count; imm2 = CTA mask (Triton main `ctaMask`: the barrier at the
+                  ///< same offset in every CTA of the mask), 0 for the barrier operand itself
+  TmaLoad,        ///< args = desc, coords..., dst, bar, pred, [multicast CTA mask]; imm = box bytes; imm2 = #coords;
+                  ///< sub = 1 for a 2-CTA copy (`two_cta`: completes on the barrier of the pair's leader CTA)
   TmaStore,       ///< args = desc, coords..., src; imm = box bytes; imm2 = #coords
   TmaStoreWait,   ///< imm = pendings
   FenceAsync,     ///< fence.proxy.async
   WgmmaIssue,     ///< args = a, b, c, [useC]; imm = FLOPs; imm2 = smem bytes read; result = d
   WgmmaWait,      ///< imm = pendings; results = args (accumulators become readable)
   Tc05Mma,        ///< args = a, b, d, useD, pred, barriers..., barrier preds...; imm = FLOPs; imm2 = #barriers;
-                  ///< sub = 1 when synchronous (no barriers, not is_async)
-  Tc05Commit,     ///< args = bar, [pred]: one arrive when the issuer's earlier tcgen05 ops complete
+                  ///< sub bit 0: synchronous (no barriers, not is_async); bit 1: `two_ctas` (cta_group::2: reads
+                  ///< and writes both CTAs of the pair, arrives on the barriers of both)
+  Tc05Commit,     ///< args = bar, [pred]: one arrive when the issuer's earlier tcgen05 ops complete; sub = 1 for
+                  ///< `two_ctas` (arrives on the barrier of both CTAs of the pair)
   LocalStore,     ///< args = src, dst; imm = bytes written to shared memory
   LocalLoad,      ///< args = src; imm = bytes read from shared memory
   TensorOp,       ///< register work: sub = 0 ALU over imm elements, 1 SFU (exp2, ...) over imm elements,
@@ -66,6 +70,11 @@ enum class Op : uint8_t {
   NamedBarrier,   ///< args = id, thread count; sub = 1 bar.sync (waits), 0 bar.arrive
   ClusterArrive,  ///< barrier.cluster.arrive
   ClusterWait,    ///< barrier.cluster.wait
+  ClusterCtaRank, ///< result = the CTA's rank in its cluster (%cluster_ctarank; TLX cluster_cta_rank)
+  MapRemote,      ///< result = view args[0] in the shared memory of the cluster CTA of rank args[1] (mapa)
+  RemoteStore,    ///< args = src, dst, rank, [bar]; imm = bytes: a store into the shared memory of the cluster CTA
+                  ///< of rank `rank`; sub 0 generic (st.shared::cluster), 1 st.async from registers and 2 a bulk copy
+                  ///< from the local shared-memory view src, both completing tx bytes on the peer's barrier
   Unknown,        ///< an op the simulator has no semantics for; name in Program::unknownOps[imm]
 };
 

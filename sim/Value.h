@@ -17,6 +17,9 @@ struct Value {
   /// the wgmma's location (Program::locs); -1 otherwise. Only the race checks read it (PendingUseEvent).
   int64_t pendingOp = -1;
   int32_t pendingLoc = -1;
+  /// Mem: the cluster rank of the CTA whose shared memory the view names (a distributed-shared-memory view made by
+  /// `ttng.map_to_remote_buffer`); -1 for the executing CTA's own memory.
+  int32_t rank = -1;
 
   static Value integer(int64_t v) { return {Int, -1, v}; }
   static Value mem(int32_t alloc, int64_t offset) { return {Mem, alloc, offset}; }

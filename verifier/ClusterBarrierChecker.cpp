@@ -31,6 +31,13 @@ void ClusterBarrierChecker::onClusterBarrier(const ClusterBarrierEvent &e) {
   case ClusterBarrierEvent::Complete:
     arrived_[e.cluster].clear();
     break;
+  case ClusterBarrierEvent::ExitedPeer:
+    finding(3, "partition '" + partition(e.agent) + "' of CTA " + std::to_string(cta(e.agent)) +
+                   " accesses the shared memory of CTA " + std::to_string(e.generation) +
+                   " of its cluster, which has already exited (the access is dropped): a CTA must not exit while "
+                   "other CTAs of its cluster may still access its shared memory (PTX ISA 9.1 5.1.1; end with a "
+                   "cluster barrier)");
+    break;
   default:
     break;
   }

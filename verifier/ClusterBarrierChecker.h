@@ -2,7 +2,8 @@
 // participant count, so every non-exited thread of every CTA in the cluster must arrive before any wait
 // returns. Reported: a wait that can never return, naming the partitions of the cluster that never arrived
 // (e.g. a cluster barrier emitted inside one warp-specialized partition); a wait with no arrive before it; a
-// second arrive before the barrier completed.
+// second arrive before the barrier completed; an access to the shared memory of a CTA of the cluster that has
+// already exited (DSMEM, multicast, 2-CTA operations: the CTA must not exit while peers may still access it).
 #pragma once
 
 #include "verifier/CheckerBase.h"

@@ -15,6 +15,7 @@ const char *opName(Op op, bool write) {
   case Op::AsyncCopy: return "the cp.async copy";
   case Op::LocalStore: return "the local_store";
   case Op::LocalLoad: return "the local_load";
+  case Op::RemoteStore: return "the remote shared-memory store";
   default: return write ? "the write" : "the read";
   }
 }
@@ -85,6 +86,28 @@ void RaceChecker::onBarrier(const BarrierEvent &e) {
   }
 }
 
+void RaceChecker::onClusterBarrier(const ClusterBarrierEvent &e) {
+  BarrierClocks &bar = clusters_[e.cluster];
+  switch (e.action) {
+  case ClusterBarrierEvent::Arrive:
+    if (tracked(cta(e.agent))) {
+      bar.pending.join(clockOf(e.agent));
+      clockOf(e.agent).tick(e.agent);
+    }
+    break;
+  case ClusterBarrierEvent::Complete:
+    bar.completed[0] = bar.pending;
+    bar.pending.clear();
+    break;
+  case ClusterBarrierEvent::WaitPass:
+    if (tracked(cta(e.agent)))
+      clockOf(e.agent).join(bar.completed[0]);
+    break;
+  default:
+    break;
+  }
+}
+
 void RaceChecker::collect() {
   std::set<ThreadId> live;
   for (const auto &[key, views] : shadow_)
@@ -104,6 +127,10 @@ void RaceChecker::collect() {
     bar.pending.eraseIf(dead);
     bar.completed[0].eraseIf(dead);
     bar.completed[1].eraseIf(dead);
+  }
+  for (auto &[key, bar] : clusters_) {
+    bar.pending.eraseIf(dead);
+    bar.completed[0].eraseIf(dead);
   }
   issuesSinceCollect_ = 0;
   collectThreshold_ = std::max<int64_t>(4096, 2 * static_cast<int64_t>(live.size()));
@@ -161,6 +188,8 @@ void RaceChecker::onPendingUse(const PendingUseEvent &e) {
 
 std::string RaceChecker::describe(const Epoch &e) const {
   std::string text = std::string(opName(e.op, e.write)) + " of partition '" + partition(e.agent) + "'";
+  if (program_.numCtas > 1) // a cluster: accesses of one CTA may be issued by another (DSMEM, multicast, 2-CTA MMA)
+    text += " of CTA " + std::to_string(cta(e.agent));
   if (e.iteration >= 0)
     text += " (iteration " + std::to_string(e.iteration) + ")";
   return text;

@@ -43,6 +43,17 @@ public:
   void onProxyFence(int32_t agent, sim::Cycle t) override;
   /// race-raw: a wgmma accumulator read before the wgmma wait that retires its group.
   void onPendingUse(const sim::PendingUseEvent &e) override;
+  /// barrier.cluster: arrive releases the agent's clock into the cluster's generation, a wait that returns
+  /// acquires the completed generation (PTX ISA 9.1 9.7.13.2: .release / .acquire by default).
+  void onClusterBarrier(const sim::ClusterBarrierEvent &e) override;
+
+  /// The happens-before clock of `agent` now (empty for an untracked CTA): for checkers that ask whether an agent
+  /// has synchronized with another (verifier/ClusterDeliveryChecker).
+  const VectorClock &agentClock(int32_t agent) const {
+    static const VectorClock none;
+    auto it = clocks_.find(agent);
+    return it == clocks_.end() ? none : it->second;
+  }
 
   const std::vector<Finding> &findings() const { return findings_; }
 
@@ -83,6 +94,7 @@ private:
   std::map<int32_t, std::vector<int32_t>> finishedWorkers_; ///< parent agent -> workers that ended
   std::unordered_map<int32_t, int32_t> parentOf_;
   std::unordered_map<sim::BarrierKey, BarrierClocks, sim::BarrierKeyHash> barriers_;
+  std::unordered_map<int64_t, BarrierClocks> clusters_; ///< cluster barrier clocks by cluster index
   std::map<std::pair<int64_t, int32_t>, std::vector<Shadow>> shadow_; ///< (cta, alloc) -> views
   /// (class, Python location of the access, of the other access): one finding per pair of source lines, also
   /// when inlined helpers give one line several IR locations

@@ -3,6 +3,7 @@
 
 #include "sim/Engine.h"
 #include "verifier/ClusterBarrierChecker.h"
+#include "verifier/ClusterDeliveryChecker.h"
 #include "verifier/DeadlockChecker.h"
 #include "verifier/NamedBarrierChecker.h"
 #include "verifier/PhaseChecker.h"
@@ -15,10 +16,13 @@ namespace tlxsim::verifier {
 class Verifier {
 public:
   explicit Verifier(const sim::Program &program)
-      : deadlocks_(program), tx_(program), protocol_(program), phases_(program), races_(program), named_(program), cluster_(program) {}
+      : deadlocks_(program), tx_(program), protocol_(program), phases_(program),
+        races_(program, std::max<int64_t>(2, program.numCtas)), named_(program), cluster_(program),
+        delivery_(program, races_, std::max<int64_t>(2, program.numCtas)) {}
   void attach(sim::Engine &engine) {
     engine.addListener(&protocol_);
     engine.addListener(&phases_);
+    engine.addListener(&delivery_); // before races_: reads agent clocks before the race checker advances them
     engine.addListener(&races_);
     engine.addListener(&named_);
     engine.addListener(&cluster_);
@@ -31,6 +35,7 @@ public:
     all.insert(all.end(), phases_.findings().begin(), phases_.findings().end());
     all.insert(all.end(), named_.findings().begin(), named_.findings().end());
     all.insert(all.end(), cluster_.findings().begin(), cluster_.findings().end());
+    all.insert(all.end(), delivery_.findings().begin(), delivery_.findings().end());
     all.insert(all.end(), races_.findings().begin(), races_.findings().end());
     all.insert(all.end(), tx_.findings().begin(), tx_.findings().end());
     all.insert(all.end(), deadlocks_.findings().begin(), deadlocks_.findings().end());
@@ -45,6 +50,7 @@ private:
   RaceChecker races_;
   NamedBarrierChecker named_;
   ClusterBarrierChecker cluster_;
+  ClusterDeliveryChecker delivery_;
 };
 
 } // namespace tlxsim::verifier

@@ -1,7 +1,8 @@
 """Deterministic IR mutator for tlx-sim's verifier (issue 5, test b).
 
 Applies the listed mutation kinds to every correct project kernel (one capture per kernel under tests/inputs,
-the first config without `_bug_` by name, plus the fixed named-barrier reproducer of tests/lit/bugs) and checks
+the first config without `_bug_` by name, plus the fixed named-barrier, multicast-ring, 2-CTA MMA and DSMEM
+reproducers of tests/lit/bugs) and checks
 each mutant with `tlx-sim check`. A mutant is *found* when some finding has one of the classes its kind maps to
 (design.md's bug families). Equivalent mutants (the mutation cannot change behaviour) are listed in
 mutations.json with a justification, and must stay clean.
@@ -23,7 +24,8 @@ import tempfile
 
 # Finding classes that count as detecting each kind (design.md maps bug families to classes by symptom).
 KINDS = {
-    "wrong-parity": {"deadlock", "parity-aliasing", "race-raw", "race-war", "arrive-count"},
+    # (cluster-barrier: in a cluster, a wait passing early can let a CTA exit while a peer still uses its memory)
+    "wrong-parity": {"deadlock", "parity-aliasing", "race-raw", "race-war", "arrive-count", "cluster-barrier"},
     "off-by-one-stage": {"race-raw", "race-war", "race-waw", "deadlock", "tx-count"},
     "missing-arrive": {"deadlock", "arrive-count"},
     "extra-arrive": {"arrive-count", "race-raw", "race-war", "parity-aliasing", "deadlock", "barrier-lifecycle"},
@@ -33,6 +35,8 @@ KINDS = {
     "shallow-wgmma-wait": {"race-raw", "race-war"},
     "early-exit-without-arrive": {"deadlock", "arrive-count", "barrier-lifecycle", "missing-fence"},
     "named-barrier-count": {"named-barrier", "deadlock"},
+    # a release or arrive meant for a peer CTA of the cluster sent to the issuer's own CTA (wrong DSMEM rank)
+    "remote-rank-to-self": {"deadlock", "arrive-count", "race-war", "race-raw", "cluster-barrier"},
 }
 SITES_PER_KIND = 2  # per subject: the first and the last site of each kind
 
@@ -53,6 +57,16 @@ def subjects(root: pathlib.Path):
     fixed = root / "tests" / "lit" / "bugs" / "named_barrier_collision.mlir"
     text = fixed.read_text().replace("%c7_i32_1 = arith.constant 7", "%c7_i32_1 = arith.constant 8")
     out.append(("tests/lit/bugs/named_barrier_collision.mlir (fixed)", text, ["--grid", "1"]))
+    ring = root / "tests" / "lit" / "bugs" / "multicast_unarmed.mlir"  # B09's fixed cluster ring (as its RUN line)
+    text = "\n".join(line.replace("// FIXED: ", "") for line in ring.read_text().split("\n") if "BUG-ONLY" not in line)
+    out.append(("tests/lit/bugs/multicast_unarmed.mlir (fixed)", text, ["--grid", "2", "--desc", "a_desc=64x256"]))
+    pair = root / "tests" / "lit" / "bugs" / "two_cta_mma.mlir"
+    text = "\n".join(line.replace("// FIXED: ", "") for line in pair.read_text().split("\n") if "BUG-ONLY" not in line)
+    out.append(("tests/lit/bugs/two_cta_mma.mlir (fixed)", text,
+                ["--grid", "2", "--desc", "a_desc=128x64", "--desc", "b_desc=64x128"]))
+    dsmem = root / "tests" / "lit" / "bugs" / "dsmem_race.mlir"
+    text = dsmem.read_text().replace("// SYNC-MBAR: ", "")
+    out.append(("tests/lit/bugs/dsmem_race.mlir (fixed, mbarrier)", text, ["--grid", "2"]))
     return out
 
 
@@ -131,6 +145,11 @@ def sites(text):
                     lb = re.match(r".* = (" + VALUE + r") to ", line)
                     if lb:
                         yield "early-exit-without-arrive", i, mutant(i, [m.group(1) + lb.group(1) + m.group(3) + m.group(4) + m.group(5)])
+        if name == "ttng.map_to_remote_buffer":
+            m = re.match(r"(.*ttng\.map_to_remote_buffer " + VALUE + r", )(" + VALUE + r")(.*)$", line)
+            if m:
+                yield "remote-rank-to-self", i, mutant(i, [f"{indent}%mut_rank = nvgpu.cluster_id",
+                                                           m.group(1) + "%mut_rank" + m.group(3)])
         if name in ("ttng.wait_barrier_named", "ttng.arrive_barrier_named"):
             m = re.match(r"(.*barrier_named " + VALUE + r", )(" + VALUE + r")(.*)$", line)
             if m:

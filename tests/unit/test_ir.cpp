@@ -107,6 +107,43 @@ TEST_CASE("operand groups follow the op table: optional predicate present or abs
   CHECK(init->getAttrOfType<mlir::IntegerAttr>("count").getInt() == 1);
 }
 
+TEST_CASE("TMA copy operand groups: TLX's multicast mask, and Triton 3.6's generic form without segment sizes") {
+  const char *text = R"(#shared = #ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16}>
+#shared1 = #ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+#smem = #ttg.shared_memory
+module attributes {"ttg.num-warps" = 4 : i32, ttg.target = "cuda:90"} {
+  tt.func public @k(%d: !tt.tensordesc<tensor<128x64xf16, #shared>>) {
+    %true = arith.constant true
+    %c0 = arith.constant 0 : i32
+    %c3 = arith.constant 3 : i32
+    %buf = ttg.local_alloc : () -> !ttg.memdesc<128x64xf16, #shared, #smem, mutable>
+    %b = ttg.local_alloc : () -> !ttg.memdesc<1xi64, #shared1, #smem, mutable>
+    ttng.async_tma_copy_global_to_local %d[%c0, %c0] %buf, %b, %true, %c3 : !tt.tensordesc<tensor<128x64xf16, #shared>>, !ttg.memdesc<1xi64, #shared1, #smem, mutable> -> !ttg.memdesc<128x64xf16, #shared, #smem, mutable>
+    ttng.async_tma_copy_global_to_local %d[%c0, %c0] %buf, %b, %true : !tt.tensordesc<tensor<128x64xf16, #shared>>, !ttg.memdesc<1xi64, #shared1, #smem, mutable> -> !ttg.memdesc<128x64xf16, #shared, #smem, mutable>
+    "ttng.async_tma_copy_global_to_local"(%d, %c0, %c0, %b, %buf, %true) : (!tt.tensordesc<tensor<128x64xf16, #shared>>, i32, i32, !ttg.memdesc<1xi64, #shared1, #smem, mutable>, !ttg.memdesc<128x64xf16, #shared, #smem, mutable>, i1) -> ()
+    tt.return
+  }
+})";
+  Read r(text);
+  REQUIRE_MESSAGE(r.module, r.diagnostics);
+  std::vector<mlir::Operation *> copies;
+  r.module->walk([&](mlir::Operation *op) {
+    if (op->getName().getStringRef() == "ttng.async_tma_copy_global_to_local")
+      copies.push_back(op);
+  });
+  REQUIRE(copies.size() == 3);
+  for (size_t i = 0; i < copies.size(); ++i) {
+    CAPTURE(i);
+    CHECK(ir::getOperandGroup(copies[i], "coord")->size() == 2);
+    CHECK(ir::getOperandGroup(copies[i], "multicastTargets")->size() == (i == 0 ? 1u : 0u));
+    CHECK(ir::getOperandGroup(copies[i], "pred")->size() == 1);
+    CHECK(ir::getOperandGroup(copies[i], "pred")->front().getType().isInteger(1));
+    CHECK(mlir::isa<ir::MemDescType>(ir::getOperandGroup(copies[i], "result")->front().getType()));
+  }
+  auto mask = ir::getOperandGroup(copies[0], "multicastTargets")->front().getDefiningOp();
+  CHECK(mlir::cast<mlir::IntegerAttr>(mask->getAttr("value")).getInt() == 3);
+}
+
 TEST_CASE("locations: variable names and the first frame outside Triton's library") {
   Read r(kModule);
   REQUIRE_MESSAGE(r.module, r.diagnostics);
