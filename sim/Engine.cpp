@@ -199,6 +199,8 @@ struct Agent {
   struct CopyGroup {
     Cycle done = 0;
     std::vector<int64_t> ops;
+    std::vector<int64_t> instrs; ///< per copy: its vector-memory instructions per thread (AMD vmcnt), 1 if unknown
+    std::vector<Cycle> opDone;   ///< per copy: when it lands
   };
   std::deque<CopyGroup> copyGroups;
   CopyGroup openCopies;
@@ -604,6 +606,8 @@ struct Engine::Impl {
     const Value &view = a.frame[slot];
     AccessEvent e{a.time, a.cta->id, a.info.id, op, view.alloc, view.i, elems, write, asyncProxy, loc, iteration(a),
                   kind};
+    if (in.aux >= 0 && in.aux < static_cast<int32_t>(program.tmemWarpTiles.size()))
+      e.warpTiles = &program.tmemWarpTiles[in.aux];
     emit([&](Listener &l) { l.onAccess(e); });
   }
 
@@ -672,6 +676,55 @@ struct Engine::Impl {
         done = std::max(done, hbmFree + latency) + cycles(costs.hbmExtraLatency);
     }
     return done;
+  }
+
+  /// AMD `s_waitcnt vmcnt(n)` (`amdg.async_wait {num_inst = n}`, what Triton's UpdateAsyncWaitCount makes of
+  /// `ttg.async_wait`): the wave's vector-memory counter counts outstanding instructions, not commit groups,
+  /// and they complete in issue order (AMD CDNA3/CDNA4 ISA, "s_waitcnt"; commit groups do not exist in the
+  /// hardware). Retires `a`'s oldest copies, committed or not, until at most `n` of their direct-to-LDS
+  /// instructions (per thread, Lowering's count) are outstanding; the agent waits until the retired ones landed.
+  void retireCopyInstructions(Agent &a, int64_t n) {
+    auto outstanding = [&] {
+      int64_t total = 0;
+      for (const Agent::CopyGroup &g : a.copyGroups)
+        for (int64_t k : g.instrs)
+          total += k;
+      for (int64_t k : a.openCopies.instrs)
+        total += k;
+      return total;
+    };
+    int64_t left = outstanding();
+    auto retireFront = [&](Agent::CopyGroup &g) {
+      a.time = std::max(a.time, g.opDone.front());
+      left -= g.instrs.front();
+      int64_t op = g.ops.front();
+      emit([&](Listener &l) { l.onAsyncRetired(a.info.id, op, a.time); });
+      g.ops.erase(g.ops.begin());
+      g.instrs.erase(g.instrs.begin());
+      g.opDone.erase(g.opDone.begin());
+    };
+    // A copy whose instructions retire only in part is still in flight: its remaining instructions stay counted.
+    auto retire = [&](Agent::CopyGroup &g) {
+      if (g.instrs.front() <= left - n) {
+        retireFront(g);
+      } else {
+        a.time = std::max(a.time, g.opDone.front()); // (its earlier instructions landed; timing as the whole copy)
+        g.instrs.front() -= left - n;
+        left = n;
+      }
+    };
+    while (left > n && !a.copyGroups.empty()) {
+      Agent::CopyGroup &g = a.copyGroups.front();
+      if (g.ops.empty()) {
+        a.copyGroups.pop_front();
+        continue;
+      }
+      retire(g);
+    }
+    while (left > n && !a.openCopies.ops.empty())
+      retire(a.openCopies);
+    while (!a.copyGroups.empty() && a.copyGroups.front().ops.empty())
+      a.copyGroups.pop_front();
   }
 
   /// Every cp.async of `a`, committed or not, completes by the returned cycle.
@@ -925,6 +978,7 @@ struct Engine::Impl {
       const WarpSpecialize &ws = program.warpSpecializes[in.imm];
       for (const WarpSpecialize::Worker &worker : ws.workers) {
         Agent &w = newAgent(cta, worker.name, worker.numWarps, worker.block, a.time, a.info.id);
+        w.info.firstWarp = worker.firstWarp;
         w.mainAgent = a.info.id;
         w.frame.assign(program.numSlots, Value{});
         const Block &entry = program.blocks[worker.block];
@@ -960,6 +1014,8 @@ struct Engine::Impl {
     }
     case Op::MemDescView:
       a.frame[in.result] = a.frame[in.args[0]];
+      if (in.imm != 0 && a.frame[in.result].kind == Value::Mem)
+        a.frame[in.result] = Value::mem(a.frame[in.result].alloc, a.frame[in.result].i + in.imm);
       return next();
     case Op::InitBarrier:
     case Op::InvalBarrier:
@@ -1228,6 +1284,8 @@ struct Engine::Impl {
         access(a, op, in.args[0], in.viewElems[0], /*write=*/true, /*asyncProxy=*/true, in);
         a.openCopies.done = std::max(a.openCopies.done, done);
         a.openCopies.ops.push_back(op);
+        a.openCopies.instrs.push_back(std::max<int64_t>(1, in.imm2));
+        a.openCopies.opDone.push_back(done);
         if (in.result >= 0)
           a.frame[in.result] = Value::tensor();
       } else if (in.result >= 0) {
@@ -1244,6 +1302,14 @@ struct Engine::Impl {
         a.frame[in.result] = Value::tensor();
       return next();
     case Op::AsyncWait: {
+      if (in.sub == 1) { // amdg.async_wait {num_inst}: s_waitcnt vmcnt(num_inst)
+        retireCopyInstructions(a, in.imm);
+        InstrEvent e{a.info.id, &in, start, a.time, /*operandWait=*/false};
+        emit([&](Listener &l) { l.onInstr(e); });
+        if (in.result >= 0)
+          a.frame[in.result] = Value::tensor();
+        return next();
+      }
       while (static_cast<int64_t>(a.copyGroups.size()) > in.imm) {
         Agent::CopyGroup &group = a.copyGroups.front();
         a.time = std::max(a.time, group.done);
