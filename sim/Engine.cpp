@@ -8,6 +8,7 @@
 #include <cmath>
 #include <deque>
 #include <list>
+#include <map>
 #include <queue>
 #include <set>
 #include <unordered_map>
@@ -207,6 +208,8 @@ struct Agent {
   int32_t liveWorkers = 0;
   int32_t mainAgent = -1; ///< for workers: the agent running the default partition
   int32_t joinLoc = -1;   ///< the warp_specialize an agent waits to join
+  /// amdg.read_barrier_phase: the last phase this agent read of each barrier (cta, alloc, index)
+  std::map<std::tuple<int64_t, int32_t, int64_t>, int64_t> phasesRead;
   int64_t lastTc05Op = -1; ///< the agent's latest tcgen05 op (they complete in issue order)
   Cycle smemWritesDone = 0; ///< when the agent's register -> shared stores have drained
   Cycle lastTc05Done = 0;
@@ -727,6 +730,18 @@ struct Engine::Impl {
       a.copyGroups.pop_front();
   }
 
+  /// How many threads of the partition execute the current instruction of `a`: the product of the thread
+  /// counts of the enclosing thread-id `scf.if`s (Op::If sub 1), 1 outside them. An mbarrier arrive counts once
+  /// per executing thread: TLX's AMD LDS barriers arrive under `tid % 64 == 0`, once per wave
+  /// (third_party/amd LowerBarrierOps; tlx_barriers.md: "AMD: number of warps that execute the arrive").
+  static int64_t threadMultiplicity(const Agent &a) {
+    int64_t n = 1;
+    for (const Ctl &c : a.stack)
+      if (c.kind == Ctl::If && c.owner && c.owner->op == Op::If && c.owner->sub == 1 && c.owner->imm2 > 0)
+        n *= c.owner->imm2;
+    return n;
+  }
+
   /// Every cp.async of `a`, committed or not, completes by the returned cycle.
   static Cycle copiesDone(const Agent &a) {
     Cycle done = a.openCopies.done;
@@ -960,7 +975,9 @@ struct Engine::Impl {
     }
     case Op::If: {
       int64_t cond = 0;
-      if (!intOf(a, in.args[0], in, cond))
+      if (in.sub == 1) // a thread-id condition: Lowering counted the threads that take the then region
+        cond = in.imm2 > 0;
+      else if (!intOf(a, in.args[0], in, cond))
         return Step::Error;
       busy(costs.scalarOp);
       int32_t block = cond ? in.block : in.block2;
@@ -1050,9 +1067,10 @@ struct Engine::Impl {
       case Op::InitBarrier: status = bar.init(in.imm); action = BarrierAction::Init; break;
       case Op::InvalBarrier: status = bar.inval(); action = BarrierAction::Inval; break;
       case Op::BarrierExpect: status = bar.arriveExpectTx(in.imm, completed); action = BarrierAction::ExpectArrive; break;
-      default: status = bar.arrive(in.imm, completed); action = BarrierAction::Arrive; break;
+      default: status = bar.arrive(in.imm * threadMultiplicity(a), completed); action = BarrierAction::Arrive; break;
       }
-      barrierEvent(a.time, action, key, bar, a.info.id, in.loc, in.imm, status);
+      barrierEvent(a.time, action, key, bar, a.info.id, in.loc,
+                   in.op == Op::ArriveBarrier ? in.imm * threadMultiplicity(a) : in.imm, status);
       if (completed)
         phaseFlipped(cta, key, bar, a.time, a.info.id, in.loc);
       return next();
@@ -1359,7 +1377,16 @@ struct Engine::Impl {
       if (!barrierOf(a, in.args[0], in, key))
         return Step::Error;
       busy(costs.mbarOp);
-      a.frame[in.result] = Value::integer(barrier(cta, key).phase() & 1);
+      MBarrier &bar = barrier(cta, key);
+      a.frame[in.result] = Value::integer(bar.phase() & 1);
+      // Reading a newly completed phase (the spin loop of TLX's AMD LDS barriers) acquires it, as a parity wait
+      // that passes: the waiter's later accesses are ordered after the arrivals of that phase.
+      int64_t &seen = a.phasesRead[std::make_tuple(key.cta, key.alloc, key.index)];
+      if (bar.phase() > 0 && bar.phase() != seen) {
+        seen = bar.phase();
+        barrierEvent(a.time, BarrierAction::WaitPass, key, bar, a.info.id, in.loc, (bar.phase() - 1) & 1,
+                     BarrierStatus::Ok);
+      }
       return next();
     }
     case Op::While: {

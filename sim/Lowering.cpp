@@ -632,6 +632,79 @@ private:
     return false;
   }
 
+  /// The value of the scalar `v` in thread `tid` if it is computed from constants and the thread id
+  /// (`rocdl.workitem.id.x`, `gpu.thread_id x`) by integer arith only; `usesTid` tells whether it reads the id.
+  static std::optional<int64_t> threadValue(mlir::Value v, int64_t tid, bool &usesTid, int depth = 0) {
+    Operation *def = v.getDefiningOp();
+    if (!def || depth > 16)
+      return std::nullopt;
+    StringRef name = def->getName().getStringRef();
+    if (name == "rocdl.workitem.id.x" || (name == "gpu.thread_id" && def->hasAttr("dimension"))) {
+      if (name == "gpu.thread_id") { // only the x dimension: Triton's CTAs are 1-D in threads
+        std::string dim;
+        llvm::raw_string_ostream os(dim);
+        def->getAttr("dimension").print(os);
+        if (os.str().find('x') == std::string::npos)
+          return std::nullopt;
+      }
+      usesTid = true;
+      return tid;
+    }
+    if (auto constant = dyn_cast<arith::ConstantOp>(def))
+      if (auto integer = dyn_cast<IntegerAttr>(constant.getValue()))
+        return integer.getValue().getSExtValue();
+    if (name == "arith.extsi" || name == "arith.extui" || name == "arith.trunci" || name == "arith.index_cast")
+      return threadValue(def->getOperand(0), tid, usesTid, depth + 1);
+    if (def->getNumOperands() != 2)
+      return std::nullopt;
+    auto l = threadValue(def->getOperand(0), tid, usesTid, depth + 1);
+    auto r = threadValue(def->getOperand(1), tid, usesTid, depth + 1);
+    if (!l || !r)
+      return std::nullopt;
+    if (auto cmp = dyn_cast<arith::CmpIOp>(def)) {
+      switch (cmp.getPredicate()) {
+      case arith::CmpIPredicate::eq: return *l == *r;
+      case arith::CmpIPredicate::ne: return *l != *r;
+      case arith::CmpIPredicate::slt: case arith::CmpIPredicate::ult: return *l < *r;
+      case arith::CmpIPredicate::sle: case arith::CmpIPredicate::ule: return *l <= *r;
+      case arith::CmpIPredicate::sgt: case arith::CmpIPredicate::ugt: return *l > *r;
+      case arith::CmpIPredicate::sge: case arith::CmpIPredicate::uge: return *l >= *r;
+      }
+    }
+    if ((name == "arith.remsi" || name == "arith.remui" || name == "arith.divsi" || name == "arith.divui") && *r == 0)
+      return std::nullopt;
+    return llvm::StringSwitch<std::optional<int64_t>>(name)
+        .Case("arith.addi", *l + *r).Case("arith.subi", *l - *r).Case("arith.muli", *l * *r)
+        .Cases("arith.remsi", "arith.remui", *r ? *l % *r : 0).Cases("arith.divsi", "arith.divui", *r ? *l / *r : 0)
+        .Case("arith.andi", *l & *r).Case("arith.ori", *l | *r).Case("arith.xori", *l ^ *r)
+        .Case("arith.shli", *l << (*r & 63)).Cases("arith.shrsi", "arith.shrui", *l >> (*r & 63))
+        .Default(std::nullopt);
+  }
+
+  /// The threads of the executing partition (its warps x `ttg.threads-per-warp`, thread ids from 0) for which
+  /// the condition of the `scf.if` `op` holds, if it depends on the thread id only; none otherwise.
+  std::optional<int64_t> threadsTaking(Operation &op) {
+    int64_t warps = p.numWarps;
+    for (Operation *child = &op, *parent = op.getParentOp(); parent; child = parent, parent = parent->getParentOp())
+      if (parent->getName().getStringRef() == "ttg.warp_specialize.partitions") {
+        Region *region = child->getParentRegion();
+        auto ws = parent->getParentOp();
+        auto numWarps = ws ? ws->getAttrOfType<DenseI32ArrayAttr>("partitionNumWarps") : DenseI32ArrayAttr();
+        if (numWarps && region && region->getRegionNumber() < numWarps.size())
+          warps = numWarps[region->getRegionNumber()];
+        break;
+      }
+    int64_t threads = warps * p.threadsPerWarp, taking = 0;
+    for (int64_t tid = 0; tid < threads; ++tid) {
+      bool usesTid = false;
+      std::optional<int64_t> cond = threadValue(op.getOperand(0), tid, usesTid);
+      if (!cond || !usesTid)
+        return std::nullopt;
+      taking += *cond != 0;
+    }
+    return taking;
+  }
+
   void lowerOp(Operation &op, std::vector<Instr> &out) {
     StringRef name = op.getName().getStringRef();
     bool scalar = op.getNumResults() == 1 && op.getResult(0).getType().isIntOrIndexOrFloat();
@@ -717,11 +790,23 @@ private:
       out.push_back(instr);
       return;
     }
+    if (name == "rocdl.workitem.id.x" || name == "gpu.thread_id") {
+      // The partition runs thread 0's path (its thread-id conditions are counted at the scf.if instead).
+      Instr instr = make(Op::Const, op);
+      instr.imm = 0;
+      instr.bits = op.getNumResults() ? scalarBits(op.getResult(0).getType()) : 32;
+      out.push_back(instr);
+      return;
+    }
     if (name == "scf.if") {
       if (op.getNumOperands() != 1 || op.getNumRegions() != 2)
         return malformed(op, "expected a condition, a then region and an else region");
       Instr instr = make(Op::If, op);
       instr.args = slotsOf(op.getOperands());
+      if (std::optional<int64_t> threads = threadsTaking(op)) { // `tid % 64 == 0`: per thread, not per partition
+        instr.sub = 1;
+        instr.imm2 = *threads;
+      }
       instr.block = lowerRegion(op.getRegion(0));
       instr.block2 = lowerRegion(op.getRegion(1));
       out.push_back(instr);

@@ -22,7 +22,8 @@ enum class Op : uint8_t {
   ProgramId,      ///< result = program id along axis `sub`
   NumPrograms,    ///< result = grid size along axis `sub`
   For,            ///< args = lb, ub, step, inits...; block = body (args: iv, iter values)
-  If,             ///< args = cond; block = then, block2 = else (or -1)
+  If,             ///< args = cond; block = then, block2 = else (or -1); sub = 1: the condition depends on the thread
+                  ///< id only, imm2 = the partition's threads that take the then region (taken if > 0)
   Yield,          ///< args = values passed to the parent's results / next iteration
   WarpSpecialize, ///< args = captures; imm = index into Program::warpSpecializes
   Return,         ///< end of the kernel or of a worker partition
