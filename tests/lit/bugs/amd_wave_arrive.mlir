@@ -8,7 +8,7 @@
 // RUN: FileCheck %s < %t.out
 // RUN: sed -e 's|amdg.init_barrier %ready, 1 |amdg.init_barrier %ready, 4 |' %s > %t.fixed.mlir
 // RUN: grep -q 'amdg.init_barrier %ready, 4 ' %t.fixed.mlir
-// RUN: %tlx-sim check %t.fixed.mlir --grid 1 | FileCheck %s --check-prefix=FIXED
+// RUN: %tlx-sim check %t.fixed.mlir --grid 1 --schedules 16 | FileCheck %s --check-prefix=FIXED
 // FIXED: tlx-sim check: no findings
 #blocked = #ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [8, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
 #shared = #ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>

@@ -7,7 +7,7 @@
 // RUN: %tlx-sim check %s --grid 1 > %t.out; test $? -eq 1
 // RUN: FileCheck %s < %t.out
 // RUN: sed -e 's|{N = 32 : i32}|{N = 0 : i32}|' %s > %t.fixed.mlir
-// RUN: %tlx-sim check %t.fixed.mlir --grid 1 | FileCheck %s --check-prefix=FIXED
+// RUN: %tlx-sim check %t.fixed.mlir --grid 1 --schedules 16 | FileCheck %s --check-prefix=FIXED
 // FIXED: tlx-sim check: no findings
 #reg = #ttg.linear<{register = [[0, 1], [0, 2], [0, 4], [0, 8], [0, 16], [0, 32]], lane = [[1, 0], [2, 0], [4, 0], [8, 0], [16, 0]], warp = [[32, 0], [64, 0]], block = []}>
 #tmem = #ttng.tensor_memory_encoding<blockM = 128, blockN = 128, colStride = 1>
