@@ -33,6 +33,7 @@ KINDS = {
     "shallow-wgmma-wait": {"race-raw", "race-war"},
     "early-exit-without-arrive": {"deadlock", "arrive-count", "barrier-lifecycle", "missing-fence"},
     "named-barrier-count": {"named-barrier", "deadlock"},
+    "async-wait-count": {"race-raw", "race-war", "race-waw"},
 }
 SITES_PER_KIND = 2  # per subject: the first and the last site of each kind
 
@@ -131,6 +132,11 @@ def sites(text):
                     lb = re.match(r".* = (" + VALUE + r") to ", line)
                     if lb:
                         yield "early-exit-without-arrive", i, mutant(i, [m.group(1) + lb.group(1) + m.group(3) + m.group(4) + m.group(5)])
+        if name in ("ttg.async_wait", "amdg.async_wait"):
+            # one more commit group (AMD: direct-to-LDS instruction) may stay in flight: too permissive a count (B08)
+            m = re.match(r"(.*\{num(?:_inst)? = )(\d+)( : i32\}.*)$", line)
+            if m:
+                yield "async-wait-count", i, mutant(i, [m.group(1) + str(int(m.group(2)) + 1) + m.group(3)])
         if name in ("ttng.wait_barrier_named", "ttng.arrive_barrier_named"):
             m = re.match(r"(.*barrier_named " + VALUE + r", )(" + VALUE + r")(.*)$", line)
             if m:
