@@ -8,6 +8,7 @@
 #include <cmath>
 #include <deque>
 #include <list>
+#include <map>
 #include <queue>
 #include <set>
 #include <unordered_map>
@@ -199,12 +200,16 @@ struct Agent {
   struct CopyGroup {
     Cycle done = 0;
     std::vector<int64_t> ops;
+    std::vector<int64_t> instrs; ///< per copy: its vector-memory instructions per thread (AMD vmcnt), 1 if unknown
+    std::vector<Cycle> opDone;   ///< per copy: when it lands
   };
   std::deque<CopyGroup> copyGroups;
   CopyGroup openCopies;
   int32_t liveWorkers = 0;
   int32_t mainAgent = -1; ///< for workers: the agent running the default partition
   int32_t joinLoc = -1;   ///< the warp_specialize an agent waits to join
+  /// amdg.read_barrier_phase: the last phase this agent read of each barrier (cta, alloc, index)
+  std::map<std::tuple<int64_t, int32_t, int64_t>, int64_t> phasesRead;
   int64_t lastTc05Op = -1; ///< the agent's latest tcgen05 op (they complete in issue order)
   Cycle smemWritesDone = 0; ///< when the agent's register -> shared stores have drained
   Cycle lastTc05Done = 0;
@@ -680,6 +685,8 @@ struct Engine::Impl {
     const Value &view = a.frame[slot];
     AccessEvent e{a.time, ctaId >= 0 ? ctaId : viewCtaId(*a.cta, view), a.info.id, op, view.alloc, view.i, elems, write, asyncProxy, loc, iteration(a),
                   kind};
+    if (in.aux >= 0 && in.aux < static_cast<int32_t>(program.tmemWarpTiles.size()))
+      e.warpTiles = &program.tmemWarpTiles[in.aux];
     emit([&](Listener &l) { l.onAccess(e); });
   }
 
@@ -748,6 +755,67 @@ struct Engine::Impl {
         done = std::max(done, hbmFree + latency) + cycles(costs.hbmExtraLatency);
     }
     return done;
+  }
+
+  /// AMD `s_waitcnt vmcnt(n)` (`amdg.async_wait {num_inst = n}`, what Triton's UpdateAsyncWaitCount makes of
+  /// `ttg.async_wait`): the wave's vector-memory counter counts outstanding instructions, not commit groups,
+  /// and they complete in issue order (AMD CDNA3/CDNA4 ISA, "s_waitcnt"; commit groups do not exist in the
+  /// hardware). Retires `a`'s oldest copies, committed or not, until at most `n` of their direct-to-LDS
+  /// instructions (per thread, Lowering's count) are outstanding; the agent waits until the retired ones landed.
+  void retireCopyInstructions(Agent &a, int64_t n) {
+    auto outstanding = [&] {
+      int64_t total = 0;
+      for (const Agent::CopyGroup &g : a.copyGroups)
+        for (int64_t k : g.instrs)
+          total += k;
+      for (int64_t k : a.openCopies.instrs)
+        total += k;
+      return total;
+    };
+    int64_t left = outstanding();
+    auto retireFront = [&](Agent::CopyGroup &g) {
+      a.time = std::max(a.time, g.opDone.front());
+      left -= g.instrs.front();
+      int64_t op = g.ops.front();
+      emit([&](Listener &l) { l.onAsyncRetired(a.info.id, op, a.time); });
+      g.ops.erase(g.ops.begin());
+      g.instrs.erase(g.instrs.begin());
+      g.opDone.erase(g.opDone.begin());
+    };
+    // A copy whose instructions retire only in part is still in flight: its remaining instructions stay counted.
+    auto retire = [&](Agent::CopyGroup &g) {
+      if (g.instrs.front() <= left - n) {
+        retireFront(g);
+      } else {
+        a.time = std::max(a.time, g.opDone.front()); // (its earlier instructions landed; timing as the whole copy)
+        g.instrs.front() -= left - n;
+        left = n;
+      }
+    };
+    while (left > n && !a.copyGroups.empty()) {
+      Agent::CopyGroup &g = a.copyGroups.front();
+      if (g.ops.empty()) {
+        a.copyGroups.pop_front();
+        continue;
+      }
+      retire(g);
+    }
+    while (left > n && !a.openCopies.ops.empty())
+      retire(a.openCopies);
+    while (!a.copyGroups.empty() && a.copyGroups.front().ops.empty())
+      a.copyGroups.pop_front();
+  }
+
+  /// How many threads of the partition execute the current instruction of `a`: the product of the thread
+  /// counts of the enclosing thread-id `scf.if`s (Op::If sub 1), 1 outside them. An mbarrier arrive counts once
+  /// per executing thread: TLX's AMD LDS barriers arrive under `tid % 64 == 0`, once per wave
+  /// (third_party/amd LowerBarrierOps; tlx_barriers.md: "AMD: number of warps that execute the arrive").
+  static int64_t threadMultiplicity(const Agent &a) {
+    int64_t n = 1;
+    for (const Ctl &c : a.stack)
+      if (c.kind == Ctl::If && c.owner && c.owner->op == Op::If && c.owner->sub == 1 && c.owner->imm2 > 0)
+        n *= c.owner->imm2;
+    return n;
   }
 
   /// Every cp.async of `a`, committed or not, completes by the returned cycle.
@@ -995,7 +1063,9 @@ struct Engine::Impl {
     }
     case Op::If: {
       int64_t cond = 0;
-      if (!intOf(a, in.args[0], in, cond))
+      if (in.sub == 1) // a thread-id condition: Lowering counted the threads that take the then region
+        cond = in.imm2 > 0;
+      else if (!intOf(a, in.args[0], in, cond))
         return Step::Error;
       busy(costs.scalarOp);
       int32_t block = cond ? in.block : in.block2;
@@ -1013,6 +1083,7 @@ struct Engine::Impl {
       const WarpSpecialize &ws = program.warpSpecializes[in.imm];
       for (const WarpSpecialize::Worker &worker : ws.workers) {
         Agent &w = newAgent(cta, worker.name, worker.numWarps, worker.block, a.time, a.info.id);
+        w.info.firstWarp = worker.firstWarp;
         w.mainAgent = a.info.id;
         w.frame.assign(program.numSlots, Value{});
         const Block &entry = program.blocks[worker.block];
@@ -1049,6 +1120,8 @@ struct Engine::Impl {
     }
     case Op::MemDescView:
       a.frame[in.result] = a.frame[in.args[0]];
+      if (in.imm != 0 && a.frame[in.result].kind == Value::Mem)
+        a.frame[in.result] = Value::mem(a.frame[in.result].alloc, a.frame[in.result].i + in.imm);
       return next();
     case Op::InitBarrier:
     case Op::InvalBarrier:
@@ -1105,9 +1178,10 @@ struct Engine::Impl {
       case Op::InitBarrier: status = bar.init(in.imm); action = BarrierAction::Init; break;
       case Op::InvalBarrier: status = bar.inval(); action = BarrierAction::Inval; break;
       case Op::BarrierExpect: status = bar.arriveExpectTx(in.imm, completed); action = BarrierAction::ExpectArrive; break;
-      default: status = bar.arrive(in.imm, completed); action = BarrierAction::Arrive; break;
+      default: status = bar.arrive(in.imm * threadMultiplicity(a), completed); action = BarrierAction::Arrive; break;
       }
-      barrierEvent(a.time, action, key, bar, a.info.id, in.loc, in.imm, status);
+      barrierEvent(a.time, action, key, bar, a.info.id, in.loc,
+                   in.op == Op::ArriveBarrier ? in.imm * threadMultiplicity(a) : in.imm, status);
       if (completed)
         phaseFlipped(ctaOf(key), key, bar, a.time, a.info.id, in.loc);
       return next();
@@ -1401,6 +1475,8 @@ struct Engine::Impl {
         access(a, op, in.args[0], in.viewElems[0], /*write=*/true, /*asyncProxy=*/true, in);
         a.openCopies.done = std::max(a.openCopies.done, done);
         a.openCopies.ops.push_back(op);
+        a.openCopies.instrs.push_back(std::max<int64_t>(1, in.imm2));
+        a.openCopies.opDone.push_back(done);
         if (in.result >= 0)
           a.frame[in.result] = Value::tensor();
       } else if (in.result >= 0) {
@@ -1417,6 +1493,14 @@ struct Engine::Impl {
         a.frame[in.result] = Value::tensor();
       return next();
     case Op::AsyncWait: {
+      if (in.sub == 1) { // amdg.async_wait {num_inst}: s_waitcnt vmcnt(num_inst)
+        retireCopyInstructions(a, in.imm);
+        InstrEvent e{a.info.id, &in, start, a.time, /*operandWait=*/false};
+        emit([&](Listener &l) { l.onInstr(e); });
+        if (in.result >= 0)
+          a.frame[in.result] = Value::tensor();
+        return next();
+      }
       while (static_cast<int64_t>(a.copyGroups.size()) > in.imm) {
         Agent::CopyGroup &group = a.copyGroups.front();
         a.time = std::max(a.time, group.done);
@@ -1466,7 +1550,16 @@ struct Engine::Impl {
       if (!barrierOf(a, in.args[0], in, key))
         return Step::Error;
       busy(costs.mbarOp);
-      a.frame[in.result] = Value::integer(barrier(ctaOf(key), key).phase() & 1);
+      MBarrier &bar = barrier(ctaOf(key), key);
+      a.frame[in.result] = Value::integer(bar.phase() & 1);
+      // Reading a newly completed phase (the spin loop of TLX's AMD LDS barriers) acquires it, as a parity wait
+      // that passes: the waiter's later accesses are ordered after the arrivals of that phase.
+      int64_t &seen = a.phasesRead[std::make_tuple(key.cta, key.alloc, key.index)];
+      if (bar.phase() > 0 && bar.phase() != seen) {
+        seen = bar.phase();
+        barrierEvent(a.time, BarrierAction::WaitPass, key, bar, a.info.id, in.loc, (bar.phase() - 1) & 1,
+                     BarrierStatus::Ok);
+      }
       return next();
     }
     case Op::While: {

@@ -23,6 +23,7 @@ struct AgentInfo {
   int32_t numWarps;
   int32_t rootBlock;     ///< the block the partition starts in
   int32_t parent = -1;   ///< the agent that forked this worker partition (-1 for a CTA's first agent)
+  int32_t firstWarp = 0; ///< the partition's first warp id in the CTA (WarpSpecialize::Worker::firstWarp)
 };
 
 /// An mbarrier of one CTA: allocation plus slot index in it.
@@ -70,6 +71,8 @@ struct AccessEvent {
   int32_t loc;
   int64_t iteration;    ///< the issuing agent's innermost loop iteration, -1 outside loops
   Op op;                ///< the instruction (TmaLoad, TmaStore, WgmmaIssue, LocalStore, LocalLoad)
+  /// tcgen05.ld / st: the tile of each warp of the agent (Program::tmemWarpTiles), or null if not known
+  const std::vector<TmemWarpTile> *warpTiles = nullptr;
 };
 
 /// Every warp of an agent arrived on a hardware named barrier (`bar.arrive`, or `bar.sync`, which also

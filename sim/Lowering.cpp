@@ -9,6 +9,8 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringSwitch.h"
 
+#include <numeric>
+
 using namespace mlir;
 
 namespace tlxsim::sim {
@@ -104,6 +106,116 @@ int64_t elementBytes(Type type) {
   if (element.isIntOrFloat())
     return std::max<int64_t>(1, (element.getIntOrFloatBitWidth() + 7) / 8);
   return 8; // !tt.ptr
+}
+
+/// Vector-memory instructions each thread issues for an AMD direct-to-LDS copy (`global_load_lds` /
+/// `buffer_load ... lds`) whose addresses are the tensor `addresses`: the elements a thread holds in its
+/// `#ttg.blocked` layout divided by the contiguous elements it holds along the fastest dimension (one
+/// instruction moves one such vector; Gluon's CDNA4 `async_copy` requires that vector to be a supported width).
+/// This is the count Triton's UpdateAsyncWaitCount (third_party/amd, Triton 3.6) gives an async copy when it
+/// turns `ttg.async_wait {num}` into vmcnt instructions. 0 for other layouts (unknown: counted as one).
+int64_t directToLdsInstructions(Type addresses) {
+  auto tensor = dyn_cast<RankedTensorType>(addresses);
+  auto encoding = tensor ? dyn_cast_or_null<ir::EncodingAttr>(tensor.getEncoding()) : ir::EncodingAttr();
+  if (!encoding || encoding.getMnemonic() != "blocked")
+    return 0;
+  auto spt = encoding.getIntArray("sizePerThread"), tpw = encoding.getIntArray("threadsPerWarp"),
+       wpc = encoding.getIntArray("warpsPerCTA"), order = encoding.getIntArray("order");
+  size_t rank = static_cast<size_t>(tensor.getRank());
+  if (spt.size() != rank || tpw.size() != rank || wpc.size() != rank || order.size() != rank || order[0] < 0 ||
+      order[0] >= static_cast<int64_t>(rank))
+    return 0;
+  int64_t perThread = 1;
+  for (size_t d = 0; d < rank; ++d) {
+    int64_t tile = std::max<int64_t>(1, spt[d] * tpw[d] * wpc[d]), shape = tensor.getShape()[d];
+    perThread *= std::max<int64_t>(1, (shape + tile - 1) / tile) * std::max<int64_t>(1, std::min(spt[d], shape));
+  }
+  int64_t contiguous = std::max<int64_t>(1, std::min(spt[order[0]], tensor.getShape()[order[0]]));
+  return std::max<int64_t>(1, perThread / contiguous);
+}
+
+/// The TMEM tile of each warp for a tcgen05.ld / st of a rank-2 tensor of type `registers` (PTX ISA 9.1
+/// 9.7.16.2.3: the tensor's rows are TMEM lanes, its columns TMEM columns), from its `#ttg.linear` or
+/// `#ttg.blocked` layout: the rows and columns the warp's registers and lanes hold. Empty if the layout is
+/// another one or the tile does not fit 128 lanes x 512 columns. `blockM` = 64 (the view's
+/// `tensor_memory_encoding`): row r sits in lane 32 * (r / 16) + r % 16 (16 lanes of each warp's quarter).
+std::vector<TmemWarpTile> tmemWarpTiles(Type registers, int64_t blockM) {
+  auto tensor = dyn_cast<RankedTensorType>(registers);
+  auto encoding = tensor ? dyn_cast_or_null<ir::EncodingAttr>(tensor.getEncoding()) : ir::EncodingAttr();
+  if (!encoding || tensor.getRank() != 2)
+    return {};
+  int64_t rows = tensor.getShape()[0], cols = tensor.getShape()[1];
+  if (rows > 128 || cols > 512)
+    return {};
+  auto lane = [&](int64_t r) { return blockM == 64 ? 32 * (r / 16) + r % 16 : r; };
+  if (blockM == 64 && rows > 64)
+    return {};
+  std::vector<TmemWarpTile> tiles;
+  if (encoding.getMnemonic() == "linear") {
+    // bases: arrays of [row, col]; a coordinate is the XOR of the bases of the set bits of (register, lane, warp)
+    auto basesOf = [&](StringRef key, std::vector<std::pair<int64_t, int64_t>> &out) {
+      auto array = dyn_cast_or_null<ArrayAttr>(encoding.getParams().get(key));
+      if (!array)
+        return false;
+      for (Attribute basis : array) {
+        auto pair = dyn_cast<ArrayAttr>(basis);
+        if (!pair || pair.size() != 2)
+          return false;
+        auto r = dyn_cast<IntegerAttr>(pair[0]), c = dyn_cast<IntegerAttr>(pair[1]);
+        if (!r || !c)
+          return false;
+        out.push_back({r.getInt(), c.getInt()});
+      }
+      return true;
+    };
+    std::vector<std::pair<int64_t, int64_t>> inWarp, warp;
+    if (!basesOf("register", inWarp) || !basesOf("lane", inWarp) || !basesOf("warp", warp) || inWarp.size() > 16 ||
+        warp.size() > 4)
+      return {};
+    for (int64_t w = 0; w < (int64_t(1) << warp.size()); ++w) {
+      int64_t r0 = 0, c0 = 0;
+      for (size_t b = 0; b < warp.size(); ++b)
+        if (w >> b & 1)
+          r0 ^= warp[b].first, c0 ^= warp[b].second;
+      TmemWarpTile tile;
+      for (int64_t i = 0; i < (int64_t(1) << inWarp.size()); ++i) {
+        int64_t r = r0, c = c0;
+        for (size_t b = 0; b < inWarp.size(); ++b)
+          if (i >> b & 1)
+            r ^= inWarp[b].first, c ^= inWarp[b].second;
+        if (r < 0 || r >= rows || c < 0 || c >= cols)
+          return {};
+        tile.rows.set(lane(r));
+        tile.cols.set(c);
+      }
+      tiles.push_back(tile);
+    }
+    return tiles;
+  }
+  if (encoding.getMnemonic() != "blocked")
+    return {};
+  auto spt = encoding.getIntArray("sizePerThread"), tpw = encoding.getIntArray("threadsPerWarp"),
+       wpc = encoding.getIntArray("warpsPerCTA"), order = encoding.getIntArray("order");
+  if (spt.size() != 2 || tpw.size() != 2 || wpc.size() != 2 || order.size() != 2 || wpc[0] * wpc[1] > 16)
+    return {};
+  int64_t shape[2] = {rows, cols};
+  for (int64_t w = 0; w < wpc[0] * wpc[1]; ++w) {
+    int64_t coord[2];
+    coord[order[0]] = w % wpc[order[0]]; // warps are numbered along `order`, fastest dimension first
+    coord[order[1]] = w / wpc[order[0]] % wpc[order[1]];
+    TmemWarpTile tile;
+    for (int d = 0; d < 2; ++d) {
+      int64_t span = spt[d] * tpw[d], tileSize = span * wpc[d];
+      for (int64_t start = coord[d] * span; start < std::max(shape[d], tileSize); start += tileSize)
+        for (int64_t x = start; x < start + span; ++x)
+          if (d == 0)
+            tile.rows.set(lane(x % shape[0]));
+          else
+            tile.cols.set(x % shape[1]);
+    }
+    tiles.push_back(tile);
+  }
+  return tiles;
 }
 
 /// Bytes a value of `type` holds: all elements of a tensor or memdesc, one scalar otherwise.
@@ -377,6 +489,8 @@ private:
           instr.args.push_back(s);
       instr.imm = type.getSizeInBytes();
       instr.viewElems[0] = type.getNumElements();
+      if (mlir::Value addresses = amd ? requiredValue(op, "offsets") : requiredValue(op, "src"))
+        instr.imm2 = directToLdsInstructions(addresses.getType());
       out.push_back(instr);
       return true;
     }
@@ -395,6 +509,7 @@ private:
     if (name == "ttg.async_wait" || name == "amdg.async_wait") {
       Instr instr = make(Op::AsyncWait, op);
       instr.imm = intAttr(op, "num", intAttr(op, "num_inst", 0));
+      instr.sub = name == "amdg.async_wait" ? 1 : 0; // num_inst counts instructions (vmcnt), num commit groups
       out.push_back(instr);
       return true;
     }
@@ -552,6 +667,79 @@ private:
     return false;
   }
 
+  /// The value of the scalar `v` in thread `tid` if it is computed from constants and the thread id
+  /// (`rocdl.workitem.id.x`, `gpu.thread_id x`) by integer arith only; `usesTid` tells whether it reads the id.
+  static std::optional<int64_t> threadValue(mlir::Value v, int64_t tid, bool &usesTid, int depth = 0) {
+    Operation *def = v.getDefiningOp();
+    if (!def || depth > 16)
+      return std::nullopt;
+    StringRef name = def->getName().getStringRef();
+    if (name == "rocdl.workitem.id.x" || (name == "gpu.thread_id" && def->hasAttr("dimension"))) {
+      if (name == "gpu.thread_id") { // only the x dimension: Triton's CTAs are 1-D in threads
+        std::string dim;
+        llvm::raw_string_ostream os(dim);
+        def->getAttr("dimension").print(os);
+        if (os.str().find('x') == std::string::npos)
+          return std::nullopt;
+      }
+      usesTid = true;
+      return tid;
+    }
+    if (auto constant = dyn_cast<arith::ConstantOp>(def))
+      if (auto integer = dyn_cast<IntegerAttr>(constant.getValue()))
+        return integer.getValue().getSExtValue();
+    if (name == "arith.extsi" || name == "arith.extui" || name == "arith.trunci" || name == "arith.index_cast")
+      return threadValue(def->getOperand(0), tid, usesTid, depth + 1);
+    if (def->getNumOperands() != 2)
+      return std::nullopt;
+    auto l = threadValue(def->getOperand(0), tid, usesTid, depth + 1);
+    auto r = threadValue(def->getOperand(1), tid, usesTid, depth + 1);
+    if (!l || !r)
+      return std::nullopt;
+    if (auto cmp = dyn_cast<arith::CmpIOp>(def)) {
+      switch (cmp.getPredicate()) {
+      case arith::CmpIPredicate::eq: return *l == *r;
+      case arith::CmpIPredicate::ne: return *l != *r;
+      case arith::CmpIPredicate::slt: case arith::CmpIPredicate::ult: return *l < *r;
+      case arith::CmpIPredicate::sle: case arith::CmpIPredicate::ule: return *l <= *r;
+      case arith::CmpIPredicate::sgt: case arith::CmpIPredicate::ugt: return *l > *r;
+      case arith::CmpIPredicate::sge: case arith::CmpIPredicate::uge: return *l >= *r;
+      }
+    }
+    if ((name == "arith.remsi" || name == "arith.remui" || name == "arith.divsi" || name == "arith.divui") && *r == 0)
+      return std::nullopt;
+    return llvm::StringSwitch<std::optional<int64_t>>(name)
+        .Case("arith.addi", *l + *r).Case("arith.subi", *l - *r).Case("arith.muli", *l * *r)
+        .Cases("arith.remsi", "arith.remui", *r ? *l % *r : 0).Cases("arith.divsi", "arith.divui", *r ? *l / *r : 0)
+        .Case("arith.andi", *l & *r).Case("arith.ori", *l | *r).Case("arith.xori", *l ^ *r)
+        .Case("arith.shli", *l << (*r & 63)).Cases("arith.shrsi", "arith.shrui", *l >> (*r & 63))
+        .Default(std::nullopt);
+  }
+
+  /// The threads of the executing partition (its warps x `ttg.threads-per-warp`, thread ids from 0) for which
+  /// the condition of the `scf.if` `op` holds, if it depends on the thread id only; none otherwise.
+  std::optional<int64_t> threadsTaking(Operation &op) {
+    int64_t warps = p.numWarps;
+    for (Operation *child = &op, *parent = op.getParentOp(); parent; child = parent, parent = parent->getParentOp())
+      if (parent->getName().getStringRef() == "ttg.warp_specialize.partitions") {
+        Region *region = child->getParentRegion();
+        auto ws = parent->getParentOp();
+        auto numWarps = ws ? ws->getAttrOfType<DenseI32ArrayAttr>("partitionNumWarps") : DenseI32ArrayAttr();
+        if (numWarps && region && region->getRegionNumber() < numWarps.size())
+          warps = numWarps[region->getRegionNumber()];
+        break;
+      }
+    int64_t threads = warps * p.threadsPerWarp, taking = 0;
+    for (int64_t tid = 0; tid < threads; ++tid) {
+      bool usesTid = false;
+      std::optional<int64_t> cond = threadValue(op.getOperand(0), tid, usesTid);
+      if (!cond || !usesTid)
+        return std::nullopt;
+      taking += *cond != 0;
+    }
+    return taking;
+  }
+
   void lowerOp(Operation &op, std::vector<Instr> &out) {
     StringRef name = op.getName().getStringRef();
     bool scalar = op.getNumResults() == 1 && op.getResult(0).getType().isIntOrIndexOrFloat();
@@ -637,11 +825,23 @@ private:
       out.push_back(instr);
       return;
     }
+    if (name == "rocdl.workitem.id.x" || name == "gpu.thread_id") {
+      // The partition runs thread 0's path (its thread-id conditions are counted at the scf.if instead).
+      Instr instr = make(Op::Const, op);
+      instr.imm = 0;
+      instr.bits = op.getNumResults() ? scalarBits(op.getResult(0).getType()) : 32;
+      out.push_back(instr);
+      return;
+    }
     if (name == "scf.if") {
       if (op.getNumOperands() != 1 || op.getNumRegions() != 2)
         return malformed(op, "expected a condition, a then region and an else region");
       Instr instr = make(Op::If, op);
       instr.args = slotsOf(op.getOperands());
+      if (std::optional<int64_t> threads = threadsTaking(op)) { // `tid % 64 == 0`: per thread, not per partition
+        instr.sub = 1;
+        instr.imm2 = *threads;
+      }
       instr.block = lowerRegion(op.getRegion(0));
       instr.block2 = lowerRegion(op.getRegion(1));
       out.push_back(instr);
@@ -678,6 +878,23 @@ private:
           return malformed(op, "partition" + llvm::Twine(i) + " must take one argument per capture (" +
                                    llvm::Twine(op.getNumOperands()) + ")");
         ws.workers.push_back({lowerRegion(region), numWarps[i], "partition" + std::to_string(i)});
+      }
+      // First warp ids: `warpGroupStartIds` when make_llir's allocate-warp-groups already ran, else its rule:
+      // workers ordered by num_warps (largest first, stable) after the default partition's warps.
+      auto startIds = op.getAttrOfType<DenseI32ArrayAttr>("warpGroupStartIds");
+      if (startIds && startIds.size() == static_cast<int64_t>(ws.workers.size())) {
+        for (size_t i = 0; i < ws.workers.size(); ++i)
+          ws.workers[i].firstWarp = startIds[i];
+      } else {
+        std::vector<size_t> byWarps(ws.workers.size());
+        std::iota(byWarps.begin(), byWarps.end(), 0);
+        std::stable_sort(byWarps.begin(), byWarps.end(),
+                         [&](size_t x, size_t y) { return ws.workers[x].numWarps > ws.workers[y].numWarps; });
+        int32_t next = p.numWarps;
+        for (size_t i : byWarps) {
+          ws.workers[i].firstWarp = next;
+          next += ws.workers[i].numWarps;
+        }
       }
       instr.imm = static_cast<int64_t>(p.warpSpecializes.size());
       p.warpSpecializes.push_back(std::move(ws));
@@ -728,6 +945,18 @@ private:
       instr.args = {slot(view)};
       if (store)
         instr.args.push_back(required(op, "src"));
+      mlir::Value data = store ? requiredValue(op, "src") : (op.getNumResults() ? op.getResult(0) : mlir::Value());
+      if (data) {
+        int64_t blockM = 128;
+        if (auto memdesc = dyn_cast<ir::MemDescType>(view.getType()))
+          if (auto enc = dyn_cast_or_null<ir::EncodingAttr>(memdesc.getEncoding()))
+            blockM = enc.getInt("blockM").value_or(128);
+        std::vector<TmemWarpTile> tiles = tmemWarpTiles(data.getType(), blockM);
+        if (!tiles.empty()) {
+          instr.aux = static_cast<int32_t>(p.tmemWarpTiles.size());
+          p.tmemWarpTiles.push_back(std::move(tiles));
+        }
+      }
       out.push_back(instr);
       return;
     }
@@ -773,11 +1002,13 @@ private:
       return;
     }
     if (name == "ttg.memdesc_trans" || name == "ttg.memdesc_reshape" || name == "ttg.memdesc_reinterpret" ||
-        name == "ttg.memdesc_subslice") {
+        name == "ttg.memdesc_subslice" || name == "ttng.tmem_subslice") {
       if (op.getNumOperands() < 1 || op.getNumResults() != 1)
         return malformed(op, "expected a source and one result");
       Instr instr = make(Op::MemDescView, op);
       instr.args = {slot(op.getOperand(0))};
+      if (name == "ttng.tmem_subslice") // columns N.. of the source: the TMEM view starts N columns further
+        instr.imm = intAttr(op, "N");
       out.push_back(instr);
       return;
     }

@@ -5,6 +5,7 @@
 
 #include "ir/Location.h"
 
+#include <bitset>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -21,13 +22,15 @@ enum class Op : uint8_t {
   ProgramId,      ///< result = program id along axis `sub`
   NumPrograms,    ///< result = grid size along axis `sub`
   For,            ///< args = lb, ub, step, inits...; block = body (args: iv, iter values)
-  If,             ///< args = cond; block = then, block2 = else (or -1)
+  If,             ///< args = cond; block = then, block2 = else (or -1); sub = 1: the condition depends on the thread
+                  ///< id only, imm2 = the partition's threads that take the then region (taken if > 0)
   Yield,          ///< args = values passed to the parent's results / next iteration
   WarpSpecialize, ///< args = captures; imm = index into Program::warpSpecializes
   Return,         ///< end of the kernel or of a worker partition
   LocalAlloc,     ///< result = view of allocation `imm`
   MemDescIndex,   ///< result = args[0] + args[1] * imm (element offset)
-  MemDescView,    ///< result = args[0] (trans / reshape / reinterpret)
+  MemDescView,    ///< result = args[0] + imm elements (trans / reshape / reinterpret: imm 0; tmem_subslice: imm = first
+                  ///< column, a TMEM view's offset being stage * lanes * columns + its first column)
   InitBarrier,    ///< args = bar; imm = arrival count
   InvalBarrier,   ///< args = bar
   BarrierExpect,  ///< args = bar, pred; imm = tx bytes (also one arrival)
@@ -56,9 +59,11 @@ enum class Op : uint8_t {
   GlobalLoad,     ///< args = tensor operands, the address first; imm = bytes; sub = 1 for an atomic (read-modify-write);
                   ///< the result becomes ready after the memory round trip (a register scoreboard)
   GlobalStore,    ///< args = tensor operands, the address first; imm = bytes written through L2 to HBM
-  AsyncCopy,      ///< args = dst view, address; imm = bytes: cp.async / AMD direct-to-LDS load, joins the agent's open group
+  AsyncCopy,      ///< args = dst view, address; imm = bytes: cp.async / AMD direct-to-LDS load, joins the agent's open
+                  ///< group; imm2 = AMD vector-memory instructions per thread (0 = unknown, counted as 1)
   AsyncCommit,    ///< closes the agent's open async copies into one group (cp.async.commit_group)
-  AsyncWait,      ///< imm = groups that may stay pending (cp.async.wait_group / ttg.async_wait {num})
+  AsyncWait,      ///< sub 0: imm = groups that may stay pending (cp.async.wait_group / ttg.async_wait {num});
+                  ///< sub 1: imm = direct-to-LDS instructions that may stay pending (amdg.async_wait {num_inst}, vmcnt)
   Dot,            ///< args = a, b, c (registers); imm = FLOPs; sub = 0 mma.sync (mma v2), 1 AMD MFMA: issued by the
                   ///< partition's warps on the SM's tensor cores, result ready when done
   CtaBarrier,     ///< execution barrier of the partition's warps (bar.sync 0, s_barrier, ttg.barrier, cond_barrier)
@@ -93,6 +98,7 @@ struct Instr {
   std::vector<int32_t> args; ///< operand slots (-1 for an absent optional operand)
   int64_t imm = 0, imm2 = 0;
   int32_t block = -1, block2 = -1;
+  int32_t aux = -1;          ///< tmem_load / tmem_store: index into Program::tmemWarpTiles (-1: layout not known)
   /// Elements of the shared-memory views the op reads or writes (TMA box, wgmma A and B,
   /// local store/load), in the order of its memdesc operands; 0 for a register operand.
   int64_t viewElems[3] = {0, 0, 0};
@@ -109,10 +115,19 @@ struct WarpSpecialize {
   struct Worker {
     int32_t block;
     int32_t numWarps;
-    std::string name; ///< "partition0", ...
+    std::string name;      ///< "partition0", ...
+    int32_t firstWarp = 0; ///< its first warp id in the CTA: `warpGroupStartIds`, else Triton's allocate-warp-groups
+                           ///< rule (workers by num_warps, largest first, after the default partition's warps)
   };
   int32_t defaultBlock;
   std::vector<Worker> workers;
+};
+
+/// The TMEM lanes (rows of the view) and columns one warp touches with a tcgen05.ld / tcgen05.st
+/// (`ttng.tmem_load` / `tmem_store`), from the register layout of the loaded or stored tensor.
+struct TmemWarpTile {
+  std::bitset<128> rows; ///< TMEM lanes 0-127
+  std::bitset<512> cols; ///< TMEM columns 0-511
 };
 
 /// A shared- or tensor-memory allocation (`ttg.local_alloc`, `ttng.tmem_alloc`).
@@ -151,6 +166,9 @@ struct Program {
   std::vector<KernelArg> args;
   std::vector<WarpSpecialize> warpSpecializes;
   std::vector<std::string> unknownOps; ///< names of ops lowered to Op::Unknown
+  /// Per tmem_load / tmem_store (Instr::aux): the tile of each warp of the executing partition (warp i = the
+  /// partition's i-th warp).
+  std::vector<std::vector<TmemWarpTile>> tmemWarpTiles;
   /// Warps of all partitions (default + workers), as Triton's metadata counts them.
   int32_t totalWarps() const;
   /// Shared memory the module allocates, in bytes (sum of shared-memory allocations).

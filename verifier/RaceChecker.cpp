@@ -5,14 +5,14 @@ namespace tlxsim::verifier {
 using namespace tlxsim::sim;
 
 namespace {
-const char *opName(Op op, bool write) {
+const char *opName(Op op, bool write, bool amd = false) {
   switch (op) {
   case Op::TmaLoad: return "the TMA load";
   case Op::TmaStore: return "the TMA store";
   case Op::WgmmaIssue: return "the wgmma";
   case Op::Tc05Mma: return "the tcgen05 MMA";
   case Op::TensorOp: return write ? "the tmem_store" : "the tmem_load"; // only tcgen05.ld/st (sub 3) access memory
-  case Op::AsyncCopy: return "the cp.async copy";
+  case Op::AsyncCopy: return amd ? "the async copy (direct-to-LDS load)" : "the cp.async copy";
   case Op::LocalStore: return "the local_store";
   case Op::LocalLoad: return "the local_load";
   case Op::RemoteStore: return "the remote shared-memory store";
@@ -23,6 +23,7 @@ const char *opName(Op op, bool write) {
 
 void RaceChecker::onAgentStart(const AgentInfo &info, Cycle t) {
   CheckerBase::onAgentStart(info, t);
+  warps_[info.id] = {info.firstWarp, info.numWarps};
   if (!tracked(info.cta))
     return;
   VectorClock &clock = clockOf(info.id);
@@ -186,8 +187,85 @@ void RaceChecker::onPendingUse(const PendingUseEvent &e) {
   findings_.push_back(std::move(f));
 }
 
+bool RaceChecker::amd() const { return program_.target.rfind("hip:", 0) == 0; }
+
+void RaceChecker::onInstr(const InstrEvent &e) {
+  if (!e.instr || !tracked(cta(e.agent)))
+    return;
+  if (e.instr->op == Op::CtaBarrier) {
+    lastCtaBarrier_[e.agent] = {e.instr->loc, clockOf(e.agent).get(e.agent)};
+  }
+}
+
+namespace {
+std::string ranges(const std::bitset<512> &bits, size_t n) {
+  std::string out;
+  for (size_t i = 0; i < n;) {
+    if (!bits.test(i)) {
+      ++i;
+      continue;
+    }
+    size_t j = i;
+    while (j + 1 < n && bits.test(j + 1))
+      ++j;
+    out += (out.empty() ? "" : ", ") + std::to_string(i) + (j > i ? "-" + std::to_string(j) : "");
+    i = j + 1;
+  }
+  return out;
+}
+std::bitset<512> widen(const std::bitset<128> &rows) {
+  std::bitset<512> out;
+  for (size_t i = 0; i < 128; ++i)
+    out[i] = rows[i];
+  return out;
+}
+} // namespace
+
+void RaceChecker::checkWarpTiles(const AccessEvent &e) {
+  auto [firstWarp, numWarps] = warps_[e.agent];
+  const std::vector<TmemWarpTile> &tiles = *e.warpTiles;
+  if (static_cast<int32_t>(tiles.size()) != numWarps)
+    return; // the layout is for another warp count: Triton's verifier rejects it; nothing to map
+  const std::string &name = program_.allocs[e.alloc].name;
+  std::string it = e.iteration >= 0 ? " (iteration " + std::to_string(e.iteration) + ")" : "";
+  std::string what = std::string(e.write ? "the tmem_store" : "the tmem_load") + " of partition '" +
+                     partition(e.agent) + "'" + it;
+  // lane ownership: warp id w reaches lanes 32 * (w % 4) .. + 31 only
+  for (int32_t i = 0; i < numWarps; ++i) {
+    int32_t warpId = firstWarp + i, quarter = warpId % 4;
+    std::bitset<128> allowed;
+    for (int32_t l = 32 * quarter; l < 32 * quarter + 32; ++l)
+      allowed.set(l);
+    std::bitset<128> outside = tiles[i].rows & ~allowed;
+    if (outside.none())
+      continue;
+    const char *cls = e.write ? "race-waw" : "race-raw";
+    if (!reported_.insert({cls, loc(e.loc).str(), "lanes of warp " + std::to_string(i)}).second)
+      continue;
+    std::string owners;
+    for (int32_t j = 0; j < numWarps; ++j) {
+      int32_t q = (firstWarp + j) % 4;
+      bool owns = false;
+      for (int32_t l = 32 * q; l < 32 * q + 32; ++l)
+        owns = owns || outside.test(l);
+      if (j != i && owns)
+        owners += (owners.empty() ? "" : ", ") + std::to_string(firstWarp + j);
+    }
+    Finding f;
+    f.cls = cls;
+    f.location = loc(e.loc);
+    f.message = what + ": warp " + std::to_string(warpId) + " " + (e.write ? "writes" : "reads") + " TMEM lanes " +
+                ranges(widen(outside), 128) + " of " + name + ", but tcgen05." + (e.write ? "st" : "ld") +
+                " lets warp " + std::to_string(warpId) + " access only lanes " + std::to_string(32 * quarter) + "-" +
+                std::to_string(32 * quarter + 31) + " (warp id % 4 = " + std::to_string(quarter) +
+                "); those lanes belong to " + (owners.empty() ? "warps of another partition" : "warp(s) " + owners) +
+                " (CTA " + std::to_string(e.cta) + ")";
+    findings_.push_back(std::move(f));
+  }
+}
+
 std::string RaceChecker::describe(const Epoch &e) const {
-  std::string text = std::string(opName(e.op, e.write)) + " of partition '" + partition(e.agent) + "'";
+  std::string text = std::string(opName(e.op, e.write, amd())) + " of partition '" + partition(e.agent) + "'";
   if (program_.numCtas > 1) // a cluster: accesses of one CTA may be issued by another (DSMEM, multicast, 2-CTA MMA)
     text += " of CTA " + std::to_string(cta(e.agent));
   if (e.iteration >= 0)
@@ -200,6 +278,14 @@ std::string RaceChecker::regionName(int32_t alloc, const Shadow &region) const {
   int64_t total = 1;
   for (int64_t d : a.shape)
     total *= d;
+  if (a.inTensorMemory && a.shape.size() >= 2 && region.size > 0) { // stage, then the columns of a subslice
+    int64_t lanes = a.shape[a.shape.size() - 2], columns = a.shape.back(), stage = std::max<int64_t>(1, lanes * columns);
+    int64_t first = region.offset % stage, width = std::max<int64_t>(1, region.size / std::max<int64_t>(1, lanes));
+    std::string name = a.name + (total > stage ? "[" + std::to_string(region.offset / stage) + "]" : "");
+    if (width < columns)
+      name += " columns " + std::to_string(first) + "-" + std::to_string(first + width - 1);
+    return name;
+  }
   if (region.size >= total || region.size <= 0)
     return a.name;
   return a.name + "[" + std::to_string(region.offset / region.size) + "]";
@@ -216,7 +302,17 @@ void RaceChecker::report(const char *cls, const AccessEvent &now, const Epoch &n
   f.message = describe(nowEpoch) + " " + verb + " " + regionName(now.alloc, region) + " " + tail + " (CTA " +
               std::to_string(now.cta) + ")";
   f.related.push_back(Related{loc(before.loc), partition(before.agent), before.iteration,
-                              opName(before.op, before.write), describe(before) + " accesses it here"});
+                              opName(before.op, before.write, amd()), describe(before) + " accesses it here"});
+  // An execution barrier between an agent's own async copy and its read orders the warps, not the copy:
+  // s_barrier / bar.sync do not wait for outstanding vector-memory operations (AMD vmcnt, cp.async groups).
+  if (std::string(cls) == "race-raw" && before.op == Op::AsyncCopy && before.agent == nowEpoch.agent)
+    if (auto it = lastCtaBarrier_.find(before.agent);
+        it != lastCtaBarrier_.end() && it->second.second > before.issuerClock && it->second.first >= 0)
+      f.notes.emplace_back(loc(it->second.first),
+                           std::string(amd() ? "this s_barrier" : "this barrier") +
+                               " orders the warps' execution only: it does not wait for outstanding async copies (" +
+                               (amd() ? "vmcnt" : "cp.async groups") +
+                               "); an async_wait (wait_group) that retires the copy's group must come before the read");
   // If the accessing side did synchronize with the other agent after it issued its access,
   // name that release: it is where the protocol lets the access through too early.
   int64_t seen = clock.get(before.agent);
@@ -230,9 +326,24 @@ void RaceChecker::report(const char *cls, const AccessEvent &now, const Epoch &n
   findings_.push_back(std::move(f));
 }
 
+bool RaceChecker::overlaps(int32_t alloc, int64_t offsetA, int64_t sizeA, int64_t offsetB, int64_t sizeB) const {
+  const Alloc &a = program_.allocs[alloc];
+  if (!a.inTensorMemory || a.shape.size() < 2)
+    return offsetA < offsetB + sizeB && offsetB < offsetA + sizeA;
+  int64_t lanes = a.shape[a.shape.size() - 2], columns = a.shape.back(), stage = std::max<int64_t>(1, lanes * columns);
+  if (offsetA / stage != offsetB / stage)
+    return false;
+  int64_t firstA = offsetA % stage, firstB = offsetB % stage;
+  int64_t widthA = std::max<int64_t>(1, sizeA / std::max<int64_t>(1, lanes)),
+          widthB = std::max<int64_t>(1, sizeB / std::max<int64_t>(1, lanes));
+  return firstA < firstB + widthB && firstB < firstA + widthA;
+}
+
 void RaceChecker::onAccess(const AccessEvent &e) {
   if (!tracked(e.cta))
     return;
+  if (e.warpTiles && e.asyncOp < 0 && program_.allocs[e.alloc].inTensorMemory)
+    checkWarpTiles(e);
   ThreadId thread = e.asyncOp >= 0 ? asyncThread(e.asyncOp) : ThreadId(e.agent);
   const VectorClock &clock = clockOf(thread);
   Epoch now{thread, clock.get(thread), e.agent, e.loc, e.iteration, e.op, e.asyncProxy, clock.get(e.agent), e.write};
@@ -241,7 +352,7 @@ void RaceChecker::onAccess(const AccessEvent &e) {
   std::vector<Shadow> &views = shadow_[{e.cta, e.alloc}];
   Shadow *exact = nullptr;
   for (Shadow &view : views) {
-    if (view.offset + view.size <= e.offset || e.offset + e.size <= view.offset)
+    if (!overlaps(e.alloc, view.offset, view.size, e.offset, e.size))
       continue;
     if (view.offset == e.offset && view.size == e.size)
       exact = &view;
@@ -269,7 +380,7 @@ void RaceChecker::onAccess(const AccessEvent &e) {
   // A read of a region of a buffer array that nothing has filled, while another region of it was filled: the
   // fill went to another stage (race-raw with no write to order against).
   if (!e.write && std::none_of(views.begin(), views.end(), [&](const Shadow &v) {
-        return v.write && v.offset < e.offset + e.size && e.offset < v.offset + v.size;
+        return v.write && overlaps(e.alloc, v.offset, v.size, e.offset, e.size);
       })) {
     auto filled = std::find_if(views.begin(), views.end(), [](const Shadow &v) { return v.write.has_value(); });
     if (filled != views.end())

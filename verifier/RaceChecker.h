@@ -12,6 +12,12 @@
 //   race-raw: a read not ordered after the last write (e.g. a wgmma reading a stage whose
 //     TMA fill was never observed complete); race-war: a write not ordered after earlier
 //   reads (a stage refilled while a wgmma may still read it); race-waw: two unordered writes;
+//   TMEM lane ownership (tcgen05.ld / st, PTX ISA 9.1 9.7.16.2.3 and 9.7.16.8.3): a warp may access only the
+//     lanes 32 * (warp id % 4) .. + 31; an access outside them is race-raw (load) / race-waw (store): the lanes
+//     belong to other warps, which write or read them unordered with it. (Warps of one partition that exchange
+//     TMEM data are ordered by the bar.sync Triton's membar pass inserts between tcgen05.st and tcgen05.ld, so
+//     they are not checked against each other.) TMEM regions are (stage, column range): a column subslice
+//     (`ttng.tmem_subslice`) overlaps only the accesses of its columns.
 //   missing-fence: an async-proxy access (TMA store source, wgmma operand) of data written
 //     through the generic proxy (local_store) with no fence.proxy.async by the writer after
 //     the write (PTX ISA 9.1 9.7.15.7.1, 9.7.13.4).
@@ -41,6 +47,9 @@ public:
   void onAsyncRetired(int32_t agent, int64_t op, sim::Cycle t) override;
   void onAccess(const sim::AccessEvent &e) override;
   void onProxyFence(int32_t agent, sim::Cycle t) override;
+  /// Remembers each agent's last execution barrier (s_barrier, bar.sync 0, ttg.barrier local): named in a note
+  /// when a race-raw read of the agent's own async copy follows it (the barrier does not drain the copy).
+  void onInstr(const sim::InstrEvent &e) override;
   /// race-raw: a wgmma accumulator read before the wgmma wait that retires its group.
   void onPendingUse(const sim::PendingUseEvent &e) override;
   /// barrier.cluster: arrive releases the agent's clock into the cluster's generation, a wait that returns
@@ -84,6 +93,7 @@ private:
   VectorClock &clockOf(ThreadId thread) { return clocks_[thread]; }
   static ThreadId asyncThread(int64_t op) { return -(op + 1); }
   std::string describe(const Epoch &e) const;
+  bool amd() const; ///< a hip: target (names AMD direct-to-LDS copies and s_barrier in messages)
   std::string regionName(int32_t alloc, const Shadow &region) const;
   void report(const char *cls, const sim::AccessEvent &now, const Epoch &nowEpoch, const Epoch &before,
               const Shadow &region, const std::string &verb, const std::string &tail, const VectorClock &clock);
@@ -101,6 +111,13 @@ private:
   std::set<std::tuple<std::string, std::string, std::string>> reported_;
   std::map<std::pair<int32_t, int64_t>, int32_t> releaseLoc_; ///< (agent, its clock at a release) -> op location
   std::vector<Finding> findings_;
+  std::unordered_map<int32_t, std::pair<int32_t, int64_t>> lastCtaBarrier_; ///< agent -> (loc, its clock there)
+  std::unordered_map<int32_t, std::pair<int32_t, int32_t>> warps_; ///< agent -> (first warp id, warps)
+  /// race-raw / race-waw: a warp's tcgen05.ld / st tile outside the lanes its warp id may access.
+  void checkWarpTiles(const sim::AccessEvent &e);
+  /// Whether two regions of allocation `alloc` overlap: element ranges in shared memory; (stage, column range)
+  /// in tensor memory, where a view's element offset is stage * lanes * columns + its first column.
+  bool overlaps(int32_t alloc, int64_t offsetA, int64_t sizeA, int64_t offsetB, int64_t sizeB) const;
   /// Drops, from every clock, the entries of asynchronous operations that no shadow epoch names and that are
   /// not pending: nothing can ask for them again. Keeps clocks proportional to the live accesses, not to the
   /// operations issued so far (a persistent kernel issues millions).

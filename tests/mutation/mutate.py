@@ -37,6 +37,7 @@ KINDS = {
     "named-barrier-count": {"named-barrier", "deadlock"},
     # a release or arrive meant for a peer CTA of the cluster sent to the issuer's own CTA (wrong DSMEM rank)
     "remote-rank-to-self": {"deadlock", "arrive-count", "race-war", "race-raw", "cluster-barrier"},
+    "async-wait-count": {"race-raw", "race-war", "race-waw"},
 }
 SITES_PER_KIND = 2  # per subject: the first and the last site of each kind
 
@@ -150,6 +151,11 @@ def sites(text):
             if m:
                 yield "remote-rank-to-self", i, mutant(i, [f"{indent}%mut_rank = nvgpu.cluster_id",
                                                            m.group(1) + "%mut_rank" + m.group(3)])
+        if name in ("ttg.async_wait", "amdg.async_wait"):
+            # one more commit group (AMD: direct-to-LDS instruction) may stay in flight: too permissive a count (B08)
+            m = re.match(r"(.*\{num(?:_inst)? = )(\d+)( : i32\}.*)$", line)
+            if m:
+                yield "async-wait-count", i, mutant(i, [m.group(1) + str(int(m.group(2)) + 1) + m.group(3)])
         if name in ("ttng.wait_barrier_named", "ttng.arrive_barrier_named"):
             m = re.match(r"(.*barrier_named " + VALUE + r", )(" + VALUE + r")(.*)$", line)
             if m:
