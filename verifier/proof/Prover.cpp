@@ -1225,8 +1225,14 @@ ProofReport Prover::run() {
   int maxSlots = 1;
   for (const Group &g : groups)
     maxSlots = std::max(maxSlots, g.slots);
-  int k = 2 * maxSlots + 1; // induction depth: every slot is visited twice within the window
-  int N = options.bmcSteps > 0 ? std::max(options.bmcSteps, k) : 4 * maxSlots + 4;
+  // Induction depth: the learned lemmas pin the ghost state to the loop counters, so a short window
+  // usually suffices; the base case (bounded model checking from the start) covers the same depth.
+  int k = 2 * maxSlots + 1;
+  if (const char *e = getenv("TLXSIM_PROOF_K"))
+    k = std::max(1, atoi(e));
+  int N = options.bmcSteps > 0 ? std::max(options.bmcSteps, k) : k;
+  // The unrolling also feeds the samples the lemmas are learned from: longer than the proof needs.
+  int unroll = std::max(N, 4 * maxSlots + 4);
   try {
     // Dry run: which partitions wait on / use each barrier (sizes the ghost state).
     collecting = true;
@@ -1239,7 +1245,7 @@ ProofReport Prover::run() {
     collecting = false;
     viol.emplace_back();
     states.push_back(initial(viol.back()));
-    for (int i = 0; i < N; ++i) {
+    for (int i = 0; i < unroll; ++i) {
       viol.emplace_back();
       states.push_back(step(states.back(), viol.back()));
     }
@@ -1316,6 +1322,14 @@ ProofReport Prover::run() {
     for (auto &v : vs)
       if (v.kind < LemmaAlign)
         props.insert({v.kind, v.group});
+  if (props.empty()) {
+    report.notes.push_back(groups.empty()
+                               ? "no mbarrier protocol: the kernel allocates no mbarrier, nothing to prove"
+                               : "no mbarrier protocol: no barrier is waited on, arrived at or filled by TMA in "
+                                 "the encoded code, nothing to prove");
+    report.seconds = totalSeconds;
+    return report;
+  }
   std::set<int> dropped; // learned lemmas refuted by bounded model checking
   auto anyViol = [&](size_t from, size_t to, const std::function<bool(const Violation &)> &sel,
                      const std::vector<std::vector<Violation>> &vv) {
@@ -1326,8 +1340,6 @@ ProofReport Prover::run() {
           xs.push_back(v.cond);
     return z3::mk_or(xs);
   };
-  auto isProp = [](const Violation &v) { return v.kind < LemmaAlign; };
-  auto isLemma = [](const Violation &v) { return v.kind >= LemmaAlign; };
   auto newSolver = [&](bool small) {
     z3::solver s(c);
     s.set(solverParams);
@@ -1352,127 +1364,6 @@ ProofReport Prover::run() {
     results.push_back(r);
     sels.push_back([kind = kind, group = group](const Violation &v) { return v.kind == kind && v.group == group; });
   }
-  bool allClean = true;
-  {
-    // Shallow first: most counterexamples need few iterations, and shallow queries are cheap.
-    size_t depth = std::min<size_t>(viol.size(), 7);
-    z3::check_result any = z3::unsat;
-    for (;;) {
-      z3::solver s = newSolver(false);
-      s.add(anyViol(0, depth, isProp, viol));
-      double secs = 0;
-      any = check(s, secs);
-      if (any != z3::unsat || depth == viol.size())
-        break;
-      depth = viol.size();
-    }
-    size_t cexDepth = any == z3::sat ? depth : viol.size();
-    if (any != z3::unsat) {
-      allClean = false;
-      for (size_t i = 0; i < results.size(); ++i) {
-        ProofResult &r = results[i];
-        size_t cexDepthFor = cexDepth;
-        z3::check_result res = z3::unsat;
-        std::optional<z3::model> model;
-        {
-          z3::solver q = newSolver(false);
-          q.add(anyViol(0, cexDepth, sels[i], viol));
-          res = check(q, r.seconds);
-          if (res == z3::unsat && cexDepth < viol.size()) { // the induction's base case needs the full depth
-            z3::solver full = newSolver(false);
-            full.add(anyViol(0, viol.size(), sels[i], viol));
-            res = check(full, r.seconds);
-            if (res == z3::sat) {
-              cexDepthFor = viol.size();
-              model = full.get_model();
-            }
-          } else if (res == z3::sat)
-            model = q.get_model();
-          if (res == z3::sat) {
-            z3::solver small = newSolver(true); // a small launch reads better, when there is one
-            small.add(anyViol(0, cexDepthFor, sels[i], viol));
-            for (auto &a : abstracted)
-              small.add(a.var >= 0 && a.var <= 64);
-            if (check(small, r.seconds) == z3::sat)
-              model = small.get_model();
-          }
-        }
-        if (res == z3::sat && !abstracted.empty()) {
-          // Concretize: the abstracted terms take their exact values.
-          z3::solver q = newSolver(true);
-          q.add(anyViol(0, cexDepthFor, sels[i], viol));
-          for (auto &a : abstracted) {
-            z3::expr v = model->eval(a.var, true);
-            q.add(a.var == v && a.exact == v);
-          }
-          z3::check_result cr = check(q, r.seconds);
-          if (cr != z3::sat) {
-            z3::solver q2 = newSolver(false);
-            q2.add(anyViol(0, cexDepthFor, sels[i], viol));
-            for (auto &a : abstracted)
-              q2.add(a.var == a.exact);
-            cr = check(q2, r.seconds);
-            if (cr == z3::sat)
-              model = q2.get_model();
-          } else
-            model = q.get_model();
-          if (cr != z3::sat) {
-            res = z3::unknown;
-            r.verdict = cr == z3::unsat ? "bounded" : "timeout";
-            r.bound = N;
-            r.witness = cr == z3::unsat ? "the violation found on the linear abstraction of the tile count is not "
-                                          "realizable; no realizable violation within the bound"
-                                        : "a violation on the linear abstraction could not be concretized in time";
-          }
-        }
-        if (res == z3::sat && !options.launch.empty()) {
-          // Move the parameters toward the simulated launch where the violation allows it.
-          z3::solver q = newSolver(false);
-          q.add(anyViol(0, cexDepthFor, sels[i], viol));
-          for (auto &a : abstracted)
-            q.add(a.var == a.exact);
-          z3::params quick(c);
-          quick.set("timeout", 2000u);
-          q.set(quick);
-          std::vector<std::pair<z3::expr, z3::expr>> prefs; // (param, preferred value)
-          for (auto &[n, v] : options.launch)
-            if (auto it = params.find(n); it != params.end())
-              prefs.push_back({it->second, c.int_val(v)});
-          for (auto &[n, e] : params) {
-            if (n.starts_with("program_id_"))
-              prefs.push_back({e, c.int_val(0)});
-            else if (!n.starts_with("num_programs_"))
-              prefs.push_back({e >= 0, c.bool_val(true)}); // non-negative sizes read as real launches
-          }
-          for (auto &[lhs, v] : prefs) {
-            q.push();
-            q.add(lhs == v);
-            if (check(q, r.seconds) == z3::sat) {
-              model = q.get_model();
-              q.pop();
-              q.add(lhs == v);
-            } else
-              q.pop();
-          }
-        }
-        if (res == z3::sat) {
-          r.verdict = "counterexample";
-          r.bound = N;
-          auto [kind, group] = *std::next(props.begin(), i);
-          describeCounterexample(*model, states, viol, kind, group, r);
-          std::string ps;
-          for (auto &[n, v] : r.params)
-            ps += (ps.empty() ? "" : ", ") + n + "=" + std::to_string(v);
-          r.witness = ps + "; " + r.iteration + " (lock-step step " + std::to_string(r.step) + ")";
-        } else if (res == z3::unknown && r.verdict.empty()) {
-          r.verdict = "timeout";
-          r.witness = "Z3 answered unknown within " + llvm::formatv("{0}", options.timeoutSeconds).str() +
-                      " s (bounded check)";
-        }
-      }
-    }
-  }
-
   // The k-induction window: k + 1 steps from an arbitrary state.
   std::vector<std::vector<Violation>> wviol;
   std::vector<State> wstates;
@@ -1487,43 +1378,6 @@ ProofReport Prover::run() {
   } catch (...) {
     windowOk = false;
   }
-  auto inductive = [&](const std::function<bool(const Violation &)> &sel, double &secs) -> z3::check_result {
-    if (!windowOk)
-      return z3::unknown;
-    z3::solver s = newSolver(false);
-    for (int i = 0; i <= k; ++i)
-      s.add(!anyViol(i, i + 1, sel, wviol));
-    s.add(anyViol(k + 1, k + 2, sel, wviol));
-    z3::check_result r = check(s, secs);
-    if (r == z3::sat && getenv("TLXSIM_PROOF_DEBUG")) {
-      z3::model m = s.get_model();
-      for (size_t st = 0; st < wstates.size(); ++st) {
-        llvm::errs() << "step " << st << " done=" << m.eval(*wstates[st].done, true).to_string();
-        for (size_t p = 0; p < parts.size(); ++p) {
-          const PState &ps = wstates[st].parts[p];
-          if (ps.t)
-            llvm::errs() << " " << parts[p].name << ".t=" << m.eval(*ps.t, true).to_string();
-          if (ps.k)
-            llvm::errs() << " " << parts[p].name << ".k=" << m.eval(*ps.k, true).to_string();
-          for (auto &v : ps.inner)
-            if (v.e)
-              llvm::errs() << " it=" << m.eval(*v.e, true).to_string();
-        }
-        for (auto &[key, vec] : wstates[st].ghost->B)
-          for (size_t i = 0; i < vec.size(); ++i)
-            llvm::errs() << " " << groups[key.first].name << "[" << i << "]@" << key.second
-                         << ":has=" << m.eval(wstates[st].ghost->has.at(key)[i], true).to_string()
-                         << ",B=" << m.eval(vec[i], true).to_string();
-        llvm::errs() << "\n";
-        if (st < wviol.size())
-          for (auto &v : wviol[st])
-            if (sel(v) && m.eval(v.cond, true).is_true())
-              llvm::errs() << "  violation " << kindName(v.kind) << " " << (v.group >= 0 ? groups[v.group].name : "")
-                           << " lemma " << v.lemma << "\n";
-      }
-    }
-    return r == z3::unsat ? z3::unsat : r == z3::sat ? z3::sat : z3::unknown;
-  };
 
   // 2. Learned lemmas: the phase balance, first-wait parity and visited flag of every (barrier
   //    slot, waiter) as a table over (a loop-carried value mod the stage count, first iteration
@@ -1556,15 +1410,22 @@ ProofReport Prover::run() {
     };
     // Samples: a long run, a run that ends at the bound, and (tile loops) runs with many tiles.
     std::vector<z3::model> samples;
+    // One solver for all samples (incremental: each sample is one push / check / pop).
+    z3::solver sampler = newSolver(true);
     auto sample = [&](const z3::expr &cond) {
-      z3::solver s = newSolver(true);
-      s.add(cond);
+      sampler.push();
+      sampler.add(cond);
       double secs = 0;
-      if (check(s, secs) == z3::sat)
-        samples.push_back(s.get_model());
+      if (check(sampler, secs) == z3::sat)
+        samples.push_back(sampler.get_model());
+      sampler.pop();
     };
     sample(!*states.back().done);
     sample(*states.back().done && !*states[states.size() - 2].done);
+    // Short runs, one per length up to R + 1 + 2 S steps: every number of iterations left (the `rem`
+    // feature, capped at R) is seen at every residue of the stage index.
+    for (size_t j = 1; j + 1 < states.size() && static_cast<int>(j) <= R + 1 + 2 * maxSlots; ++j)
+      sample(*states[j].done && !*states[j - 1].done);
     if (maxDepth == 2) {
       z3::expr_vector firsts(c), notFirsts(c);
       for (size_t j = 1; j < states.size(); ++j) {
@@ -1699,84 +1560,248 @@ ProofReport Prover::run() {
     }
   }
 
-  // 3. Base case of the lemmas; refuted learned lemmas are dropped (Houdini), a refuted
-  //    structural lemma voids induction over the lemmas.
+  // 1. Bounded model checking from the initial state, incrementally (one solver; a clean depth
+  //    is asserted before the next is checked), properties and learned lemmas together: a
+  //    violated lemma is dropped (Houdini) and the depth checked again; a violated property ends
+  //    the search and each property is then checked alone for its counterexample.
   bool lemmasHold = true;
-  for (int round = 0; round < 6; ++round) {
+  {
+    size_t bmcEnd = static_cast<size_t>(N) + 1; // viol[0] (before the loops) .. viol[N]
+    int failDepth = -1;
+    bool unknownSeen = false;
     z3::solver s = newSolver(false);
-    s.add(anyViol(0, viol.size(), isLemma, viol));
-    double secs = 0;
-    z3::check_result r = check(s, secs);
-    if (r == z3::unsat)
-      break;
-    if (r == z3::unknown) {
-      lemmasHold = false;
-      report.notes.push_back("lemmas: Z3 answered unknown; properties are proved without them if possible");
-      break;
-    }
-    z3::model m = s.get_model();
-    bool structural = false;
-    size_t before = dropped.size();
-    for (size_t st = 0; st < viol.size(); ++st)
-      for (auto &v : viol[st]) {
-        if (v.kind < LemmaAlign || (v.kind == LemmaTable && dropped.count(v.lemma)))
-          continue;
-        if (!m.eval(v.cond, true).is_true())
-          continue;
-        if (v.kind == LemmaTable) {
-          dropped.insert(v.lemma);
-          if (getenv("TLXSIM_PROOF_DEBUG"))
-            llvm::errs() << "dropped lemma " << v.lemma << " at step " << st << "\n";
+    auto sel = [&](const Violation &v) { return v.kind < LemmaAlign || lemmasHold; };
+    for (size_t d = 0; d < bmcEnd && failDepth < 0 && !unknownSeen; ++d) {
+      for (;;) {
+        z3::expr bad = anyViol(d, d + 1, sel, viol);
+        s.push();
+        s.add(bad);
+        double secs = 0;
+        z3::check_result r = check(s, secs);
+        if (r == z3::unsat) {
+          s.pop();
+          s.add(!bad);
+          break;
         }
-        else if (!structural) {
-          structural = true;
-          report.notes.push_back(std::string("lemma '") + kindName(v.kind) + "' fails at lock-step step " +
-                                 std::to_string(st) + (v.group >= 0 ? " on " + groups[v.group].name : std::string()) +
-                                 ": properties are proved without it if possible");
+        if (r == z3::unknown) {
+          s.pop();
+          unknownSeen = true;
+          break;
+        }
+        z3::model m = s.get_model();
+        s.pop();
+        bool propBad = false, structural = false;
+        size_t before = dropped.size();
+        for (const Violation &v : viol[d]) {
+          if (!sel(v) || (v.kind == LemmaTable && dropped.count(v.lemma)) || !m.eval(v.cond, true).is_true())
+            continue;
+          if (v.kind < LemmaAlign)
+            propBad = true;
+          else if (v.kind == LemmaTable) {
+            dropped.insert(v.lemma);
+            if (getenv("TLXSIM_PROOF_DEBUG"))
+              llvm::errs() << "base case: dropped lemma " << v.lemma << " at step " << d << "\n";
+          } else if (!structural) {
+            structural = true;
+            report.notes.push_back(std::string("lemma '") + kindName(v.kind) + "' fails at lock-step step " +
+                                   std::to_string(d) +
+                                   (v.group >= 0 ? " on " + groups[v.group].name : std::string()) +
+                                   ": properties are proved without it if possible");
+          }
+        }
+        if (propBad) {
+          failDepth = static_cast<int>(d);
+          break;
+        }
+        if (structural)
+          lemmasHold = false;
+        else if (dropped.size() == before) { // cannot happen: a violation was seen; stay sound
+          unknownSeen = true;
+          break;
         }
       }
-    if (structural) {
-      lemmasHold = false;
-      break;
     }
-    if (dropped.size() == before)
-      break;
+    z3::check_result any = failDepth >= 0 ? z3::sat : unknownSeen ? z3::unknown : z3::unsat;
+    size_t cexDepth = failDepth >= 0 ? static_cast<size_t>(failDepth) + 1 : bmcEnd;
+    const size_t fullDepth = bmcEnd;
+    if (any != z3::unsat) {
+      lemmasHold = false; // their base case was not checked beyond the failing depth
+      for (size_t i = 0; i < results.size(); ++i) {
+        ProofResult &r = results[i];
+        size_t cexDepthFor = cexDepth;
+        z3::check_result res = z3::unsat;
+        std::optional<z3::model> model;
+        {
+          z3::solver q = newSolver(false);
+          q.add(anyViol(0, cexDepth, sels[i], viol));
+          res = check(q, r.seconds);
+          if (res == z3::unsat && cexDepth < fullDepth) { // the induction's base case needs the full depth
+            z3::solver full = newSolver(false);
+            full.add(anyViol(0, fullDepth, sels[i], viol));
+            res = check(full, r.seconds);
+            if (res == z3::sat) {
+              cexDepthFor = fullDepth;
+              model = full.get_model();
+            }
+          } else if (res == z3::sat)
+            model = q.get_model();
+          if (res == z3::sat) {
+            z3::solver small = newSolver(true); // a small launch reads better, when there is one
+            small.add(anyViol(0, cexDepthFor, sels[i], viol));
+            for (auto &a : abstracted)
+              small.add(a.var >= 0 && a.var <= 64);
+            if (check(small, r.seconds) == z3::sat)
+              model = small.get_model();
+          }
+        }
+        if (res == z3::sat && !abstracted.empty()) {
+          // Concretize: the abstracted terms take their exact values.
+          z3::solver q = newSolver(true);
+          q.add(anyViol(0, cexDepthFor, sels[i], viol));
+          for (auto &a : abstracted) {
+            z3::expr v = model->eval(a.var, true);
+            q.add(a.var == v && a.exact == v);
+          }
+          z3::check_result cr = check(q, r.seconds);
+          if (cr != z3::sat) {
+            z3::solver q2 = newSolver(false);
+            q2.add(anyViol(0, cexDepthFor, sels[i], viol));
+            for (auto &a : abstracted)
+              q2.add(a.var == a.exact);
+            cr = check(q2, r.seconds);
+            if (cr == z3::sat)
+              model = q2.get_model();
+          } else
+            model = q.get_model();
+          if (cr != z3::sat) {
+            res = z3::unknown;
+            r.verdict = cr == z3::unsat ? "bounded" : "timeout";
+            r.bound = N;
+            r.witness = cr == z3::unsat ? "the violation found on the linear abstraction of the tile count is not "
+                                          "realizable; no realizable violation within the bound"
+                                        : "a violation on the linear abstraction could not be concretized in time";
+          }
+        }
+        if (res == z3::sat && !options.launch.empty()) {
+          // Move the parameters toward the simulated launch where the violation allows it.
+          z3::solver q = newSolver(false);
+          q.add(anyViol(0, cexDepthFor, sels[i], viol));
+          for (auto &a : abstracted)
+            q.add(a.var == a.exact);
+          z3::params quick(c);
+          quick.set("timeout", 2000u);
+          q.set(quick);
+          std::vector<std::pair<z3::expr, z3::expr>> prefs; // (param, preferred value)
+          for (auto &[n, v] : options.launch)
+            if (auto it = params.find(n); it != params.end())
+              prefs.push_back({it->second, c.int_val(v)});
+          for (auto &[n, e] : params) {
+            if (n.starts_with("program_id_"))
+              prefs.push_back({e, c.int_val(0)});
+            else if (!n.starts_with("num_programs_"))
+              prefs.push_back({e >= 0, c.bool_val(true)}); // non-negative sizes read as real launches
+          }
+          for (auto &[lhs, v] : prefs) {
+            q.push();
+            q.add(lhs == v);
+            if (check(q, r.seconds) == z3::sat) {
+              model = q.get_model();
+              q.pop();
+              q.add(lhs == v);
+            } else
+              q.pop();
+          }
+        }
+        if (res == z3::sat) {
+          r.verdict = "counterexample";
+          r.bound = N;
+          auto [kind, group] = *std::next(props.begin(), i);
+          describeCounterexample(*model, states, viol, kind, group, r);
+          std::string ps;
+          for (auto &[n, v] : r.params)
+            ps += (ps.empty() ? "" : ", ") + n + "=" + std::to_string(v);
+          r.witness = ps + "; " + r.iteration + " (lock-step step " + std::to_string(r.step) + ")";
+        } else if (res == z3::unknown && r.verdict.empty()) {
+          r.verdict = "timeout";
+          r.witness = "Z3 answered unknown within " + llvm::formatv("{0}", options.timeoutSeconds).str() +
+                      " s (bounded check)";
+        }
+      }
+    }
   }
 
-  // 4. k-induction: all clean properties and lemmas together, else each property with the
-  //    lemmas, else each property alone.
-  double indSecs = 0;
-  bool allInductive = allClean && lemmasHold &&
-                      inductive([](const Violation &) { return true; }, indSecs) == z3::unsat;
-  for (size_t i = 0; i < results.size(); ++i) {
-    ProofResult &r = results[i];
-    if (!r.verdict.empty())
-      continue;
-    r.seconds += indSecs / results.size();
-    bool proved = allInductive;
-    bool sawUnknown = false;
-    auto attempt = [&](const std::function<bool(const Violation &)> &sel) {
-      z3::check_result x = inductive(sel, r.seconds);
-      sawUnknown |= x == z3::unknown;
-      return x == z3::unsat;
-    };
-    if (!proved && lemmasHold)
-      proved = attempt([&, sel = sels[i]](const Violation &v) { return sel(v) || v.kind >= LemmaAlign; });
-    if (!proved)
-      proved = attempt(sels[i]);
-    if (proved) {
-      r.verdict = "proved";
-      r.witness = std::to_string(k) + "-induction over lock-step loop iterations (base case: " + std::to_string(N) +
-                  " steps)";
-    } else if (sawUnknown) {
-      r.verdict = "timeout";
-      r.bound = N;
-      r.witness = "no violation within " + std::to_string(N) + " lock-step steps; the induction step timed out";
-    } else {
-      r.verdict = "bounded";
-      r.bound = N;
-      r.witness = "no violation within " + std::to_string(N) + " lock-step steps; not " + std::to_string(k) +
-                  "-inductive";
+  // 2. k-induction from an arbitrary state over the clean properties and the lemmas together;
+  //    whatever the step violates is removed from the set and the rest tried again (Houdini):
+  //    the remaining set is k-inductive and its base case was checked above.
+  {
+    std::map<std::pair<int, int>, size_t> resultOf;
+    size_t idx = 0;
+    for (auto kg : props)
+      resultOf[kg] = idx++;
+    std::set<size_t> active;
+    for (size_t i = 0; i < results.size(); ++i)
+      if (results[i].verdict.empty())
+        active.insert(i);
+    bool structOk = lemmasHold;
+    std::string why = "not " + std::to_string(k) + "-inductive";
+    double indSecs = 0;
+    std::set<size_t> open = active;
+    bool unknownSeen = false;
+    while (!active.empty() && windowOk) {
+      auto sel = [&](const Violation &v) {
+        if (v.kind < LemmaAlign)
+          return active.count(resultOf.at({v.kind, v.group})) > 0;
+        if (!lemmasHold)
+          return false;
+        return v.kind == LemmaTable || structOk;
+      };
+      z3::solver s = newSolver(false);
+      for (int i = 0; i <= k; ++i)
+        s.add(!anyViol(i, i + 1, sel, wviol));
+      s.add(anyViol(k + 1, k + 2, sel, wviol));
+      z3::check_result r = check(s, indSecs);
+      if (r == z3::unsat)
+        break;
+      if (r == z3::unknown) {
+        unknownSeen = true;
+        break;
+      }
+      z3::model m = s.get_model();
+      size_t before = active.size() + dropped.size() + (structOk ? 1 : 0);
+      for (const Violation &v : wviol[k + 1]) {
+        if (!sel(v) || (v.kind == LemmaTable && dropped.count(v.lemma)) || !m.eval(v.cond, true).is_true())
+          continue;
+        if (getenv("TLXSIM_PROOF_DEBUG"))
+          llvm::errs() << "induction step violates " << kindName(v.kind) << " "
+                       << (v.group >= 0 ? groups[v.group].name : "") << " lemma " << v.lemma << "\n";
+        if (v.kind < LemmaAlign)
+          active.erase(resultOf.at({v.kind, v.group}));
+        else if (v.kind == LemmaTable)
+          dropped.insert(v.lemma);
+        else
+          structOk = false;
+      }
+      if (active.size() + dropped.size() + (structOk ? 1 : 0) == before) { // nothing removed: stay sound
+        unknownSeen = true;
+        break;
+      }
+    }
+    for (size_t i : open) {
+      ProofResult &r = results[i];
+      r.seconds += indSecs / open.size();
+      if (windowOk && !unknownSeen && active.count(i)) {
+        r.verdict = "proved";
+        r.witness = std::to_string(k) + "-induction over lock-step loop iterations (base case: " +
+                    std::to_string(N) + " steps)";
+      } else if (windowOk && unknownSeen && active.count(i)) {
+        r.verdict = "timeout";
+        r.bound = N;
+        r.witness = "no violation within " + std::to_string(N) + " lock-step steps; the induction step timed out";
+      } else {
+        r.verdict = "bounded";
+        r.bound = N;
+        r.witness = "no violation within " + std::to_string(N) + " lock-step steps; " + why;
+      }
     }
   }
   report.seconds = totalSeconds;
