@@ -1558,6 +1558,44 @@ ProofReport Prover::run() {
         }
       }
     }
+    // Range lemmas: a loop-carried counter (iteration index, stage counter, tile counter) that is
+    // non-negative in every sample is assumed non-negative (checked and dropped like the tables):
+    // without it an arbitrary induction state may start at a negative counter, e.g. a stage index
+    // (it - 1) % S = -1 that no run reaches.
+    for (size_t q = 0; q < parts.size(); ++q) {
+      if (parts[q].depth == 0)
+        continue;
+      std::vector<Cand> vars = {{static_cast<int>(q), 0, 1}};
+      const PState &p0 = states[0].parts[q];
+      for (size_t i = 0; i < p0.inner.size(); ++i)
+        if (p0.inner[i].k == Val::Int)
+          vars.push_back({static_cast<int>(q), static_cast<int>(i) + 1, 1});
+      for (size_t i = 0; i < p0.outer.size(); ++i)
+        if (p0.outer[i].k == Val::Int)
+          vars.push_back({static_cast<int>(q), static_cast<int>(i) + 100, 1});
+      for (const Cand &cd : vars) {
+        bool nonNegative = !samples.empty();
+        for (z3::model &m : samples)
+          for (const State &st : states) {
+            if (num(m, *st.done))
+              break;
+            auto v = varExpr(st, cd);
+            if (!v || num(m, *v) < 0)
+              nonNegative = false;
+          }
+        if (!nonNegative)
+          continue;
+        auto lemmaAt = [&, cd](const State &st) {
+          std::optional<z3::expr> v = varExpr(st, cd);
+          return !*st.done && *v < 0;
+        };
+        for (size_t j = 0; j < states.size(); ++j)
+          viol[j].push_back({LemmaTable, -1, lemmaAt(states[j]), nullptr, cd.part, lemmaId});
+        for (size_t j = 0; j < wstates.size(); ++j)
+          wviol[j].push_back({LemmaTable, -1, lemmaAt(wstates[j]), nullptr, cd.part, lemmaId});
+        ++lemmaId;
+      }
+    }
   }
 
   // 1. Bounded model checking from the initial state, incrementally (one solver; a clean depth
