@@ -1660,7 +1660,9 @@ ProofReport Prover::run() {
       }
     }
     z3::check_result any = failDepth >= 0 ? z3::sat : unknownSeen ? z3::unknown : z3::unsat;
-    size_t cexDepth = failDepth >= 0 ? static_cast<size_t>(failDepth) + 1 : bmcEnd;
+    // Each property's counterexample is searched over the whole bound: a deeper one often needs a more
+    // realistic launch (the parameters are then moved toward the simulated one).
+    size_t cexDepth = bmcEnd;
     const size_t fullDepth = bmcEnd;
     if (any != z3::unsat) {
       lemmasHold = false; // their base case was not checked beyond the failing depth
