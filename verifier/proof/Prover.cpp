@@ -81,9 +81,10 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 /// Property kinds; the first three are reported, the others are lemmas of the induction.
-enum Kind { WaitParity = 0, PhaseBalance, TxBalance, SlotRange, LemmaAlign, LemmaTx, LemmaTable, NumKinds };
+enum Kind { WaitParity = 0, PhaseBalance, TxBalance, SlotRange, StageOwnership, LemmaAlign, LemmaTx, LemmaTable, NumKinds };
 const char *kindName(int k) {
-  static const char *names[] = {"wait-parity", "phase-balance", "tx-balance", "slot-range", "loop-alignment",
+  static const char *names[] = {"wait-parity", "phase-balance", "tx-balance", "slot-range", "stage-ownership",
+                                "loop-alignment",
                                 "tx-per-step", "phase-table"};
   return names[k];
 }
@@ -94,7 +95,7 @@ struct Unsupported {
 
 /// A symbolic SSA value: an integer, a boolean, a barrier slot (group + index), or nothing we track.
 struct Val {
-  enum K { None, Int, Bool, Bar } k = None;
+  enum K { None, Int, Bool, Bar, Buf } k = None; ///< Buf: a stage of a staged data buffer (group: its array)
   std::optional<z3::expr> e; ///< the integer / boolean, or the slot index of a barrier
   int group = -1;
 };
@@ -108,6 +109,12 @@ struct Group {
   std::set<int> waiters;      ///< partitions that wait on it
   std::set<int> users;        ///< partitions that use it at all
   bool asyncSignals = false;  ///< completed by TMA bytes or tcgen05 arrivals (in flight until a wait sees them)
+  /// A staged data buffer (`ttg.local_alloc` of S x ... non-i64 elements), not a barrier: the subject of
+  /// stage-ownership (written by TMA through `fill`, read by wgmma / tcgen05 MMA / local_load).
+  bool data = false;
+  std::set<int> fill;      ///< data: barrier groups its TMA writes complete on
+  std::set<int> readers;   ///< data: partitions that read it
+  std::set<int> arrivers;  ///< barrier: partitions that arrive on it (plain or tcgen05 commit)
 };
 
 /// One partition: its block and loop nest (pre; for L1 { pre1; for L2 { body }; post1 }; post).
@@ -120,12 +127,14 @@ struct Part {
 };
 
 struct Event {
-  enum K { Wait, Arrive, Expect, Tma } k;
+  enum K { Wait, Arrive, Expect, Tma, Read } k; ///< Read: a data stage read (group: the data array)
   int group;
   z3::expr idx, guard, parity;
   int64_t amount; ///< arrive count or bytes
   Operation *op;
   int part;
+  int dgroup = -1;                 ///< Tma: the data array written (-1: not a staged buffer)
+  std::optional<z3::expr> didx;    ///< Tma: the stage written
 };
 
 struct PState {
@@ -328,6 +337,19 @@ void Prover::findStructure() {
           g.slots = t.getAllocShape().size() >= 2 ? static_cast<int>(t.getAllocShape().front()) : 1;
           if (g.slots < 1 || g.slots > 64)
             throw Unsupported{"barrier array '" + g.name + "' has " + std::to_string(g.slots) + " slots"};
+          g.count.assign(g.slots, 1);
+          for (const Group &other : groups)
+            if (other.name == g.name)
+              g.name += "#" + std::to_string(groups.size());
+          groupOfAlloc[&op] = static_cast<int>(groups.size());
+          groups.push_back(g);
+        } else if (t.getAllocShape().size() >= 3 && t.getAllocShape().front() >= 2 &&
+                   t.getAllocShape().front() <= 64) {
+          Group g;
+          g.data = true;
+          g.name = ir::variableName(op.getLoc()).value_or("buffer" + std::to_string(groups.size()));
+          g.loc = ir::pythonLocation(op.getLoc());
+          g.slots = static_cast<int>(t.getAllocShape().front());
           g.count.assign(g.slots, 1);
           for (const Group &other : groups)
             if (other.name == g.name)
@@ -584,8 +606,8 @@ void Prover::execOp(Operation &op, Env &env, const z3::expr &guard, std::vector<
       Val f = elseB && elseB->mightHaveTerminator() ? get(env, elseB->getTerminator()->getOperand(i)) : Val{};
       if (t.k == f.k && (t.k == Val::Int || t.k == Val::Bool))
         env[op.getResult(i)] = {t.k, z3::ite(cnd, *t.e, *f.e), -1};
-      else if (t.k == Val::Bar && f.k == Val::Bar && t.group == f.group)
-        env[op.getResult(i)] = {Val::Bar, z3::ite(cnd, *t.e, *f.e), t.group};
+      else if ((t.k == Val::Bar || t.k == Val::Buf) && f.k == t.k && t.group == f.group)
+        env[op.getResult(i)] = {t.k, z3::ite(cnd, *t.e, *f.e), t.group};
       else
         env[op.getResult(i)] = typedFresh(op.getResult(i).getType(), "if");
     }
@@ -594,13 +616,13 @@ void Prover::execOp(Operation &op, Env &env, const z3::expr &guard, std::vector<
   if (name == "ttg.local_alloc") {
     auto it = groupOfAlloc.find(&op);
     if (it != groupOfAlloc.end())
-      env[op.getResult(0)] = {Val::Bar, c.int_val(0), it->second};
+      env[op.getResult(0)] = {groups[it->second].data ? Val::Buf : Val::Bar, c.int_val(0), it->second};
     return;
   }
   if (name == "ttg.memdesc_index" || name == "ttg.memdesc_subview") {
     Val src = in(0), idx = in(1);
-    if (src.k == Val::Bar)
-      env[op.getResult(0)] = {Val::Bar, idx.k == Val::Int ? *idx.e : fresh("index"), src.group};
+    if (src.k == Val::Bar || src.k == Val::Buf)
+      env[op.getResult(0)] = {src.k, idx.k == Val::Int ? *idx.e : fresh("index"), src.group};
     return;
   }
   if (name == "ttng.init_barrier") {
@@ -620,7 +642,18 @@ void Prover::execOp(Operation &op, Env &env, const z3::expr &guard, std::vector<
       groups[bar.group].asyncSignals |= k != Event::Wait;
     if (k == Event::Wait)
       groups[bar.group].waiters.insert(part);
+    if (k == Event::Arrive)
+      groups[bar.group].arrivers.insert(part);
     events->push_back({k, bar.group, *bar.e, guard && pred, parity, amount, &op, part});
+  };
+  // A read of a data stage (an MMA operand or a local_load of a staged buffer).
+  auto emitRead = [&](Value v, const z3::expr &pred) {
+    Val b = get(env, v);
+    if (!events || b.k != Val::Buf)
+      return;
+    groups[b.group].readers.insert(part);
+    groups[b.group].users.insert(part);
+    events->push_back({Event::Read, b.group, *b.e, guard && pred, c.int_val(0), 0, &op, part});
   };
   if (name == "ttng.wait_barrier") {
     auto bar = groupOperand("alloc");
@@ -649,8 +682,17 @@ void Prover::execOp(Operation &op, Env &env, const z3::expr &guard, std::vector<
     if (desc && !desc->empty())
       if (auto t = dyn_cast<ir::TensorDescType>((*desc)[0].getType()))
         bytes = t.getBlockBytes();
-    if (auto bar = groupOperand("barrier"))
+    if (auto bar = groupOperand("barrier")) {
       emit(Event::Tma, *bar, predOf("pred"), c.int_val(0), bytes);
+      auto dst = ir::getOperandGroup(&op, "result");
+      Val d = dst && !dst->empty() ? get(env, (*dst)[0]) : Val{};
+      if (events && d.k == Val::Buf) {
+        events->back().dgroup = d.group;
+        events->back().didx = *d.e;
+        groups[d.group].fill.insert(bar->group);
+        groups[d.group].users.insert(part);
+      }
+    }
     return;
   }
   if (name == "ttng.tc_gen5_commit") {
@@ -662,6 +704,9 @@ void Prover::execOp(Operation &op, Env &env, const z3::expr &guard, std::vector<
     auto bars = ir::getOperandGroup(&op, "barriers");
     auto preds = ir::getOperandGroup(&op, "barrier_preds");
     z3::expr pred = predOf("pred");
+    for (const char *operand : {"a", "b"})
+      if (auto r = ir::getOperandGroup(&op, operand); r && !r->empty())
+        emitRead((*r)[0], pred);
     if (bars)
       for (unsigned i = 0; i < bars->size(); ++i) {
         Val b = get(env, (*bars)[i]);
@@ -673,6 +718,12 @@ void Prover::execOp(Operation &op, Env &env, const z3::expr &guard, std::vector<
     for (Value r : op.getResults())
       env[r] = typedFresh(r.getType(), "mma");
     return;
+  }
+  if (name == "ttng.warp_group_dot" || name == "ttg.local_load") {
+    for (const char *operand : {"a", "b", "src"})
+      if (auto r = ir::getOperandGroup(&op, operand); r && !r->empty())
+        emitRead((*r)[0], c.bool_val(true));
+    return opaque();
   }
   if (name == "scf.for" || name == "scf.while")
     throw Unsupported{"unexpected loop"};
@@ -762,7 +813,43 @@ Ghost Prover::freshGhost(const std::string &tag) {
 void Prover::apply(Ghost &g, const std::vector<Event> &events, std::vector<Violation> &viol) {
   if (collecting)
     return;
+  // Stage ownership, per lock-step step (one loop iteration): the slot of each partition's last wait on
+  // each barrier in this step (-1: none yet). A TMA write of stage j completes on slot j of its barrier
+  // array and follows the writer's wait on slot j of the barrier its readers release the stage with; a
+  // read of stage j follows the reader's wait on slot j of the barrier the stage's TMA writes complete on.
+  std::map<std::pair<int, int>, z3::expr> lastWait;
+  auto waited = [&](int part, int group) {
+    auto it = lastWait.find({part, group});
+    return it == lastWait.end() ? c.int_val(-1) : it->second;
+  };
   for (const Event &e : events) {
+    if (e.k == Event::Read) {
+      const Group &buf = groups[e.group];
+      for (int f : buf.fill)
+        if (groups[f].slots == buf.slots && buf.fill.size() == 1) {
+          z3::expr w = waited(e.part, f);
+          viol.push_back({StageOwnership, e.group, e.guard && w != -1 && w != e.idx, e.op, e.part});
+        }
+      continue;
+    }
+    if (e.k == Event::Tma && e.dgroup >= 0) {
+      const Group &buf = groups[e.dgroup];
+      if (groups[e.group].slots == buf.slots)
+        viol.push_back({StageOwnership, e.dgroup, e.guard && e.idx != *e.didx, e.op, e.part});
+      for (size_t r = 0; r < groups.size(); ++r) {
+        const Group &rel = groups[r];
+        bool releasedByReaders = false;
+        for (int p : rel.arrivers)
+          releasedByReaders |= buf.readers.count(p) > 0;
+        if (rel.data || static_cast<int>(r) == e.group || rel.slots != buf.slots || !releasedByReaders ||
+            !rel.waiters.count(e.part))
+          continue;
+        z3::expr w = waited(e.part, static_cast<int>(r));
+        viol.push_back({StageOwnership, e.dgroup, e.guard && w != -1 && w != *e.didx, e.op, e.part});
+      }
+    }
+    if (e.k == Event::Wait)
+      lastWait.insert_or_assign({e.part, e.group}, z3::ite(e.guard, e.idx, waited(e.part, e.group)));
     const Group &grp = groups[e.group];
     viol.push_back({SlotRange, e.group, e.guard && (e.idx < 0 || e.idx >= grp.slots), e.op, e.part});
     for (int s = 0; s < grp.slots; ++s) {
@@ -812,7 +899,7 @@ void Prover::checkEnd(const Ghost &g, const z3::expr &when, std::vector<Violatio
     }
   }
   for (size_t gi = 0; gi < groups.size(); ++gi)
-    for (int s = 0; s < groups[gi].slots; ++s)
+    for (int s = 0; s < groups[gi].slots && !groups[gi].data; ++s)
       viol.push_back({TxBalance, static_cast<int>(gi), when && g.tx[gi][s] != 0, nullptr, -1});
 }
 
@@ -820,13 +907,15 @@ void Prover::checkBoundary(const State &st, const z3::expr &when, std::vector<Vi
   if (collecting)
     return;
   for (size_t gi = 0; gi < groups.size(); ++gi)
-    for (int s = 0; s < groups[gi].slots; ++s)
+    for (int s = 0; s < groups[gi].slots && !groups[gi].data; ++s)
       viol.push_back({LemmaTx, static_cast<int>(gi), when && st.ghost->tx[gi][s] != 0, nullptr, -1});
 }
 
 Val Prover::mergeVal(const z3::expr &cond, const Val &a, const Val &b) {
   if (a.k == b.k && (a.k == Val::Int || a.k == Val::Bool))
     return {a.k, z3::ite(cond, *a.e, *b.e), -1};
+  if (a.k == Val::Buf && b.k == Val::Buf && a.group == b.group)
+    return {Val::Buf, z3::ite(cond, *a.e, *b.e), a.group};
   if (a.k == Val::Bar && b.k == Val::Bar) {
     if (a.group != b.group)
       throw Unsupported{"a loop-carried barrier switches between allocations " + groups[a.group].name + " and " +
@@ -845,7 +934,7 @@ State Prover::freshState(const std::string &tag) {
     auto freshArgs = [&](Operation *loop, std::vector<Val> &out, const std::string &n) {
       const std::vector<Val> &like = loop == p.l2 || p.depth == 1 ? shape->parts[i].inner : shape->parts[i].outer;
       for (const Val &v : like)
-        out.push_back(v.k == Val::Bar ? Val{Val::Bar, fresh(tag + p.name + n), v.group}
+        out.push_back(v.k == Val::Bar || v.k == Val::Buf ? Val{v.k, fresh(tag + p.name + n), v.group}
                       : v.k == Val::Int ? Val{Val::Int, fresh(tag + p.name + n), -1}
                       : v.k == Val::Bool ? Val{Val::Bool, fresh(tag + p.name + n, true), -1}
                                          : Val{});
@@ -1019,7 +1108,10 @@ State Prover::step(const State &s, std::vector<Violation> &viol) {
     };
     auto fixKinds = [&](std::vector<Val> &vals, const std::vector<Val> &like) {
       for (size_t a = 0; a < vals.size() && a < like.size(); ++a)
-        if (vals[a].k != like[a].k || (like[a].k == Val::Bar && vals[a].group != like[a].group)) {
+        if (vals[a].k != like[a].k ||
+            ((like[a].k == Val::Bar || like[a].k == Val::Buf) && vals[a].group != like[a].group)) {
+          if (like[a].k == Val::Buf)
+            throw Unsupported{p.name + ": a loop-carried buffer stage the prover cannot follow"};
           if (like[a].k == Val::Bar)
             throw Unsupported{p.name + ": a loop-carried barrier the prover cannot follow"};
           vals[a] = like[a].k == Val::Int ? Val{Val::Int, fresh("y"), -1}
