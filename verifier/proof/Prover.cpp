@@ -1699,9 +1699,15 @@ ProofReport Prover::run() {
     size_t bmcEnd = static_cast<size_t>(N) + 1; // viol[0] (before the loops) .. viol[N]
     int failDepth = -1;
     bool unknownSeen = false;
+    std::map<std::pair<int, int>, size_t> propIndex;
+    for (auto kg : props)
+      propIndex[kg] = propIndex.size();
+    std::set<size_t> failed; // properties violated: searched alone for their counterexample below
     z3::solver s = newSolver(false);
-    auto sel = [&](const Violation &v) { return v.kind < LemmaAlign || lemmasHold; };
-    for (size_t d = 0; d < bmcEnd && failDepth < 0 && !unknownSeen; ++d) {
+    auto sel = [&](const Violation &v) {
+      return v.kind < LemmaAlign ? !failed.count(propIndex.at({v.kind, v.group})) : lemmasHold;
+    };
+    for (size_t d = 0; d < bmcEnd && !unknownSeen; ++d) {
       for (;;) {
         z3::expr bad = anyViol(d, d + 1, sel, viol);
         s.push();
@@ -1725,9 +1731,10 @@ ProofReport Prover::run() {
         for (const Violation &v : viol[d]) {
           if (!sel(v) || (v.kind == LemmaTable && dropped.count(v.lemma)) || !m.eval(v.cond, true).is_true())
             continue;
-          if (v.kind < LemmaAlign)
+          if (v.kind < LemmaAlign) {
             propBad = true;
-          else if (v.kind == LemmaTable) {
+            failed.insert(propIndex.at({v.kind, v.group}));
+          } else if (v.kind == LemmaTable) {
             dropped.insert(v.lemma);
             if (getenv("TLXSIM_PROOF_DEBUG"))
               llvm::errs() << "base case: dropped lemma " << v.lemma << " at step " << d << "\n";
@@ -1739,9 +1746,10 @@ ProofReport Prover::run() {
                                    ": properties are proved without it if possible");
           }
         }
-        if (propBad) {
-          failDepth = static_cast<int>(d);
-          break;
+        if (propBad) { // the other properties and the lemmas go on
+          if (failDepth < 0)
+            failDepth = static_cast<int>(d);
+          continue;
         }
         if (structural)
           lemmasHold = false;
@@ -1757,8 +1765,11 @@ ProofReport Prover::run() {
     size_t cexDepth = bmcEnd;
     const size_t fullDepth = bmcEnd;
     if (any != z3::unsat) {
-      lemmasHold = false; // their base case was not checked beyond the failing depth
+      if (unknownSeen)
+        lemmasHold = false; // their base case was not checked to the full depth
       for (size_t i = 0; i < results.size(); ++i) {
+        if (!unknownSeen && !failed.count(i))
+          continue; // clean to the full depth: left to the induction
         ProofResult &r = results[i];
         size_t cexDepthFor = cexDepth;
         z3::check_result res = z3::unsat;
@@ -1821,17 +1832,22 @@ ProofReport Prover::run() {
           for (auto &a : abstracted)
             q.add(a.var == a.exact);
           z3::params quick(c);
-          quick.set("timeout", 2000u);
+          // A resource limit rather than a time limit: the launch chosen must not depend on the load.
+          quick.set("timeout", static_cast<unsigned>(std::max(1.0, options.timeoutSeconds * 1000)));
+          quick.set("rlimit", 40000000u);
           q.set(quick);
-          std::vector<std::pair<z3::expr, z3::expr>> prefs; // (param, preferred value)
+          std::vector<std::pair<z3::expr, z3::expr>> prefs; // (param, preferred value), first ones first
+          for (auto &[n, e] : params)
+            if (n.starts_with("program_id_"))
+              prefs.push_back({e, c.int_val(0)}); // the first CTA: the one a replay shows first
           for (auto &[n, v] : options.launch)
             if (auto it = params.find(n); it != params.end())
               prefs.push_back({it->second, c.int_val(v)});
           for (auto &[n, e] : params) {
-            if (n.starts_with("program_id_"))
-              prefs.push_back({e, c.int_val(0)});
-            else if (!n.starts_with("num_programs_"))
-              prefs.push_back({e >= 0, c.bool_val(true)}); // non-negative sizes read as real launches
+            if (!n.starts_with("num_programs_") && !n.starts_with("program_id_")) {
+              prefs.push_back({e >= 1, c.bool_val(true)}); // positive sizes read as real launches,
+              prefs.push_back({e >= 0, c.bool_val(true)}); // else non-negative ones
+            }
           }
           for (auto &[lhs, v] : prefs) {
             q.push();
