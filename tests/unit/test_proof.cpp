@@ -43,7 +43,15 @@ TEST_CASE("assumptions parse as NAME OP INTEGER in either order") {
 
 TEST_CASE("the correct Hopper WS GEMM (S = 2) is proved for all trip counts") {
   auto report = prove("tests/inputs/hopper/ws_gemm/s2/ws_gemm_kernel.ttgir");
-  REQUIRE(report.results.size() == 8); // 4 properties x {ready, empty}
+  // 4 barrier properties x {ready, empty} + stage-ownership x {a_bufs, b_bufs}
+  REQUIRE(report.results.size() == 10);
+  int stageOwnership = 0;
+  for (const auto &r : report.results)
+    if (r.property == "stage-ownership") {
+      ++stageOwnership;
+      CHECK((r.barrier == "a_bufs" || r.barrier == "b_bufs"));
+    }
+  CHECK(stageOwnership == 2);
   for (const auto &r : report.results) {
     INFO(r.property << " on " << r.barrier << ": " << r.witness);
     CHECK(r.verdict == "proved");
