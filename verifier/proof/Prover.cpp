@@ -81,10 +81,13 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 /// Property kinds; the first three are reported, the others are lemmas of the induction.
-enum Kind { WaitParity = 0, PhaseBalance, TxBalance, SlotRange, StageOwnership, LemmaAlign, LemmaTx, LemmaTable, NumKinds };
+enum Kind {
+  WaitParity = 0, PhaseBalance, TxBalance, SlotRange, StageOwnership, ProxyFence,
+  LemmaAlign, LemmaTx, LemmaTable, NumKinds
+};
 const char *kindName(int k) {
   static const char *names[] = {"wait-parity", "phase-balance", "tx-balance", "slot-range", "stage-ownership",
-                                "loop-alignment",
+                                "proxy-fence", "loop-alignment",
                                 "tx-per-step", "phase-table"};
   return names[k];
 }
@@ -115,6 +118,7 @@ struct Group {
   std::set<int> fill;      ///< data: barrier groups its TMA writes complete on
   std::set<int> readers;   ///< data: partitions that read it
   std::set<int> arrivers;  ///< barrier: partitions that arrive on it (plain or tcgen05 commit)
+  std::set<int> genericWriters; ///< data: partitions that write it through the generic proxy (local_store / alloc)
 };
 
 /// One partition: its block and loop nest (pre; for L1 { pre1; for L2 { body }; post1 }; post).
@@ -127,7 +131,9 @@ struct Part {
 };
 
 struct Event {
-  enum K { Wait, Arrive, Expect, Tma, Read } k; ///< Read: a data stage read (group: the data array)
+  /// Read: a data stage read (group: the data array; amount 0 generic, 1 async MMA, 2 TMA store);
+  /// Write: a generic-proxy write of a data buffer; Fence: fence.proxy.async (group -1).
+  enum K { Wait, Arrive, Expect, Tma, Read, Write, Fence } k;
   int group;
   z3::expr idx, guard, parity;
   int64_t amount; ///< arrive count or bytes
@@ -145,6 +151,8 @@ struct PState {
 
 struct Ghost {
   std::vector<std::vector<z3::expr>> tx;                 ///< [group][slot]
+  /// (writer partition, data buffer) -> a generic write of it not yet followed by a proxy fence
+  std::map<std::pair<int, int>, z3::expr> dirty;
   std::map<std::pair<int, int>, std::vector<z3::expr>> B, D, has, last; ///< (group, waiter) -> [slot]
 };
 
@@ -343,13 +351,20 @@ void Prover::findStructure() {
               g.name += "#" + std::to_string(groups.size());
           groupOfAlloc[&op] = static_cast<int>(groups.size());
           groups.push_back(g);
-        } else if (t.getAllocShape().size() >= 3 && t.getAllocShape().front() >= 2 &&
-                   t.getAllocShape().front() <= 64) {
+        }
+  // Data buffers anywhere in the kernel (a partition's epilogue buffer too): staged (S x ...) or single.
+  func->walk([&](Operation *opp) {
+    Operation &op = *opp;
+    if (op.getName().getStringRef() == "ttg.local_alloc" && op.getNumResults() == 1)
+      if (auto t = dyn_cast<ir::MemDescType>(op.getResult(0).getType()))
+        if (!t.getElementType().isInteger(64) && t.getAllocShape().size() >= 2) {
           Group g;
           g.data = true;
           g.name = ir::variableName(op.getLoc()).value_or("buffer" + std::to_string(groups.size()));
           g.loc = ir::pythonLocation(op.getLoc());
-          g.slots = static_cast<int>(t.getAllocShape().front());
+          bool staged = t.getAllocShape().size() >= 3 && t.getAllocShape().front() >= 2 &&
+                        t.getAllocShape().front() <= 64;
+          g.slots = staged ? static_cast<int>(t.getAllocShape().front()) : 1;
           g.count.assign(g.slots, 1);
           for (const Group &other : groups)
             if (other.name == g.name)
@@ -357,6 +372,7 @@ void Prover::findStructure() {
           groupOfAlloc[&op] = static_cast<int>(groups.size());
           groups.push_back(g);
         }
+  });
   for (size_t i = 0; i < parts.size(); ++i) {
     analyzeNest(parts[i]);
     maxDepth = std::max(maxDepth, parts[i].depth);
@@ -617,6 +633,12 @@ void Prover::execOp(Operation &op, Env &env, const z3::expr &guard, std::vector<
     auto it = groupOfAlloc.find(&op);
     if (it != groupOfAlloc.end())
       env[op.getResult(0)] = {groups[it->second].data ? Val::Buf : Val::Bar, c.int_val(0), it->second};
+    if (events && it != groupOfAlloc.end() && groups[it->second].data && op.getNumOperands() > 0) {
+      // Initialized from registers: a generic-proxy write.
+      groups[it->second].genericWriters.insert(part);
+      groups[it->second].users.insert(part);
+      events->push_back({Event::Write, it->second, c.int_val(0), guard, c.int_val(0), 0, &op, part});
+    }
     return;
   }
   if (name == "ttg.memdesc_index" || name == "ttg.memdesc_subview") {
@@ -647,13 +669,22 @@ void Prover::execOp(Operation &op, Env &env, const z3::expr &guard, std::vector<
     events->push_back({k, bar.group, *bar.e, guard && pred, parity, amount, &op, part});
   };
   // A read of a data stage (an MMA operand or a local_load of a staged buffer).
-  auto emitRead = [&](Value v, const z3::expr &pred) {
+  auto emitRead = [&](Value v, const z3::expr &pred, int64_t how = 0) {
     Val b = get(env, v);
     if (!events || b.k != Val::Buf)
       return;
-    groups[b.group].readers.insert(part);
+    if (how != 2)
+      groups[b.group].readers.insert(part);
     groups[b.group].users.insert(part);
-    events->push_back({Event::Read, b.group, *b.e, guard && pred, c.int_val(0), 0, &op, part});
+    events->push_back({Event::Read, b.group, *b.e, guard && pred, c.int_val(0), how, &op, part});
+  };
+  auto emitWrite = [&](Value v) {
+    Val b = get(env, v);
+    if (!events || b.k != Val::Buf)
+      return;
+    groups[b.group].genericWriters.insert(part);
+    groups[b.group].users.insert(part);
+    events->push_back({Event::Write, b.group, *b.e, guard, c.int_val(0), 0, &op, part});
   };
   if (name == "ttng.wait_barrier") {
     auto bar = groupOperand("alloc");
@@ -706,7 +737,7 @@ void Prover::execOp(Operation &op, Env &env, const z3::expr &guard, std::vector<
     z3::expr pred = predOf("pred");
     for (const char *operand : {"a", "b"})
       if (auto r = ir::getOperandGroup(&op, operand); r && !r->empty())
-        emitRead((*r)[0], pred);
+        emitRead((*r)[0], pred, 1);
     if (bars)
       for (unsigned i = 0; i < bars->size(); ++i) {
         Val b = get(env, (*bars)[i]);
@@ -722,8 +753,23 @@ void Prover::execOp(Operation &op, Env &env, const z3::expr &guard, std::vector<
   if (name == "ttng.warp_group_dot" || name == "ttg.local_load") {
     for (const char *operand : {"a", "b", "src"})
       if (auto r = ir::getOperandGroup(&op, operand); r && !r->empty())
-        emitRead((*r)[0], c.bool_val(true));
+        emitRead((*r)[0], c.bool_val(true), name == "ttng.warp_group_dot" ? 1 : 0);
     return opaque();
+  }
+  if (name == "ttng.async_tma_copy_local_to_global") {
+    if (auto r = ir::getOperandGroup(&op, "src"); r && !r->empty())
+      emitRead((*r)[0], c.bool_val(true), 2);
+    return;
+  }
+  if (name == "ttg.local_store") {
+    if (auto r = ir::getOperandGroup(&op, "dst"); r && !r->empty())
+      emitWrite((*r)[0]);
+    return;
+  }
+  if (name == "ttng.fence_async_shared") {
+    if (events)
+      events->push_back({Event::Fence, -1, c.int_val(0), guard, c.int_val(0), 0, &op, part});
+    return;
   }
   if (name == "scf.for" || name == "scf.while")
     throw Unsupported{"unexpected loop"};
@@ -775,6 +821,9 @@ Prover::Env Prover::baseEnv(int part) {
 
 Ghost Prover::initGhost() {
   Ghost g;
+  for (size_t gi = 0; gi < groups.size(); ++gi)
+    for (int w : groups[gi].genericWriters)
+      g.dirty.insert_or_assign({w, static_cast<int>(gi)}, c.bool_val(false));
   for (size_t gi = 0; gi < groups.size(); ++gi) {
     g.tx.push_back(std::vector<z3::expr>(groups[gi].slots, c.int_val(0)));
     for (int w : groups[gi].waiters) {
@@ -802,6 +851,8 @@ Ghost Prover::freshGhost(const std::string &tag) {
   for (auto &[k, v] : g.has)
     for (auto &e : v)
       e = fresh(tag + "has", true);
+  for (auto &[k, e] : g.dirty)
+    e = fresh(tag + "dirty", true);
   for (auto &[k, v] : g.last)
     for (size_t i = 0; i < v.size(); ++i) {
       v[i] = fresh(tag + "last");
@@ -823,6 +874,28 @@ void Prover::apply(Ghost &g, const std::vector<Event> &events, std::vector<Viola
     return it == lastWait.end() ? c.int_val(-1) : it->second;
   };
   for (const Event &e : events) {
+    // proxy-fence: an async-proxy read (wgmma / tcgen05 operand, TMA store) of a buffer some partition wrote
+    // through the generic proxy needs a fence.proxy.async after that write (fences of any partition count).
+    if (e.k == Event::Fence) {
+      for (auto &[key, d] : g.dirty)
+        d = d && !e.guard;
+      continue;
+    }
+    if (e.k == Event::Write) {
+      z3::expr &d = g.dirty.at({e.part, e.group});
+      d = d || e.guard;
+      continue;
+    }
+    if (e.k == Event::Read && e.amount >= 1) {
+      z3::expr_vector pending(c);
+      for (auto &[key, d] : g.dirty)
+        if (key.second == e.group)
+          pending.push_back(d);
+      if (!pending.empty())
+        viol.push_back({ProxyFence, e.group, e.guard && z3::mk_or(pending), e.op, e.part});
+    }
+    if (e.k == Event::Read && e.amount == 2)
+      continue; // a TMA store reads no stage the protocol hands over
     if (e.k == Event::Read) {
       const Group &buf = groups[e.group];
       for (int f : buf.fill)
