@@ -1488,7 +1488,8 @@ ProofReport Prover::run() {
       if (v.kind < LemmaAlign)
         props.insert({v.kind, v.group});
   if (props.empty()) {
-    report.notes.push_back(groups.empty()
+    bool anyBarrier = std::any_of(groups.begin(), groups.end(), [](const Group &g) { return !g.data; });
+    report.notes.push_back(!anyBarrier
                                ? "no mbarrier protocol: the kernel allocates no mbarrier, nothing to prove"
                                : "no mbarrier protocol: no barrier is waited on, arrived at or filled by TMA in "
                                  "the encoded code, nothing to prove");
