@@ -6,8 +6,13 @@
 #include "verifier/Schedules.h"
 #include "verifier/Verifier.h"
 
+#include "sim/Timeline.h"
+#include "sim/TraceView.h"
+
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <map>
 #include <set>
 
 using namespace llvm;
@@ -28,6 +33,24 @@ cl::opt<std::string> baselineOpt("baseline", cl::desc("Suppress the findings rec
 cl::opt<std::string> writeBaselineOpt("write-baseline",
                                       cl::desc("Write the findings of this run as a baseline file"),
                                       cl::value_desc("FILE"), cl::cat(outputCategory()), cl::sub(checkCommand()));
+
+cl::opt<std::string> traceOutOpt("trace-out",
+                                 cl::desc("Write the failing run as a Chrome/Perfetto trace: the schedule that exposed "
+                                          "the first finding, else the replay of the first Z3 counterexample"),
+                                 cl::value_desc("FILE"), cl::cat(outputCategory()), cl::sub(checkCommand()));
+
+/// Records which SM ran each agent and the first agent that stalled (a deadlock's blocked wait), so that the
+/// trace shows the SM of the failing barrier wait.
+struct StallProbe : sim::Listener {
+  std::map<int32_t, int32_t> smOf;
+  int32_t stalledSm = -1;
+  void onAgentStart(const sim::AgentInfo &info, sim::Cycle) override { smOf[info.id] = info.sm; }
+  void onStall(sim::Cycle, const std::vector<sim::BlockedAgent> &blocked) override {
+    for (const auto &b : blocked)
+      if (stalledSm < 0 && smOf.count(b.agent))
+        stalledSm = smOf[b.agent];
+  }
+};
 
 /// Re-simulates the launch under `schedule`; appends the findings not yet in `seen`.
 int runSchedule(PreparedSimulation &prepared, const verifier::Schedule &schedule,
@@ -51,7 +74,53 @@ int runSchedule(PreparedSimulation &prepared, const verifier::Schedule &schedule
   return kClean;
 }
 
+/// The schedule called `name` among those --schedules makes (the default when not found).
+verifier::Schedule scheduleNamed(const std::string &name) {
+  std::vector<verifier::Schedule> all = verifier::makeSchedules(std::max<int>(schedulesOpt, 1), scheduleSeedOpt);
+  for (const auto &s : all)
+    if (s.name == name)
+      return s;
+  return all.front();
+}
+
 } // namespace
+
+bool traceOutRequested() { return !traceOutOpt.empty(); }
+
+int writeTraceOut(PreparedSimulation &prepared, const std::string &scheduleName, const std::string &what) {
+  auto model = verifier::applySchedule(*prepared.model, scheduleNamed(scheduleName));
+  if (!model)
+    return badInput(toString(model.takeError()));
+  // Run 1: the SM of the first stalled agent (else --sm). Run 2: the timeline of that SM.
+  int32_t sm = smOpt;
+  {
+    auto engine = sim::Engine::create(*prepared.program, *model, prepared.launch, prepared.options);
+    if (!engine)
+      return badInput(toString(engine.takeError()));
+    StallProbe probe;
+    (*engine)->addListener(&probe);
+    if (auto result = (*engine)->run(); !result)
+      return badInput("--trace-out: " + toString(result.takeError()));
+    if (probe.stalledSm >= 0)
+      sm = probe.stalledSm;
+  }
+  auto engine = sim::Engine::create(*prepared.program, *model, prepared.launch, prepared.options);
+  if (!engine)
+    return badInput(toString(engine.takeError()));
+  sim::Timeline timeline(*prepared.program, sm);
+  (*engine)->addListener(&timeline);
+  auto result = (*engine)->run();
+  if (!result)
+    return badInput("--trace-out: " + toString(result.takeError()));
+  std::error_code ec;
+  raw_fd_ostream out(traceOutOpt, ec, sys::fs::OF_None);
+  if (ec)
+    return badInput("cannot write " + traceOutOpt + ": " + ec.message());
+  sim::writeChromeTrace(timeline,
+                        {prepared.program->kernelName, model->name(), result->clockMhz, result->cycles}, out);
+  errs() << "tlx-sim: wrote the trace of " << what << " (SM " << sm << ") to " << traceOutOpt << "\n";
+  return kClean;
+}
 
 int finishCheck(PreparedSimulation &prepared, std::vector<verifier::Finding> &findings) {
   if (schedulesOpt < 1 || schedulesOpt > 1000)
@@ -77,6 +146,9 @@ int finishCheck(PreparedSimulation &prepared, std::vector<verifier::Finding> &fi
   if (!sarifOpt.empty())
     if (auto err = verifier::writeSarif(sarifOpt, findings))
       return badInput(toString(std::move(err)));
+  if (traceOutRequested() && !findings.empty())
+    return writeTraceOut(prepared, findings.front().schedule,
+                         "schedule '" + findings.front().schedule + "', which exposed the first finding");
   return kClean;
 }
 

@@ -1,5 +1,6 @@
 // Options of `tlx-sim check` beyond the shared launch options: --schedules / --schedule-seed (re-run the
-// launch under several latency schedules), --sarif FILE, --baseline FILE and --write-baseline FILE.
+// launch under several latency schedules), --sarif FILE, --baseline FILE, --write-baseline FILE and
+// --trace-out FILE (the failing run as a Chrome/Perfetto trace, sim/TraceView.h).
 #pragma once
 
 #include "tools/Simulation.h"
@@ -11,7 +12,17 @@ namespace tlxsim::tool {
 
 /// Adds the findings of the extra schedules (--schedules N > 1) to `findings` (from the default schedule),
 /// deduplicated by class and location (the first schedule that exposed a finding names it), then applies
-/// --write-baseline, --baseline and --sarif. Returns kClean, or kBadInput / kInternal after printing why.
+/// --write-baseline, --baseline and --sarif, and with --trace-out writes the trace of the schedule that exposed
+/// the first remaining finding. Returns kClean, or kBadInput / kInternal after printing why.
 int finishCheck(PreparedSimulation &prepared, std::vector<verifier::Finding> &findings);
+
+/// Whether --trace-out was given.
+bool traceOutRequested();
+
+/// Re-simulates `prepared`'s launch under the --schedules schedule `scheduleName` ("default" and unknown names:
+/// the model as is) and writes its Chrome/Perfetto trace (sim/TraceView.h) to --trace-out: the timeline of the
+/// SM whose agent stalled first (a deadlock's failing barrier wait), else of --sm. `what` names the run in the
+/// message on stderr. Returns kClean, or kBadInput after printing why.
+int writeTraceOut(PreparedSimulation &prepared, const std::string &scheduleName, const std::string &what);
 
 } // namespace tlxsim::tool

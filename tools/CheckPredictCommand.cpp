@@ -44,7 +44,7 @@ int run(bool predict) {
   if (!predict) {
     if (int code = finishCheck(prepared, findings)) // --schedules, --baseline, --sarif (tools/CheckOptions.cpp)
       return code;
-    proofs = runProofs(*prepared.module);
+    proofs = runProofs(*prepared.module, /*traceCounterexample=*/findings.empty());
     if (proofs.badAssumptions)
       return kBadInput;
   }
@@ -62,8 +62,10 @@ int run(bool predict) {
       out = json::Object{{"schema_version", 1}, {"kernel", program.kernelName}};
     out["command"] = predict ? "predict" : "check";
     out["findings"] = std::move(findingsJson);
-    if (!predict)
+    if (!predict) {
       out["proofs"] = proofsJson(proofs);
+      out["proof_notes"] = proofNotesJson(proofs);
+    }
     out["warnings"] = std::move(warningsJson);
     out["ctas_simulated"] = result->ctasSimulated;
     outs() << formatv("{0:2}", json::Value(std::move(out))) << "\n";

@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 
+#include "tools/CheckOptions.h"
 #include "tools/CommandLine.h"
 #include "tools/Simulation.h"
 
@@ -9,6 +10,7 @@
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
 
 using namespace llvm;
 
@@ -35,12 +37,45 @@ bool proofsDisabled() {
   const char *env = std::getenv("TLXSIM_NO_PROOFS");
   return !proofsOpt && env && std::string(env) == "1";
 }
+cl::opt<bool> noPreconditionsOpt("no-preconditions",
+                                 cl::desc("Do not assume the kernel's launch preconditions (launch.json "
+                                          "\"preconditions\", declared by the kernel module's PRECONDITIONS)"),
+                                 cl::sub(checkCommand()));
+
+/// The `preconditions` of the --launch file: constraints the kernel declares it needs (kernels/README.md),
+/// the prover's default assumptions. Appends them to `out`; returns false after printing why on a malformed entry.
+bool readPreconditions(std::vector<std::string> &out) {
+  if (launchOpt.empty() || noPreconditionsOpt)
+    return true;
+  auto buf = MemoryBuffer::getFile(launchOpt);
+  if (!buf)
+    return true; // prepareSimulation already reported an unreadable launch file
+  auto parsed = json::parse((*buf)->getBuffer());
+  if (!parsed) {
+    consumeError(parsed.takeError());
+    return true;
+  }
+  const json::Object *root = parsed->getAsObject();
+  const json::Array *pre = root ? root->getArray("preconditions") : nullptr;
+  if (!pre)
+    return true;
+  for (const json::Value &v : *pre) {
+    auto text = v.getAsString();
+    if (!text) {
+      errs() << "tlx-sim: error: " << launchOpt << ": \"preconditions\" must hold strings like \"K>=1\"\n";
+      return false;
+    }
+    out.push_back(text->str());
+  }
+  return true;
+}
+
 cl::opt<int> proofStepsOpt("proof-steps",
                            cl::desc("Lock-step iterations of bounded model checking (default 4 x stages + 4)"),
                            cl::init(0), cl::sub(checkCommand()));
 
 /// Re-runs the simulation at the counterexample's launch; returns a one-line summary.
-std::string replay(const verifier::proof::ProofResult &r) {
+std::string replay(const verifier::proof::ProofResult &r, bool writeTrace) {
   std::vector<std::string> savedArgs(argOpts.begin(), argOpts.end());
   std::string savedGrid = gridOpt;
   std::string launch;
@@ -73,6 +108,10 @@ std::string replay(const verifier::proof::ProofResult &r) {
     if (code != kClean) {
       out = "replay at" + launch + " not run (the launch is incomplete or invalid, see above)";
     } else {
+      if (writeTrace)
+        writeTraceOut(prepared, "default",
+                      "the replay of the first Z3 counterexample (" + r.property + " on " + r.barrier + ", at" +
+                          launch + ")");
       verifier::Verifier checks(*prepared.program);
       checks.attach(*prepared.engine);
       auto result = prepared.engine->run();
@@ -98,22 +137,38 @@ std::string replay(const verifier::proof::ProofResult &r) {
 
 } // namespace
 
-ProofOutcome runProofs(mlir::ModuleOp module) {
+ProofOutcome runProofs(mlir::ModuleOp module, bool traceCounterexample) {
   ProofOutcome out;
-  if (proofsDisabled())
+  auto noTrace = [&] {
+    if (traceCounterexample && traceOutRequested() && !out.counterexample)
+      errs() << "tlx-sim: note: --trace-out: no finding and no counterexample: no failing run to trace, no file "
+                "written\n";
+  };
+  if (proofsDisabled()) {
+    noTrace();
     return out;
+  }
   verifier::proof::ProofOptions options;
   options.timeoutSeconds = timeoutOpt;
   options.bmcSteps = proofStepsOpt;
-  for (const std::string &text : assumeOpts) {
+  std::vector<std::string> texts;
+  if (!readPreconditions(texts)) {
+    out.badAssumptions = true;
+    return out;
+  }
+  out.preconditions = texts;
+  texts.insert(texts.end(), assumeOpts.begin(), assumeOpts.end());
+  for (const std::string &text : texts) {
     verifier::proof::Assumption a;
     std::string err = verifier::proof::parseAssumption(text, a);
     if (!err.empty()) {
-      errs() << "tlx-sim: error: --assume: " << err << "\n";
+      errs() << "tlx-sim: error: " << (out.assumptions.size() < out.preconditions.size() ? "launch precondition" : "--assume")
+             << ": " << err << "\n";
       out.badAssumptions = true;
       return out;
     }
     options.assumptions.push_back(a);
+    out.assumptions.push_back(text);
   }
   // The launch check simulates: counterexamples keep its values where they can.
   {
@@ -144,14 +199,19 @@ ProofOutcome runProofs(mlir::ModuleOp module) {
   for (const auto &r : out.report.results)
     if (r.verdict == "counterexample") {
       out.counterexample = true;
-      out.replays.push_back(replay(r));
+      out.replays.push_back(replay(r, traceCounterexample && traceOutRequested() && !out.counterexampleTraced));
+      out.counterexampleTraced = true;
     }
+  noTrace();
   return out;
 }
 
 void printProofs(const ProofOutcome &outcome, raw_ostream &os) {
   if (!outcome.ran)
     return;
+  if (!outcome.preconditions.empty())
+    os << "tlx-sim: proofs assume the kernel's launch preconditions (launch.json): "
+       << llvm::join(outcome.preconditions, ", ") << "\n";
   size_t replay = 0;
   for (const auto &r : outcome.report.results) {
     std::string head = r.location.str() + ": ";
@@ -188,7 +248,8 @@ json::Array proofsJson(const ProofOutcome &outcome) {
                    {"partitions", std::move(parts)},
                    {"location", r.location.str()},
                    {"bound", r.bound >= 0 ? json::Value(r.bound) : json::Value(nullptr)},
-                   {"seconds", r.seconds}};
+                   {"seconds", r.seconds},
+                   {"assumptions", json::Array(outcome.assumptions)}};
     if (r.verdict == "counterexample") {
       json::Object params;
       for (auto &[n, v] : r.params)
@@ -206,6 +267,13 @@ json::Array proofsJson(const ProofOutcome &outcome) {
     }
     out.push_back(std::move(o));
   }
+  return out;
+}
+
+json::Array proofNotesJson(const ProofOutcome &outcome) {
+  json::Array out;
+  for (const auto &n : outcome.report.notes)
+    out.push_back(n);
   return out;
 }
 

@@ -20,19 +20,30 @@ struct ProofOutcome {
   verifier::proof::ProofReport report;
   std::vector<std::string> replays;     ///< one line per counterexample (same order)
   bool counterexample = false;          ///< any verdict is `counterexample` (exit code 1)
+  bool counterexampleTraced = false;    ///< the first counterexample's replay was considered for --trace-out
   bool badAssumptions = false;          ///< an --assume does not parse (exit code 2)
   bool unsatAssumptions = false;        ///< the assumptions admit no launch (exit code 2)
+  /// The launch preconditions of the --launch file (launch.json "preconditions", e.g. "K>=1"): assumed
+  /// unless --no-preconditions.
+  std::vector<std::string> preconditions;
+  std::vector<std::string> assumptions; ///< every assumption of the proofs: preconditions, then --assume
 };
 
 /// Runs the prover on `module` with the command-line options; replays counterexamples by
-/// re-running the simulation of `check` at the counterexample's arguments and grid.
-ProofOutcome runProofs(mlir::ModuleOp module);
+/// re-running the simulation of `check` at the counterexample's arguments and grid. With
+/// `traceCounterexample` and --trace-out, the replay of the first counterexample is written as the trace
+/// (check passes true when the simulation itself found nothing).
+ProofOutcome runProofs(mlir::ModuleOp module, bool traceCounterexample = false);
 
 /// Prints verdicts as diagnostics: `file:line:col: error: proof: <property> on <barrier>:
 /// counterexample ...`, `remark:` for proved, `warning:` for bounded and timeout.
 void printProofs(const ProofOutcome &outcome, llvm::raw_ostream &os);
 
-/// The `proofs` array of `check --json` (design.md).
+/// The `proofs` array of `check --json` (design.md); each verdict also lists the `assumptions` it holds under.
 llvm::json::Array proofsJson(const ProofOutcome &outcome);
+
+/// `check --json`'s `proof_notes`: why a kernel, partition or property was not analyzed (e.g. a kernel
+/// without an mbarrier protocol), one string each.
+llvm::json::Array proofNotesJson(const ProofOutcome &outcome);
 
 } // namespace tlxsim::tool

@@ -48,6 +48,9 @@ def wgmma_buffer_reuse_kernel(a_desc, b_desc, K_ITERS, T: gl.constexpr, D: gl.co
 
 
 KERNEL = wgmma_buffer_reuse_kernel
+# The prologue always fills D = 3 stages: with fewer K steps the loads of the unused stages are never waited for
+# and land after the barriers are invalidated (found by the Z3 proofs; launch precondition of `tlx-sim check`).
+PRECONDITIONS = ["K_ITERS>=3"]
 TARGETS = ["cuda:90"]
 NUM_WARPS = 4
 DEFAULT_SHAPE = {"K_ITERS": 8, "TILES": 8}

@@ -118,6 +118,10 @@ KERNEL = persistent_ws_gemm_kernel
 TARGETS = ["cuda:90"]
 NUM_WARPS = 4  # default partition; Triton's metadata reports 8 (4 + the 1-warp producer, rounded up)
 DEFAULT_SHAPE = {"M": 8192, "N": 8192, "K": 8192}
+# The kernel is only correct with at least one K step: for K <= 0 the epilogue releases empty[(it - 1) % S] =
+# empty[-1] (out of the barrier array). `tlx-sim check` proves the protocol under this launch precondition
+# (launch.json "preconditions"); tests/lit/proof/preconditions.test shows the counterexample without it.
+PRECONDITIONS = ["K>=1"]
 NUM_SMS = 132  # H200 (and H100 SXM); the grid of the captures. run() uses the GPU's own count.
 
 _TILE = {"BM": 128, "BN": 128, "BK": 64, "GROUP_M": 8}

@@ -85,6 +85,13 @@ class KernelModule:
     def default_shape(self) -> dict:
         return dict(self.module.DEFAULT_SHAPE)
 
+    @property
+    def preconditions(self) -> list:
+        """The module's optional ``PRECONDITIONS``: launch constraints the kernel is only correct under, each
+        ``"NAME OP INTEGER"`` (``"K>=1"``) on a scalar argument or ``num_programs_x``; ``tlx-sim check`` reads
+        them from ``launch.json`` as default ``--assume`` constraints of its Z3 proofs."""
+        return [str(p) for p in getattr(self.module, "PRECONDITIONS", [])]
+
     def config(self, name: str) -> dict:
         """The dict of config ``name`` (constexprs and launch options); UsageError lists the known names."""
         try:
@@ -409,6 +416,8 @@ def launch_json(km: KernelModule, config_name: str, shape: dict, target, sp: Spe
     extra = {}
     if spec.get("ptrs"):  # pointer arguments of plain @triton.jit kernels: {"shape", "dtype"} by name
         extra["ptrs"] = {name: {"shape": list(p["shape"]), "dtype": p["dtype"]} for name, p in spec["ptrs"].items()}
+    if km.preconditions:  # launch constraints the kernel needs (the prover's default assumptions)
+        extra["preconditions"] = km.preconditions
     if km.launch_options(config_name):  # launch keywords of the config (num_stages, ...)
         extra["options"] = dict(km.launch_options(config_name))
     return {

@@ -81,9 +81,13 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 /// Property kinds; the first three are reported, the others are lemmas of the induction.
-enum Kind { WaitParity = 0, PhaseBalance, TxBalance, SlotRange, LemmaAlign, LemmaTx, LemmaTable, NumKinds };
+enum Kind {
+  WaitParity = 0, PhaseBalance, TxBalance, SlotRange, StageOwnership, ProxyFence,
+  LemmaAlign, LemmaTx, LemmaTable, NumKinds
+};
 const char *kindName(int k) {
-  static const char *names[] = {"wait-parity", "phase-balance", "tx-balance", "slot-range", "loop-alignment",
+  static const char *names[] = {"wait-parity", "phase-balance", "tx-balance", "slot-range", "stage-ownership",
+                                "proxy-fence", "loop-alignment",
                                 "tx-per-step", "phase-table"};
   return names[k];
 }
@@ -94,7 +98,7 @@ struct Unsupported {
 
 /// A symbolic SSA value: an integer, a boolean, a barrier slot (group + index), or nothing we track.
 struct Val {
-  enum K { None, Int, Bool, Bar } k = None;
+  enum K { None, Int, Bool, Bar, Buf } k = None; ///< Buf: a stage of a staged data buffer (group: its array)
   std::optional<z3::expr> e; ///< the integer / boolean, or the slot index of a barrier
   int group = -1;
 };
@@ -108,6 +112,13 @@ struct Group {
   std::set<int> waiters;      ///< partitions that wait on it
   std::set<int> users;        ///< partitions that use it at all
   bool asyncSignals = false;  ///< completed by TMA bytes or tcgen05 arrivals (in flight until a wait sees them)
+  /// A staged data buffer (`ttg.local_alloc` of S x ... non-i64 elements), not a barrier: the subject of
+  /// stage-ownership (written by TMA through `fill`, read by wgmma / tcgen05 MMA / local_load).
+  bool data = false;
+  std::set<int> fill;      ///< data: barrier groups its TMA writes complete on
+  std::set<int> readers;   ///< data: partitions that read it
+  std::set<int> arrivers;  ///< barrier: partitions that arrive on it (plain or tcgen05 commit)
+  std::set<int> genericWriters; ///< data: partitions that write it through the generic proxy (local_store / alloc)
 };
 
 /// One partition: its block and loop nest (pre; for L1 { pre1; for L2 { body }; post1 }; post).
@@ -120,12 +131,16 @@ struct Part {
 };
 
 struct Event {
-  enum K { Wait, Arrive, Expect, Tma } k;
+  /// Read: a data stage read (group: the data array; amount 0 generic, 1 async MMA, 2 TMA store);
+  /// Write: a generic-proxy write of a data buffer; Fence: fence.proxy.async (group -1).
+  enum K { Wait, Arrive, Expect, Tma, Read, Write, Fence } k;
   int group;
   z3::expr idx, guard, parity;
   int64_t amount; ///< arrive count or bytes
   Operation *op;
   int part;
+  int dgroup = -1;                 ///< Tma: the data array written (-1: not a staged buffer)
+  std::optional<z3::expr> didx;    ///< Tma: the stage written
 };
 
 struct PState {
@@ -136,6 +151,8 @@ struct PState {
 
 struct Ghost {
   std::vector<std::vector<z3::expr>> tx;                 ///< [group][slot]
+  /// (writer partition, data buffer) -> a generic write of it not yet followed by a proxy fence
+  std::map<std::pair<int, int>, z3::expr> dirty;
   std::map<std::pair<int, int>, std::vector<z3::expr>> B, D, has, last; ///< (group, waiter) -> [slot]
 };
 
@@ -335,6 +352,27 @@ void Prover::findStructure() {
           groupOfAlloc[&op] = static_cast<int>(groups.size());
           groups.push_back(g);
         }
+  // Data buffers anywhere in the kernel (a partition's epilogue buffer too): staged (S x ...) or single.
+  func->walk([&](Operation *opp) {
+    Operation &op = *opp;
+    if (op.getName().getStringRef() == "ttg.local_alloc" && op.getNumResults() == 1)
+      if (auto t = dyn_cast<ir::MemDescType>(op.getResult(0).getType()))
+        if (!t.getElementType().isInteger(64) && t.getAllocShape().size() >= 2) {
+          Group g;
+          g.data = true;
+          g.name = ir::variableName(op.getLoc()).value_or("buffer" + std::to_string(groups.size()));
+          g.loc = ir::pythonLocation(op.getLoc());
+          bool staged = t.getAllocShape().size() >= 3 && t.getAllocShape().front() >= 2 &&
+                        t.getAllocShape().front() <= 64;
+          g.slots = staged ? static_cast<int>(t.getAllocShape().front()) : 1;
+          g.count.assign(g.slots, 1);
+          for (const Group &other : groups)
+            if (other.name == g.name)
+              g.name += "#" + std::to_string(groups.size());
+          groupOfAlloc[&op] = static_cast<int>(groups.size());
+          groups.push_back(g);
+        }
+  });
   for (size_t i = 0; i < parts.size(); ++i) {
     analyzeNest(parts[i]);
     maxDepth = std::max(maxDepth, parts[i].depth);
@@ -584,8 +622,8 @@ void Prover::execOp(Operation &op, Env &env, const z3::expr &guard, std::vector<
       Val f = elseB && elseB->mightHaveTerminator() ? get(env, elseB->getTerminator()->getOperand(i)) : Val{};
       if (t.k == f.k && (t.k == Val::Int || t.k == Val::Bool))
         env[op.getResult(i)] = {t.k, z3::ite(cnd, *t.e, *f.e), -1};
-      else if (t.k == Val::Bar && f.k == Val::Bar && t.group == f.group)
-        env[op.getResult(i)] = {Val::Bar, z3::ite(cnd, *t.e, *f.e), t.group};
+      else if ((t.k == Val::Bar || t.k == Val::Buf) && f.k == t.k && t.group == f.group)
+        env[op.getResult(i)] = {t.k, z3::ite(cnd, *t.e, *f.e), t.group};
       else
         env[op.getResult(i)] = typedFresh(op.getResult(i).getType(), "if");
     }
@@ -594,13 +632,19 @@ void Prover::execOp(Operation &op, Env &env, const z3::expr &guard, std::vector<
   if (name == "ttg.local_alloc") {
     auto it = groupOfAlloc.find(&op);
     if (it != groupOfAlloc.end())
-      env[op.getResult(0)] = {Val::Bar, c.int_val(0), it->second};
+      env[op.getResult(0)] = {groups[it->second].data ? Val::Buf : Val::Bar, c.int_val(0), it->second};
+    if (events && it != groupOfAlloc.end() && groups[it->second].data && op.getNumOperands() > 0) {
+      // Initialized from registers: a generic-proxy write.
+      groups[it->second].genericWriters.insert(part);
+      groups[it->second].users.insert(part);
+      events->push_back({Event::Write, it->second, c.int_val(0), guard, c.int_val(0), 0, &op, part});
+    }
     return;
   }
   if (name == "ttg.memdesc_index" || name == "ttg.memdesc_subview") {
     Val src = in(0), idx = in(1);
-    if (src.k == Val::Bar)
-      env[op.getResult(0)] = {Val::Bar, idx.k == Val::Int ? *idx.e : fresh("index"), src.group};
+    if (src.k == Val::Bar || src.k == Val::Buf)
+      env[op.getResult(0)] = {src.k, idx.k == Val::Int ? *idx.e : fresh("index"), src.group};
     return;
   }
   if (name == "ttng.init_barrier") {
@@ -620,7 +664,27 @@ void Prover::execOp(Operation &op, Env &env, const z3::expr &guard, std::vector<
       groups[bar.group].asyncSignals |= k != Event::Wait;
     if (k == Event::Wait)
       groups[bar.group].waiters.insert(part);
+    if (k == Event::Arrive)
+      groups[bar.group].arrivers.insert(part);
     events->push_back({k, bar.group, *bar.e, guard && pred, parity, amount, &op, part});
+  };
+  // A read of a data stage (an MMA operand or a local_load of a staged buffer).
+  auto emitRead = [&](Value v, const z3::expr &pred, int64_t how = 0) {
+    Val b = get(env, v);
+    if (!events || b.k != Val::Buf)
+      return;
+    if (how != 2)
+      groups[b.group].readers.insert(part);
+    groups[b.group].users.insert(part);
+    events->push_back({Event::Read, b.group, *b.e, guard && pred, c.int_val(0), how, &op, part});
+  };
+  auto emitWrite = [&](Value v) {
+    Val b = get(env, v);
+    if (!events || b.k != Val::Buf)
+      return;
+    groups[b.group].genericWriters.insert(part);
+    groups[b.group].users.insert(part);
+    events->push_back({Event::Write, b.group, *b.e, guard, c.int_val(0), 0, &op, part});
   };
   if (name == "ttng.wait_barrier") {
     auto bar = groupOperand("alloc");
@@ -649,8 +713,17 @@ void Prover::execOp(Operation &op, Env &env, const z3::expr &guard, std::vector<
     if (desc && !desc->empty())
       if (auto t = dyn_cast<ir::TensorDescType>((*desc)[0].getType()))
         bytes = t.getBlockBytes();
-    if (auto bar = groupOperand("barrier"))
+    if (auto bar = groupOperand("barrier")) {
       emit(Event::Tma, *bar, predOf("pred"), c.int_val(0), bytes);
+      auto dst = ir::getOperandGroup(&op, "result");
+      Val d = dst && !dst->empty() ? get(env, (*dst)[0]) : Val{};
+      if (events && d.k == Val::Buf) {
+        events->back().dgroup = d.group;
+        events->back().didx = *d.e;
+        groups[d.group].fill.insert(bar->group);
+        groups[d.group].users.insert(part);
+      }
+    }
     return;
   }
   if (name == "ttng.tc_gen5_commit") {
@@ -662,6 +735,9 @@ void Prover::execOp(Operation &op, Env &env, const z3::expr &guard, std::vector<
     auto bars = ir::getOperandGroup(&op, "barriers");
     auto preds = ir::getOperandGroup(&op, "barrier_preds");
     z3::expr pred = predOf("pred");
+    for (const char *operand : {"a", "b"})
+      if (auto r = ir::getOperandGroup(&op, operand); r && !r->empty())
+        emitRead((*r)[0], pred, 1);
     if (bars)
       for (unsigned i = 0; i < bars->size(); ++i) {
         Val b = get(env, (*bars)[i]);
@@ -672,6 +748,27 @@ void Prover::execOp(Operation &op, Env &env, const z3::expr &guard, std::vector<
       }
     for (Value r : op.getResults())
       env[r] = typedFresh(r.getType(), "mma");
+    return;
+  }
+  if (name == "ttng.warp_group_dot" || name == "ttg.local_load") {
+    for (const char *operand : {"a", "b", "src"})
+      if (auto r = ir::getOperandGroup(&op, operand); r && !r->empty())
+        emitRead((*r)[0], c.bool_val(true), name == "ttng.warp_group_dot" ? 1 : 0);
+    return opaque();
+  }
+  if (name == "ttng.async_tma_copy_local_to_global") {
+    if (auto r = ir::getOperandGroup(&op, "src"); r && !r->empty())
+      emitRead((*r)[0], c.bool_val(true), 2);
+    return;
+  }
+  if (name == "ttg.local_store") {
+    if (auto r = ir::getOperandGroup(&op, "dst"); r && !r->empty())
+      emitWrite((*r)[0]);
+    return;
+  }
+  if (name == "ttng.fence_async_shared") {
+    if (events)
+      events->push_back({Event::Fence, -1, c.int_val(0), guard, c.int_val(0), 0, &op, part});
     return;
   }
   if (name == "scf.for" || name == "scf.while")
@@ -724,6 +821,9 @@ Prover::Env Prover::baseEnv(int part) {
 
 Ghost Prover::initGhost() {
   Ghost g;
+  for (size_t gi = 0; gi < groups.size(); ++gi)
+    for (int w : groups[gi].genericWriters)
+      g.dirty.insert_or_assign({w, static_cast<int>(gi)}, c.bool_val(false));
   for (size_t gi = 0; gi < groups.size(); ++gi) {
     g.tx.push_back(std::vector<z3::expr>(groups[gi].slots, c.int_val(0)));
     for (int w : groups[gi].waiters) {
@@ -751,6 +851,8 @@ Ghost Prover::freshGhost(const std::string &tag) {
   for (auto &[k, v] : g.has)
     for (auto &e : v)
       e = fresh(tag + "has", true);
+  for (auto &[k, e] : g.dirty)
+    e = fresh(tag + "dirty", true);
   for (auto &[k, v] : g.last)
     for (size_t i = 0; i < v.size(); ++i) {
       v[i] = fresh(tag + "last");
@@ -762,7 +864,65 @@ Ghost Prover::freshGhost(const std::string &tag) {
 void Prover::apply(Ghost &g, const std::vector<Event> &events, std::vector<Violation> &viol) {
   if (collecting)
     return;
+  // Stage ownership, per lock-step step (one loop iteration): the slot of each partition's last wait on
+  // each barrier in this step (-1: none yet). A TMA write of stage j completes on slot j of its barrier
+  // array and follows the writer's wait on slot j of the barrier its readers release the stage with; a
+  // read of stage j follows the reader's wait on slot j of the barrier the stage's TMA writes complete on.
+  std::map<std::pair<int, int>, z3::expr> lastWait;
+  auto waited = [&](int part, int group) {
+    auto it = lastWait.find({part, group});
+    return it == lastWait.end() ? c.int_val(-1) : it->second;
+  };
   for (const Event &e : events) {
+    // proxy-fence: an async-proxy read (wgmma / tcgen05 operand, TMA store) of a buffer some partition wrote
+    // through the generic proxy needs a fence.proxy.async after that write (fences of any partition count).
+    if (e.k == Event::Fence) {
+      for (auto &[key, d] : g.dirty)
+        d = d && !e.guard;
+      continue;
+    }
+    if (e.k == Event::Write) {
+      z3::expr &d = g.dirty.at({e.part, e.group});
+      d = d || e.guard;
+      continue;
+    }
+    if (e.k == Event::Read && e.amount >= 1) {
+      z3::expr_vector pending(c);
+      for (auto &[key, d] : g.dirty)
+        if (key.second == e.group)
+          pending.push_back(d);
+      if (!pending.empty())
+        viol.push_back({ProxyFence, e.group, e.guard && z3::mk_or(pending), e.op, e.part});
+    }
+    if (e.k == Event::Read && e.amount == 2)
+      continue; // a TMA store reads no stage the protocol hands over
+    if (e.k == Event::Read) {
+      const Group &buf = groups[e.group];
+      for (int f : buf.fill)
+        if (groups[f].slots == buf.slots && buf.fill.size() == 1) {
+          z3::expr w = waited(e.part, f);
+          viol.push_back({StageOwnership, e.group, e.guard && w != -1 && w != e.idx, e.op, e.part});
+        }
+      continue;
+    }
+    if (e.k == Event::Tma && e.dgroup >= 0) {
+      const Group &buf = groups[e.dgroup];
+      if (groups[e.group].slots == buf.slots)
+        viol.push_back({StageOwnership, e.dgroup, e.guard && e.idx != *e.didx, e.op, e.part});
+      for (size_t r = 0; r < groups.size(); ++r) {
+        const Group &rel = groups[r];
+        bool releasedByReaders = false;
+        for (int p : rel.arrivers)
+          releasedByReaders |= buf.readers.count(p) > 0;
+        if (rel.data || static_cast<int>(r) == e.group || rel.slots != buf.slots || !releasedByReaders ||
+            !rel.waiters.count(e.part))
+          continue;
+        z3::expr w = waited(e.part, static_cast<int>(r));
+        viol.push_back({StageOwnership, e.dgroup, e.guard && w != -1 && w != *e.didx, e.op, e.part});
+      }
+    }
+    if (e.k == Event::Wait)
+      lastWait.insert_or_assign({e.part, e.group}, z3::ite(e.guard, e.idx, waited(e.part, e.group)));
     const Group &grp = groups[e.group];
     viol.push_back({SlotRange, e.group, e.guard && (e.idx < 0 || e.idx >= grp.slots), e.op, e.part});
     for (int s = 0; s < grp.slots; ++s) {
@@ -812,7 +972,7 @@ void Prover::checkEnd(const Ghost &g, const z3::expr &when, std::vector<Violatio
     }
   }
   for (size_t gi = 0; gi < groups.size(); ++gi)
-    for (int s = 0; s < groups[gi].slots; ++s)
+    for (int s = 0; s < groups[gi].slots && !groups[gi].data; ++s)
       viol.push_back({TxBalance, static_cast<int>(gi), when && g.tx[gi][s] != 0, nullptr, -1});
 }
 
@@ -820,13 +980,15 @@ void Prover::checkBoundary(const State &st, const z3::expr &when, std::vector<Vi
   if (collecting)
     return;
   for (size_t gi = 0; gi < groups.size(); ++gi)
-    for (int s = 0; s < groups[gi].slots; ++s)
+    for (int s = 0; s < groups[gi].slots && !groups[gi].data; ++s)
       viol.push_back({LemmaTx, static_cast<int>(gi), when && st.ghost->tx[gi][s] != 0, nullptr, -1});
 }
 
 Val Prover::mergeVal(const z3::expr &cond, const Val &a, const Val &b) {
   if (a.k == b.k && (a.k == Val::Int || a.k == Val::Bool))
     return {a.k, z3::ite(cond, *a.e, *b.e), -1};
+  if (a.k == Val::Buf && b.k == Val::Buf && a.group == b.group)
+    return {Val::Buf, z3::ite(cond, *a.e, *b.e), a.group};
   if (a.k == Val::Bar && b.k == Val::Bar) {
     if (a.group != b.group)
       throw Unsupported{"a loop-carried barrier switches between allocations " + groups[a.group].name + " and " +
@@ -845,7 +1007,7 @@ State Prover::freshState(const std::string &tag) {
     auto freshArgs = [&](Operation *loop, std::vector<Val> &out, const std::string &n) {
       const std::vector<Val> &like = loop == p.l2 || p.depth == 1 ? shape->parts[i].inner : shape->parts[i].outer;
       for (const Val &v : like)
-        out.push_back(v.k == Val::Bar ? Val{Val::Bar, fresh(tag + p.name + n), v.group}
+        out.push_back(v.k == Val::Bar || v.k == Val::Buf ? Val{v.k, fresh(tag + p.name + n), v.group}
                       : v.k == Val::Int ? Val{Val::Int, fresh(tag + p.name + n), -1}
                       : v.k == Val::Bool ? Val{Val::Bool, fresh(tag + p.name + n, true), -1}
                                          : Val{});
@@ -1019,7 +1181,10 @@ State Prover::step(const State &s, std::vector<Violation> &viol) {
     };
     auto fixKinds = [&](std::vector<Val> &vals, const std::vector<Val> &like) {
       for (size_t a = 0; a < vals.size() && a < like.size(); ++a)
-        if (vals[a].k != like[a].k || (like[a].k == Val::Bar && vals[a].group != like[a].group)) {
+        if (vals[a].k != like[a].k ||
+            ((like[a].k == Val::Bar || like[a].k == Val::Buf) && vals[a].group != like[a].group)) {
+          if (like[a].k == Val::Buf)
+            throw Unsupported{p.name + ": a loop-carried buffer stage the prover cannot follow"};
           if (like[a].k == Val::Bar)
             throw Unsupported{p.name + ": a loop-carried barrier the prover cannot follow"};
           vals[a] = like[a].k == Val::Int ? Val{Val::Int, fresh("y"), -1}
@@ -1225,8 +1390,14 @@ ProofReport Prover::run() {
   int maxSlots = 1;
   for (const Group &g : groups)
     maxSlots = std::max(maxSlots, g.slots);
-  int k = 2 * maxSlots + 1; // induction depth: every slot is visited twice within the window
-  int N = options.bmcSteps > 0 ? std::max(options.bmcSteps, k) : 4 * maxSlots + 4;
+  // Induction depth: the learned lemmas pin the ghost state to the loop counters, so a short window
+  // usually suffices; the base case (bounded model checking from the start) covers the same depth.
+  int k = 2 * maxSlots + 1;
+  if (const char *e = getenv("TLXSIM_PROOF_K"))
+    k = std::max(1, atoi(e));
+  int N = options.bmcSteps > 0 ? std::max(options.bmcSteps, k) : k;
+  // The unrolling also feeds the samples the lemmas are learned from: longer than the proof needs.
+  int unroll = std::max(N, 4 * maxSlots + 4);
   try {
     // Dry run: which partitions wait on / use each barrier (sizes the ghost state).
     collecting = true;
@@ -1239,7 +1410,7 @@ ProofReport Prover::run() {
     collecting = false;
     viol.emplace_back();
     states.push_back(initial(viol.back()));
-    for (int i = 0; i < N; ++i) {
+    for (int i = 0; i < unroll; ++i) {
       viol.emplace_back();
       states.push_back(step(states.back(), viol.back()));
     }
@@ -1316,6 +1487,15 @@ ProofReport Prover::run() {
     for (auto &v : vs)
       if (v.kind < LemmaAlign)
         props.insert({v.kind, v.group});
+  if (props.empty()) {
+    bool anyBarrier = std::any_of(groups.begin(), groups.end(), [](const Group &g) { return !g.data; });
+    report.notes.push_back(!anyBarrier
+                               ? "no mbarrier protocol: the kernel allocates no mbarrier, nothing to prove"
+                               : "no mbarrier protocol: no barrier is waited on, arrived at or filled by TMA in "
+                                 "the encoded code, nothing to prove");
+    report.seconds = totalSeconds;
+    return report;
+  }
   std::set<int> dropped; // learned lemmas refuted by bounded model checking
   auto anyViol = [&](size_t from, size_t to, const std::function<bool(const Violation &)> &sel,
                      const std::vector<std::vector<Violation>> &vv) {
@@ -1326,8 +1506,6 @@ ProofReport Prover::run() {
           xs.push_back(v.cond);
     return z3::mk_or(xs);
   };
-  auto isProp = [](const Violation &v) { return v.kind < LemmaAlign; };
-  auto isLemma = [](const Violation &v) { return v.kind >= LemmaAlign; };
   auto newSolver = [&](bool small) {
     z3::solver s(c);
     s.set(solverParams);
@@ -1352,127 +1530,6 @@ ProofReport Prover::run() {
     results.push_back(r);
     sels.push_back([kind = kind, group = group](const Violation &v) { return v.kind == kind && v.group == group; });
   }
-  bool allClean = true;
-  {
-    // Shallow first: most counterexamples need few iterations, and shallow queries are cheap.
-    size_t depth = std::min<size_t>(viol.size(), 7);
-    z3::check_result any = z3::unsat;
-    for (;;) {
-      z3::solver s = newSolver(false);
-      s.add(anyViol(0, depth, isProp, viol));
-      double secs = 0;
-      any = check(s, secs);
-      if (any != z3::unsat || depth == viol.size())
-        break;
-      depth = viol.size();
-    }
-    size_t cexDepth = any == z3::sat ? depth : viol.size();
-    if (any != z3::unsat) {
-      allClean = false;
-      for (size_t i = 0; i < results.size(); ++i) {
-        ProofResult &r = results[i];
-        size_t cexDepthFor = cexDepth;
-        z3::check_result res = z3::unsat;
-        std::optional<z3::model> model;
-        {
-          z3::solver q = newSolver(false);
-          q.add(anyViol(0, cexDepth, sels[i], viol));
-          res = check(q, r.seconds);
-          if (res == z3::unsat && cexDepth < viol.size()) { // the induction's base case needs the full depth
-            z3::solver full = newSolver(false);
-            full.add(anyViol(0, viol.size(), sels[i], viol));
-            res = check(full, r.seconds);
-            if (res == z3::sat) {
-              cexDepthFor = viol.size();
-              model = full.get_model();
-            }
-          } else if (res == z3::sat)
-            model = q.get_model();
-          if (res == z3::sat) {
-            z3::solver small = newSolver(true); // a small launch reads better, when there is one
-            small.add(anyViol(0, cexDepthFor, sels[i], viol));
-            for (auto &a : abstracted)
-              small.add(a.var >= 0 && a.var <= 64);
-            if (check(small, r.seconds) == z3::sat)
-              model = small.get_model();
-          }
-        }
-        if (res == z3::sat && !abstracted.empty()) {
-          // Concretize: the abstracted terms take their exact values.
-          z3::solver q = newSolver(true);
-          q.add(anyViol(0, cexDepthFor, sels[i], viol));
-          for (auto &a : abstracted) {
-            z3::expr v = model->eval(a.var, true);
-            q.add(a.var == v && a.exact == v);
-          }
-          z3::check_result cr = check(q, r.seconds);
-          if (cr != z3::sat) {
-            z3::solver q2 = newSolver(false);
-            q2.add(anyViol(0, cexDepthFor, sels[i], viol));
-            for (auto &a : abstracted)
-              q2.add(a.var == a.exact);
-            cr = check(q2, r.seconds);
-            if (cr == z3::sat)
-              model = q2.get_model();
-          } else
-            model = q.get_model();
-          if (cr != z3::sat) {
-            res = z3::unknown;
-            r.verdict = cr == z3::unsat ? "bounded" : "timeout";
-            r.bound = N;
-            r.witness = cr == z3::unsat ? "the violation found on the linear abstraction of the tile count is not "
-                                          "realizable; no realizable violation within the bound"
-                                        : "a violation on the linear abstraction could not be concretized in time";
-          }
-        }
-        if (res == z3::sat && !options.launch.empty()) {
-          // Move the parameters toward the simulated launch where the violation allows it.
-          z3::solver q = newSolver(false);
-          q.add(anyViol(0, cexDepthFor, sels[i], viol));
-          for (auto &a : abstracted)
-            q.add(a.var == a.exact);
-          z3::params quick(c);
-          quick.set("timeout", 2000u);
-          q.set(quick);
-          std::vector<std::pair<z3::expr, z3::expr>> prefs; // (param, preferred value)
-          for (auto &[n, v] : options.launch)
-            if (auto it = params.find(n); it != params.end())
-              prefs.push_back({it->second, c.int_val(v)});
-          for (auto &[n, e] : params) {
-            if (n.starts_with("program_id_"))
-              prefs.push_back({e, c.int_val(0)});
-            else if (!n.starts_with("num_programs_"))
-              prefs.push_back({e >= 0, c.bool_val(true)}); // non-negative sizes read as real launches
-          }
-          for (auto &[lhs, v] : prefs) {
-            q.push();
-            q.add(lhs == v);
-            if (check(q, r.seconds) == z3::sat) {
-              model = q.get_model();
-              q.pop();
-              q.add(lhs == v);
-            } else
-              q.pop();
-          }
-        }
-        if (res == z3::sat) {
-          r.verdict = "counterexample";
-          r.bound = N;
-          auto [kind, group] = *std::next(props.begin(), i);
-          describeCounterexample(*model, states, viol, kind, group, r);
-          std::string ps;
-          for (auto &[n, v] : r.params)
-            ps += (ps.empty() ? "" : ", ") + n + "=" + std::to_string(v);
-          r.witness = ps + "; " + r.iteration + " (lock-step step " + std::to_string(r.step) + ")";
-        } else if (res == z3::unknown && r.verdict.empty()) {
-          r.verdict = "timeout";
-          r.witness = "Z3 answered unknown within " + llvm::formatv("{0}", options.timeoutSeconds).str() +
-                      " s (bounded check)";
-        }
-      }
-    }
-  }
-
   // The k-induction window: k + 1 steps from an arbitrary state.
   std::vector<std::vector<Violation>> wviol;
   std::vector<State> wstates;
@@ -1487,43 +1544,6 @@ ProofReport Prover::run() {
   } catch (...) {
     windowOk = false;
   }
-  auto inductive = [&](const std::function<bool(const Violation &)> &sel, double &secs) -> z3::check_result {
-    if (!windowOk)
-      return z3::unknown;
-    z3::solver s = newSolver(false);
-    for (int i = 0; i <= k; ++i)
-      s.add(!anyViol(i, i + 1, sel, wviol));
-    s.add(anyViol(k + 1, k + 2, sel, wviol));
-    z3::check_result r = check(s, secs);
-    if (r == z3::sat && getenv("TLXSIM_PROOF_DEBUG")) {
-      z3::model m = s.get_model();
-      for (size_t st = 0; st < wstates.size(); ++st) {
-        llvm::errs() << "step " << st << " done=" << m.eval(*wstates[st].done, true).to_string();
-        for (size_t p = 0; p < parts.size(); ++p) {
-          const PState &ps = wstates[st].parts[p];
-          if (ps.t)
-            llvm::errs() << " " << parts[p].name << ".t=" << m.eval(*ps.t, true).to_string();
-          if (ps.k)
-            llvm::errs() << " " << parts[p].name << ".k=" << m.eval(*ps.k, true).to_string();
-          for (auto &v : ps.inner)
-            if (v.e)
-              llvm::errs() << " it=" << m.eval(*v.e, true).to_string();
-        }
-        for (auto &[key, vec] : wstates[st].ghost->B)
-          for (size_t i = 0; i < vec.size(); ++i)
-            llvm::errs() << " " << groups[key.first].name << "[" << i << "]@" << key.second
-                         << ":has=" << m.eval(wstates[st].ghost->has.at(key)[i], true).to_string()
-                         << ",B=" << m.eval(vec[i], true).to_string();
-        llvm::errs() << "\n";
-        if (st < wviol.size())
-          for (auto &v : wviol[st])
-            if (sel(v) && m.eval(v.cond, true).is_true())
-              llvm::errs() << "  violation " << kindName(v.kind) << " " << (v.group >= 0 ? groups[v.group].name : "")
-                           << " lemma " << v.lemma << "\n";
-      }
-    }
-    return r == z3::unsat ? z3::unsat : r == z3::sat ? z3::sat : z3::unknown;
-  };
 
   // 2. Learned lemmas: the phase balance, first-wait parity and visited flag of every (barrier
   //    slot, waiter) as a table over (a loop-carried value mod the stage count, first iteration
@@ -1556,15 +1576,22 @@ ProofReport Prover::run() {
     };
     // Samples: a long run, a run that ends at the bound, and (tile loops) runs with many tiles.
     std::vector<z3::model> samples;
+    // One solver for all samples (incremental: each sample is one push / check / pop).
+    z3::solver sampler = newSolver(true);
     auto sample = [&](const z3::expr &cond) {
-      z3::solver s = newSolver(true);
-      s.add(cond);
+      sampler.push();
+      sampler.add(cond);
       double secs = 0;
-      if (check(s, secs) == z3::sat)
-        samples.push_back(s.get_model());
+      if (check(sampler, secs) == z3::sat)
+        samples.push_back(sampler.get_model());
+      sampler.pop();
     };
     sample(!*states.back().done);
     sample(*states.back().done && !*states[states.size() - 2].done);
+    // Short runs, one per length up to R + 1 + 2 S steps: every number of iterations left (the `rem`
+    // feature, capped at R) is seen at every residue of the stage index.
+    for (size_t j = 1; j + 1 < states.size() && static_cast<int>(j) <= R + 1 + 2 * maxSlots; ++j)
+      sample(*states[j].done && !*states[j - 1].done);
     if (maxDepth == 2) {
       z3::expr_vector firsts(c), notFirsts(c);
       for (size_t j = 1; j < states.size(); ++j) {
@@ -1697,86 +1724,306 @@ ProofReport Prover::run() {
         }
       }
     }
+    // Range lemmas: a loop-carried counter (iteration index, stage counter, tile counter) that is
+    // non-negative in every sample is assumed non-negative (checked and dropped like the tables):
+    // without it an arbitrary induction state may start at a negative counter, e.g. a stage index
+    // (it - 1) % S = -1 that no run reaches.
+    for (size_t q = 0; q < parts.size(); ++q) {
+      if (parts[q].depth == 0)
+        continue;
+      std::vector<Cand> vars = {{static_cast<int>(q), 0, 1}};
+      const PState &p0 = states[0].parts[q];
+      for (size_t i = 0; i < p0.inner.size(); ++i)
+        if (p0.inner[i].k == Val::Int)
+          vars.push_back({static_cast<int>(q), static_cast<int>(i) + 1, 1});
+      for (size_t i = 0; i < p0.outer.size(); ++i)
+        if (p0.outer[i].k == Val::Int)
+          vars.push_back({static_cast<int>(q), static_cast<int>(i) + 100, 1});
+      for (const Cand &cd : vars) {
+        bool nonNegative = !samples.empty();
+        for (z3::model &m : samples)
+          for (const State &st : states) {
+            if (num(m, *st.done))
+              break;
+            auto v = varExpr(st, cd);
+            if (!v || num(m, *v) < 0)
+              nonNegative = false;
+          }
+        if (!nonNegative)
+          continue;
+        auto lemmaAt = [&, cd](const State &st) {
+          std::optional<z3::expr> v = varExpr(st, cd);
+          return !*st.done && *v < 0;
+        };
+        for (size_t j = 0; j < states.size(); ++j)
+          viol[j].push_back({LemmaTable, -1, lemmaAt(states[j]), nullptr, cd.part, lemmaId});
+        for (size_t j = 0; j < wstates.size(); ++j)
+          wviol[j].push_back({LemmaTable, -1, lemmaAt(wstates[j]), nullptr, cd.part, lemmaId});
+        ++lemmaId;
+      }
+    }
   }
 
-  // 3. Base case of the lemmas; refuted learned lemmas are dropped (Houdini), a refuted
-  //    structural lemma voids induction over the lemmas.
+  // 1. Bounded model checking from the initial state, incrementally (one solver; a clean depth
+  //    is asserted before the next is checked), properties and learned lemmas together: a
+  //    violated lemma is dropped (Houdini) and the depth checked again; a violated property ends
+  //    the search and each property is then checked alone for its counterexample.
   bool lemmasHold = true;
-  for (int round = 0; round < 6; ++round) {
+  {
+    size_t bmcEnd = static_cast<size_t>(N) + 1; // viol[0] (before the loops) .. viol[N]
+    int failDepth = -1;
+    bool unknownSeen = false;
+    std::map<std::pair<int, int>, size_t> propIndex;
+    for (auto kg : props)
+      propIndex[kg] = propIndex.size();
+    std::set<size_t> failed; // properties violated: searched alone for their counterexample below
     z3::solver s = newSolver(false);
-    s.add(anyViol(0, viol.size(), isLemma, viol));
-    double secs = 0;
-    z3::check_result r = check(s, secs);
-    if (r == z3::unsat)
-      break;
-    if (r == z3::unknown) {
-      lemmasHold = false;
-      report.notes.push_back("lemmas: Z3 answered unknown; properties are proved without them if possible");
-      break;
-    }
-    z3::model m = s.get_model();
-    bool structural = false;
-    size_t before = dropped.size();
-    for (size_t st = 0; st < viol.size(); ++st)
-      for (auto &v : viol[st]) {
-        if (v.kind < LemmaAlign || (v.kind == LemmaTable && dropped.count(v.lemma)))
-          continue;
-        if (!m.eval(v.cond, true).is_true())
-          continue;
-        if (v.kind == LemmaTable) {
-          dropped.insert(v.lemma);
-          if (getenv("TLXSIM_PROOF_DEBUG"))
-            llvm::errs() << "dropped lemma " << v.lemma << " at step " << st << "\n";
+    auto sel = [&](const Violation &v) {
+      return v.kind < LemmaAlign ? !failed.count(propIndex.at({v.kind, v.group})) : lemmasHold;
+    };
+    for (size_t d = 0; d < bmcEnd && !unknownSeen; ++d) {
+      for (;;) {
+        z3::expr bad = anyViol(d, d + 1, sel, viol);
+        s.push();
+        s.add(bad);
+        double secs = 0;
+        z3::check_result r = check(s, secs);
+        if (r == z3::unsat) {
+          s.pop();
+          s.add(!bad);
+          break;
         }
-        else if (!structural) {
-          structural = true;
-          report.notes.push_back(std::string("lemma '") + kindName(v.kind) + "' fails at lock-step step " +
-                                 std::to_string(st) + (v.group >= 0 ? " on " + groups[v.group].name : std::string()) +
-                                 ": properties are proved without it if possible");
+        if (r == z3::unknown) {
+          s.pop();
+          unknownSeen = true;
+          break;
+        }
+        z3::model m = s.get_model();
+        s.pop();
+        bool propBad = false, structural = false;
+        size_t before = dropped.size();
+        for (const Violation &v : viol[d]) {
+          if (!sel(v) || (v.kind == LemmaTable && dropped.count(v.lemma)) || !m.eval(v.cond, true).is_true())
+            continue;
+          if (v.kind < LemmaAlign) {
+            propBad = true;
+            failed.insert(propIndex.at({v.kind, v.group}));
+          } else if (v.kind == LemmaTable) {
+            dropped.insert(v.lemma);
+            if (getenv("TLXSIM_PROOF_DEBUG"))
+              llvm::errs() << "base case: dropped lemma " << v.lemma << " at step " << d << "\n";
+          } else if (!structural) {
+            structural = true;
+            report.notes.push_back(std::string("lemma '") + kindName(v.kind) + "' fails at lock-step step " +
+                                   std::to_string(d) +
+                                   (v.group >= 0 ? " on " + groups[v.group].name : std::string()) +
+                                   ": properties are proved without it if possible");
+          }
+        }
+        if (propBad) { // the other properties and the lemmas go on
+          if (failDepth < 0)
+            failDepth = static_cast<int>(d);
+          continue;
+        }
+        if (structural)
+          lemmasHold = false;
+        else if (dropped.size() == before) { // cannot happen: a violation was seen; stay sound
+          unknownSeen = true;
+          break;
         }
       }
-    if (structural) {
-      lemmasHold = false;
-      break;
     }
-    if (dropped.size() == before)
-      break;
+    z3::check_result any = failDepth >= 0 ? z3::sat : unknownSeen ? z3::unknown : z3::unsat;
+    // Each property's counterexample is searched over the whole bound: a deeper one often needs a more
+    // realistic launch (the parameters are then moved toward the simulated one).
+    size_t cexDepth = bmcEnd;
+    const size_t fullDepth = bmcEnd;
+    if (any != z3::unsat) {
+      if (unknownSeen)
+        lemmasHold = false; // their base case was not checked to the full depth
+      for (size_t i = 0; i < results.size(); ++i) {
+        if (!unknownSeen && !failed.count(i))
+          continue; // clean to the full depth: left to the induction
+        ProofResult &r = results[i];
+        size_t cexDepthFor = cexDepth;
+        z3::check_result res = z3::unsat;
+        std::optional<z3::model> model;
+        {
+          z3::solver q = newSolver(false);
+          q.add(anyViol(0, cexDepth, sels[i], viol));
+          res = check(q, r.seconds);
+          if (res == z3::unsat && cexDepth < fullDepth) { // the induction's base case needs the full depth
+            z3::solver full = newSolver(false);
+            full.add(anyViol(0, fullDepth, sels[i], viol));
+            res = check(full, r.seconds);
+            if (res == z3::sat) {
+              cexDepthFor = fullDepth;
+              model = full.get_model();
+            }
+          } else if (res == z3::sat)
+            model = q.get_model();
+          if (res == z3::sat) {
+            z3::solver small = newSolver(true); // a small launch reads better, when there is one
+            small.add(anyViol(0, cexDepthFor, sels[i], viol));
+            for (auto &a : abstracted)
+              small.add(a.var >= 0 && a.var <= 64);
+            if (check(small, r.seconds) == z3::sat)
+              model = small.get_model();
+          }
+        }
+        if (res == z3::sat && !abstracted.empty()) {
+          // Concretize: the abstracted terms take their exact values.
+          z3::solver q = newSolver(true);
+          q.add(anyViol(0, cexDepthFor, sels[i], viol));
+          for (auto &a : abstracted) {
+            z3::expr v = model->eval(a.var, true);
+            q.add(a.var == v && a.exact == v);
+          }
+          z3::check_result cr = check(q, r.seconds);
+          if (cr != z3::sat) {
+            z3::solver q2 = newSolver(false);
+            q2.add(anyViol(0, cexDepthFor, sels[i], viol));
+            for (auto &a : abstracted)
+              q2.add(a.var == a.exact);
+            cr = check(q2, r.seconds);
+            if (cr == z3::sat)
+              model = q2.get_model();
+          } else
+            model = q.get_model();
+          if (cr != z3::sat) {
+            res = z3::unknown;
+            r.verdict = cr == z3::unsat ? "bounded" : "timeout";
+            r.bound = N;
+            r.witness = cr == z3::unsat ? "the violation found on the linear abstraction of the tile count is not "
+                                          "realizable; no realizable violation within the bound"
+                                        : "a violation on the linear abstraction could not be concretized in time";
+          }
+        }
+        if (res == z3::sat && !options.launch.empty()) {
+          // Move the parameters toward the simulated launch where the violation allows it.
+          z3::solver q = newSolver(false);
+          q.add(anyViol(0, cexDepthFor, sels[i], viol));
+          for (auto &a : abstracted)
+            q.add(a.var == a.exact);
+          z3::params quick(c);
+          // A resource limit rather than a time limit: the launch chosen must not depend on the load.
+          quick.set("timeout", static_cast<unsigned>(std::max(1.0, options.timeoutSeconds * 1000)));
+          quick.set("rlimit", 40000000u);
+          q.set(quick);
+          std::vector<std::pair<z3::expr, z3::expr>> prefs; // (param, preferred value), first ones first
+          for (auto &[n, e] : params)
+            if (n.starts_with("program_id_"))
+              prefs.push_back({e, c.int_val(0)}); // the first CTA: the one a replay shows first
+          for (auto &[n, v] : options.launch)
+            if (auto it = params.find(n); it != params.end())
+              prefs.push_back({it->second, c.int_val(v)});
+          for (auto &[n, e] : params) {
+            if (!n.starts_with("num_programs_") && !n.starts_with("program_id_")) {
+              prefs.push_back({e >= 1, c.bool_val(true)}); // positive sizes read as real launches,
+              prefs.push_back({e >= 0, c.bool_val(true)}); // else non-negative ones
+            }
+          }
+          for (auto &[lhs, v] : prefs) {
+            q.push();
+            q.add(lhs == v);
+            if (check(q, r.seconds) == z3::sat) {
+              model = q.get_model();
+              q.pop();
+              q.add(lhs == v);
+            } else
+              q.pop();
+          }
+        }
+        if (res == z3::sat) {
+          r.verdict = "counterexample";
+          r.bound = N;
+          auto [kind, group] = *std::next(props.begin(), i);
+          describeCounterexample(*model, states, viol, kind, group, r);
+          std::string ps;
+          for (auto &[n, v] : r.params)
+            ps += (ps.empty() ? "" : ", ") + n + "=" + std::to_string(v);
+          r.witness = ps + "; " + r.iteration + " (lock-step step " + std::to_string(r.step) + ")";
+        } else if (res == z3::unknown && r.verdict.empty()) {
+          r.verdict = "timeout";
+          r.witness = "Z3 answered unknown within " + llvm::formatv("{0}", options.timeoutSeconds).str() +
+                      " s (bounded check)";
+        }
+      }
+    }
   }
 
-  // 4. k-induction: all clean properties and lemmas together, else each property with the
-  //    lemmas, else each property alone.
-  double indSecs = 0;
-  bool allInductive = allClean && lemmasHold &&
-                      inductive([](const Violation &) { return true; }, indSecs) == z3::unsat;
-  for (size_t i = 0; i < results.size(); ++i) {
-    ProofResult &r = results[i];
-    if (!r.verdict.empty())
-      continue;
-    r.seconds += indSecs / results.size();
-    bool proved = allInductive;
-    bool sawUnknown = false;
-    auto attempt = [&](const std::function<bool(const Violation &)> &sel) {
-      z3::check_result x = inductive(sel, r.seconds);
-      sawUnknown |= x == z3::unknown;
-      return x == z3::unsat;
-    };
-    if (!proved && lemmasHold)
-      proved = attempt([&, sel = sels[i]](const Violation &v) { return sel(v) || v.kind >= LemmaAlign; });
-    if (!proved)
-      proved = attempt(sels[i]);
-    if (proved) {
-      r.verdict = "proved";
-      r.witness = std::to_string(k) + "-induction over lock-step loop iterations (base case: " + std::to_string(N) +
-                  " steps)";
-    } else if (sawUnknown) {
-      r.verdict = "timeout";
-      r.bound = N;
-      r.witness = "no violation within " + std::to_string(N) + " lock-step steps; the induction step timed out";
-    } else {
-      r.verdict = "bounded";
-      r.bound = N;
-      r.witness = "no violation within " + std::to_string(N) + " lock-step steps; not " + std::to_string(k) +
-                  "-inductive";
+  // 2. k-induction from an arbitrary state over the clean properties and the lemmas together;
+  //    whatever the step violates is removed from the set and the rest tried again (Houdini):
+  //    the remaining set is k-inductive and its base case was checked above.
+  {
+    std::map<std::pair<int, int>, size_t> resultOf;
+    size_t idx = 0;
+    for (auto kg : props)
+      resultOf[kg] = idx++;
+    std::set<size_t> active;
+    for (size_t i = 0; i < results.size(); ++i)
+      if (results[i].verdict.empty())
+        active.insert(i);
+    bool structOk = lemmasHold;
+    std::string why = "not " + std::to_string(k) + "-inductive";
+    double indSecs = 0;
+    std::set<size_t> open = active;
+    bool unknownSeen = false;
+    while (!active.empty() && windowOk) {
+      auto sel = [&](const Violation &v) {
+        if (v.kind < LemmaAlign)
+          return active.count(resultOf.at({v.kind, v.group})) > 0;
+        if (!lemmasHold)
+          return false;
+        return v.kind == LemmaTable || structOk;
+      };
+      z3::solver s = newSolver(false);
+      for (int i = 0; i <= k; ++i)
+        s.add(!anyViol(i, i + 1, sel, wviol));
+      s.add(anyViol(k + 1, k + 2, sel, wviol));
+      z3::check_result r = check(s, indSecs);
+      if (r == z3::unsat)
+        break;
+      if (r == z3::unknown) {
+        unknownSeen = true;
+        break;
+      }
+      z3::model m = s.get_model();
+      size_t before = active.size() + dropped.size() + (structOk ? 1 : 0);
+      for (const Violation &v : wviol[k + 1]) {
+        if (!sel(v) || (v.kind == LemmaTable && dropped.count(v.lemma)) || !m.eval(v.cond, true).is_true())
+          continue;
+        if (getenv("TLXSIM_PROOF_DEBUG"))
+          llvm::errs() << "induction step violates " << kindName(v.kind) << " "
+                       << (v.group >= 0 ? groups[v.group].name : "") << " lemma " << v.lemma << "\n";
+        if (v.kind < LemmaAlign)
+          active.erase(resultOf.at({v.kind, v.group}));
+        else if (v.kind == LemmaTable)
+          dropped.insert(v.lemma);
+        else
+          structOk = false;
+      }
+      if (active.size() + dropped.size() + (structOk ? 1 : 0) == before) { // nothing removed: stay sound
+        unknownSeen = true;
+        break;
+      }
+    }
+    for (size_t i : open) {
+      ProofResult &r = results[i];
+      r.seconds += indSecs / open.size();
+      if (windowOk && !unknownSeen && active.count(i)) {
+        r.verdict = "proved";
+        r.witness = std::to_string(k) + "-induction over lock-step loop iterations (base case: " +
+                    std::to_string(N) + " steps)";
+      } else if (windowOk && unknownSeen && active.count(i)) {
+        r.verdict = "timeout";
+        r.bound = N;
+        r.witness = "no violation within " + std::to_string(N) + " lock-step steps; the induction step timed out";
+      } else {
+        r.verdict = "bounded";
+        r.bound = N;
+        r.witness = "no violation within " + std::to_string(N) + " lock-step steps; " + why;
+      }
     }
   }
   report.seconds = totalSeconds;
