@@ -23,6 +23,10 @@ cl::list<std::string> assumeOpts("assume",
                                  cl::value_desc("NAME OP VALUE"), cl::sub(checkCommand()));
 cl::opt<double> timeoutOpt("timeout", cl::desc("Z3 time limit per query in seconds (default 10)"), cl::init(10.0),
                            cl::sub(checkCommand()));
+cl::opt<double> budgetOpt("proof-budget",
+                          cl::desc("Z3 wall time for all queries of one kernel in seconds (default 120): a bound "
+                                   "on the proofs whatever the number of properties and retries"),
+                          cl::init(120.0), cl::sub(checkCommand()));
 cl::opt<bool> noProofsOpt("no-proofs",
                           cl::desc("Skip the Z3 proofs (also when the environment sets TLXSIM_NO_PROOFS=1, as the "
                                    "test suite does for tests about dynamic findings; --proofs overrides it)"),
@@ -148,8 +152,15 @@ ProofOutcome runProofs(mlir::ModuleOp module, bool traceCounterexample) {
     noTrace();
     return out;
   }
+  if (!(timeoutOpt > 0) || !(budgetOpt > 0)) {
+    errs() << "tlx-sim: error: --timeout and --proof-budget take a positive number of seconds (got " << timeoutOpt
+           << ", " << budgetOpt << ")\n";
+    out.badAssumptions = true;
+    return out;
+  }
   verifier::proof::ProofOptions options;
   options.timeoutSeconds = timeoutOpt;
+  options.budgetSeconds = budgetOpt;
   options.bmcSteps = proofStepsOpt;
   std::vector<std::string> texts;
   if (!readPreconditions(texts)) {

@@ -186,6 +186,7 @@ private:
   z3::context c;
   z3::params solverParams;
   ProofReport report;
+  bool budgetExhausted = false; ///< a query was refused because the kernel's budget was spent
 
   Operation *func = nullptr;
   std::vector<Operation *> prefix; ///< kernel ops before ttg.warp_specialize
@@ -276,7 +277,21 @@ private:
   State mergeState(const z3::expr &cond, const State &a, const State &b);
 
   // ---- queries ------------------------------------------------------------------------------
+  /// One Z3 query under the per-query limit and the kernel's remaining wall-time budget
+  /// (`ProofOptions::budgetSeconds`): once the budget is spent every query answers `unknown`
+  /// without running, so no sequence of queries (Houdini retries, counterexample searches) can
+  /// outlast it. `seconds` and the report's total accumulate the wall time.
   z3::check_result check(z3::solver &s, double &seconds) {
+    double left = options.budgetSeconds - totalSeconds;
+    if (left <= 0) {
+      budgetExhausted = true;
+      return z3::unknown;
+    }
+    if (left < options.timeoutSeconds) {
+      z3::params p(c);
+      p.set("timeout", static_cast<unsigned>(std::max(1.0, left * 1000)));
+      s.set(p);
+    }
     auto t0 = Clock::now();
     z3::check_result r = s.check();
     double d = std::chrono::duration<double>(Clock::now() - t0).count();
@@ -1926,12 +1941,16 @@ ProofReport Prover::run() {
           for (auto &[lhs, v] : prefs) {
             q.push();
             q.add(lhs == v);
-            if (check(q, r.seconds) == z3::sat) {
+            z3::check_result pr = check(q, r.seconds);
+            if (pr == z3::sat) {
               model = q.get_model();
               q.pop();
               q.add(lhs == v);
-            } else
+            } else {
               q.pop();
+              if (pr == z3::unknown)
+                break; // out of resources: the later preferences would be too; keep the model found
+            }
           }
         }
         if (res == z3::sat) {
@@ -2026,6 +2045,11 @@ ProofReport Prover::run() {
       }
     }
   }
+  if (budgetExhausted)
+    report.notes.push_back(llvm::formatv("the proof budget of {0} s (--proof-budget) was spent: the queries after "
+                                         "it were not run, their properties read 'timeout'",
+                                         options.budgetSeconds)
+                               .str());
   report.seconds = totalSeconds;
   report.results = std::move(results);
   return report;

@@ -50,6 +50,10 @@ std::string parseAssumption(const std::string &text, Assumption &out);
 struct ProofOptions {
   std::vector<Assumption> assumptions;
   double timeoutSeconds = 10; ///< per Z3 query (also bounds the rlimit)
+  /// Wall time for all Z3 queries of one kernel, seconds: the bound on `check --proofs` whatever
+  /// the number of properties, retries and counterexample searches; queries past it are `unknown`
+  /// (verdict `timeout`, with a note).
+  double budgetSeconds = 120;
   int bmcSteps = 0;           ///< lock-step steps of bounded model checking; 0: 4 * max stages + 4
   /// The launch `check` simulates (scalar arguments by Python name, `num_programs_x|y|z`): a
   /// counterexample keeps these values where the violation does not depend on them, so that its
