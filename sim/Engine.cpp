@@ -1898,6 +1898,12 @@ llvm::Expected<std::unique_ptr<Engine>> Engine::create(const Program &program, c
   if (options.maxCtas == 0 || options.maxCtas < -1)
     return llvm::createStringError("--max-ctas must be a positive number of CTAs, got %lld",
                                    static_cast<long long>(options.maxCtas));
+  if (int64_t ctas = options.maxCtas > 0 ? std::min(launch.numCtas(), options.maxCtas) : launch.numCtas();
+      ctas > options.maxSimulatedCtas)
+    return llvm::createStringError(
+        "the launch has %lld CTAs, more than the %lld the simulator holds at once; pass --max-ctas N to simulate "
+        "the first N CTAs",
+        static_cast<long long>(ctas), static_cast<long long>(options.maxSimulatedCtas));
   auto occupancy =
       computeOccupancy(occupancyInputs(program, options.sharedBytesPerCta, options.registersPerThread,
                                        options.staticSharedBytesPerCta),

@@ -22,6 +22,10 @@ struct SimOptions {
   /// Guard against runaway simulations (huge grids or trip counts): instructions executed
   /// over all agents before the run stops with an error (about a minute of simulation).
   uint64_t maxInstructions = 1'000'000'000ull;
+  /// Guard against grids too large to hold: the simulator keeps per-CTA state (about 1.6 KB,
+  /// plus the checkers' shadow state) for every CTA it runs; 2^20 CTAs took 29 s and 1.65 GB
+  /// (measured, check on persistent_ws_gemm). Larger launches need --max-ctas.
+  int64_t maxSimulatedCtas = int64_t(1) << 20;
 };
 
 struct SimResult {

@@ -1,3 +1,4 @@
+#include "tools/OutputFile.h"
 #include "tools/CheckOptions.h"
 
 #include "tools/CommandLine.h"
@@ -112,12 +113,11 @@ int writeTraceOut(PreparedSimulation &prepared, const std::string &scheduleName,
   auto result = (*engine)->run();
   if (!result)
     return badInput("--trace-out: " + toString(result.takeError()));
-  std::error_code ec;
-  raw_fd_ostream out(traceOutOpt, ec, sys::fs::OF_None);
-  if (ec)
-    return badInput("cannot write " + traceOutOpt + ": " + ec.message());
-  sim::writeChromeTrace(timeline,
-                        {prepared.program->kernelName, model->name(), result->clockMhz, result->cycles}, out);
+  if (auto err = writeOutputFile(traceOutOpt, "the trace", [&](raw_ostream &out) {
+        sim::writeChromeTrace(timeline,
+                              {prepared.program->kernelName, model->name(), result->clockMhz, result->cycles}, out);
+      }))
+    return badInput(toString(std::move(err)));
   errs() << "tlx-sim: wrote the trace of " << what << " (SM " << sm << ") to " << traceOutOpt << "\n";
   return kClean;
 }
@@ -135,7 +135,9 @@ int finishCheck(PreparedSimulation &prepared, std::vector<verifier::Finding> &fi
         return code;
   }
   if (!writeBaselineOpt.empty())
-    if (auto err = verifier::writeBaseline(writeBaselineOpt, findings))
+    if (auto err = writeOutputFile(writeBaselineOpt, "the baseline", [&](raw_ostream &os) {
+          os << formatv("{0:2}", verifier::baselineJson(findings)) << "\n";
+        }))
       return badInput(toString(std::move(err)));
   if (!baselineOpt.empty()) {
     auto accepted = verifier::readBaseline(baselineOpt);
@@ -144,7 +146,9 @@ int finishCheck(PreparedSimulation &prepared, std::vector<verifier::Finding> &fi
     std::erase_if(findings, [&](const verifier::Finding &f) { return accepted->count(verifier::fingerprint(f)); });
   }
   if (!sarifOpt.empty())
-    if (auto err = verifier::writeSarif(sarifOpt, findings))
+    if (auto err = writeOutputFile(sarifOpt, "SARIF", [&](raw_ostream &os) {
+          os << formatv("{0:2}", json::Value(verifier::toSarif(findings))) << "\n";
+        }))
       return badInput(toString(std::move(err)));
   if (traceOutRequested() && !findings.empty())
     return writeTraceOut(prepared, findings.front().schedule,

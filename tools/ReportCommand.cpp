@@ -4,6 +4,7 @@
 // listener), the verifier's findings and the largest wait sites at their Python source
 // lines, and the GPU model with the source of every parameter. The page has no script and
 // references no file or network resource (its style sheet is embedded).
+#include "tools/OutputFile.h"
 #include "tools/CommandLine.h"
 #include "tools/Simulation.h"
 #include "report/ReportAssets.h"
@@ -252,44 +253,44 @@ int runReport() {
     return badInput("--sm " + Twine(smOpt) + " is beyond the model's " + Twine(result->numSms) + " SMs");
   const std::vector<verifier::Finding> findings = checks.findings();
 
-  std::error_code ec;
-  raw_fd_ostream os(outputOpt, ec, sys::fs::OF_None);
-  if (ec)
-    return badInput("cannot write " + outputOpt + ": " + ec.message());
   SourceLines sources(inputFile);
-  std::string title = "tlx-sim report: " + program.kernelName;
-  os << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" << xmlEscape(title)
-     << "</title>\n<style>\n" << kReportCss << "</style>\n</head>\n<body>\n";
-  os << "<h1>" << xmlEscape(program.kernelName) << "</h1>\n<p class=\"sub\">" << xmlEscape(std::string(inputFile))
-     << " &middot; target " << xmlEscape(program.target) << " &middot; model " << xmlEscape(prepared.model->name())
-     << " &middot; " << result->ctasSimulated << " CTAs simulated</p>\n";
+  auto write = [&](raw_ostream &os) {
+    std::string title = "tlx-sim report: " + program.kernelName;
+    os << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" << xmlEscape(title)
+       << "</title>\n<style>\n" << kReportCss << "</style>\n</head>\n<body>\n";
+    os << "<h1>" << xmlEscape(program.kernelName) << "</h1>\n<p class=\"sub\">" << xmlEscape(std::string(inputFile))
+       << " &middot; target " << xmlEscape(program.target) << " &middot; model " << xmlEscape(prepared.model->name())
+       << " &middot; " << result->ctasSimulated << " CTAs simulated</p>\n";
 
-  os << "<h2>Summary</h2>\n";
-  if (findings.empty())
-    writeSummary(summary.toJson(*result), os);
-  else
-    os << "<p><b>No time predicted</b>: the verifier found " << findings.size() << " synchronization error"
-       << (findings.size() == 1 ? "" : "s") << " (below).</p>\n";
+    os << "<h2>Summary</h2>\n";
+    if (findings.empty())
+      writeSummary(summary.toJson(*result), os);
+    else
+      os << "<p><b>No time predicted</b>: the verifier found " << findings.size() << " synchronization error"
+         << (findings.size() == 1 ? "" : "s") << " (below).</p>\n";
 
-  os << "<h2>Timeline</h2>\n<div class=\"legend\"><span><i class=\"issue\"></i>issuing</span><span><i "
-        "class=\"barop\"></i>mbarrier op</span><span><i class=\"barwait\"></i>mbarrier wait</span><span><i "
-        "class=\"asyncwait\"></i>wgmma / TMA-store wait</span><span><i class=\"mma\"></i>tensor core</span><span><i "
-        "class=\"tmaload\"></i>TMA load</span><span><i class=\"tmastore\"></i>TMA store</span></div>\n";
-  sim::writeTimelineSvg(timeline, result->clockMhz, os);
-  os << "<p class=\"sub\">The same timeline with every slice and the arrive-to-wait flows: <code>tlx-sim trace</code> "
-        "(Chrome/Perfetto JSON).</p>\n";
+    os << "<h2>Timeline</h2>\n<div class=\"legend\"><span><i class=\"issue\"></i>issuing</span><span><i "
+          "class=\"barop\"></i>mbarrier op</span><span><i class=\"barwait\"></i>mbarrier wait</span><span><i "
+          "class=\"asyncwait\"></i>wgmma / TMA-store wait</span><span><i class=\"mma\"></i>tensor core</span><span><i "
+          "class=\"tmaload\"></i>TMA load</span><span><i class=\"tmastore\"></i>TMA store</span></div>\n";
+    sim::writeTimelineSvg(timeline, result->clockMhz, os);
+    os << "<p class=\"sub\">The same timeline with every slice and the arrive-to-wait flows: <code>tlx-sim trace</code> "
+          "(Chrome/Perfetto JSON).</p>\n";
 
-  os << "<h2>Barrier waits</h2>\n";
-  writeHistograms(timeline, os);
+    os << "<h2>Barrier waits</h2>\n";
+    writeHistograms(timeline, os);
 
-  os << "<h2>Findings</h2>\n";
-  writeFindings(findings, warnings.warnings, sources, os);
-  os << "<h3>Wait sites</h3>\n";
-  writeWaitSites(timeline, program, sources, os);
+    os << "<h2>Findings</h2>\n";
+    writeFindings(findings, warnings.warnings, sources, os);
+    os << "<h3>Wait sites</h3>\n";
+    writeWaitSites(timeline, program, sources, os);
 
-  os << "<h2>Model</h2>\n";
-  writeModel(*prepared.model, os);
-  os << "</body>\n</html>\n";
+    os << "<h2>Model</h2>\n";
+    writeModel(*prepared.model, os);
+    os << "</body>\n</html>\n";
+  };
+  if (auto err = writeOutputFile(outputOpt, "the report", write))
+    return badInput(toString(std::move(err)));
   return findings.empty() ? kClean : kFindings;
 }
 

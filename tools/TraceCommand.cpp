@@ -2,6 +2,7 @@
 // Chrome/Perfetto trace of one SM (sim/TraceView.h), built by the Timeline listener.
 // Findings of the verifier are printed as diagnostics (stderr) and make the exit code 1;
 // the trace is written either way (a deadlocked kernel's trace shows where it stalls).
+#include "tools/OutputFile.h"
 #include "tools/CommandLine.h"
 #include "tools/Simulation.h"
 
@@ -38,11 +39,11 @@ int runTrace() {
   if (smOpt >= result->numSms)
     return badInput("--sm " + Twine(smOpt) + " is beyond the model's " + Twine(result->numSms) + " SMs");
 
-  std::error_code ec;
-  raw_fd_ostream out(outputOpt, ec, sys::fs::OF_None);
-  if (ec)
-    return badInput("cannot write " + outputOpt + ": " + ec.message());
-  sim::writeChromeTrace(timeline, {program.kernelName, prepared.model->name(), result->clockMhz, result->cycles}, out);
+  if (auto err = writeOutputFile(outputOpt, "the trace", [&](raw_ostream &out) {
+        sim::writeChromeTrace(timeline, {program.kernelName, prepared.model->name(), result->clockMhz, result->cycles},
+                              out);
+      }))
+    return badInput(toString(std::move(err)));
   const auto findings = checks.findings();
   for (const auto &f : findings)
     verifier::print(f, errs());

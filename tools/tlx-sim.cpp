@@ -7,6 +7,7 @@
 // Each subcommand lives in tools/<Name>Command.cpp and registers itself (tools/CommandLine.h).
 // Exit codes (design.md): 0 clean, 1 findings, 2 bad input or usage, 3 internal error.
 #include "tools/CommandLine.h"
+#include "tools/OutputFile.h"
 
 #include "llvm/Support/raw_ostream.h"
 
@@ -20,8 +21,10 @@ int main(int argc, char **argv) {
     return kBadInput;
   std::string names;
   for (const CommandEntry &command : commandRegistry()) {
-    if (*command.sub)
-      return command.run();
+    if (*command.sub) {
+      int code = command.run();
+      return flushStandardOutput() ? code : kBadInput;
+    }
     names += (names.empty() ? "" : ", ") + command.sub->getName().str();
   }
   errs() << "tlx-sim: error: expected a subcommand: " << names << " (see --help)\n";

@@ -50,7 +50,7 @@ std::string fingerprint(const Finding &f) {
   return out;
 }
 
-llvm::Error writeBaseline(const std::string &path, const std::vector<Finding> &findings) {
+llvm::json::Value baselineJson(const std::vector<Finding> &findings) {
   llvm::json::Array entries;
   std::set<std::string> seen;
   for (const Finding &f : findings) {
@@ -60,14 +60,7 @@ llvm::Error writeBaseline(const std::string &path, const std::vector<Finding> &f
     entries.push_back(llvm::json::Object{
         {"fingerprint", fp}, {"class", f.cls}, {"location", f.location.str()}, {"message", f.message}});
   }
-  std::error_code ec;
-  llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_Text);
-  if (ec)
-    return llvm::createStringError("cannot write baseline %s: %s", path.c_str(), ec.message().c_str());
-  os << llvm::formatv("{0:2}", llvm::json::Value(llvm::json::Object{{"schema_version", 1},
-                                                                       {"findings", std::move(entries)}}))
-     << "\n";
-  return llvm::Error::success();
+  return llvm::json::Object{{"schema_version", 1}, {"findings", std::move(entries)}};
 }
 
 llvm::Expected<std::set<std::string>> readBaseline(const std::string &path) {

@@ -7,6 +7,7 @@
 #include "verifier/Finding.h"
 
 #include "llvm/Support/Error.h"
+#include "llvm/Support/JSON.h"
 
 #include <set>
 #include <string>
@@ -17,9 +18,9 @@ namespace tlxsim::verifier {
 /// The fingerprint of `finding` (16 hex digits).
 std::string fingerprint(const Finding &finding);
 
-/// Writes `findings` as a baseline file: {"schema_version": 1, "findings": [{fingerprint, class, location,
-/// message}]}. Errors: the file cannot be written.
-llvm::Error writeBaseline(const std::string &path, const std::vector<Finding> &findings);
+/// `findings` as a baseline file's content: {"schema_version": 1, "findings": [{fingerprint, class, location,
+/// message}]}, one entry per fingerprint.
+llvm::json::Value baselineJson(const std::vector<Finding> &findings);
 
 /// The fingerprints of a baseline file. Errors: unreadable file, invalid JSON, missing fields.
 llvm::Expected<std::set<std::string>> readBaseline(const std::string &path);

@@ -89,13 +89,4 @@ llvm::json::Object toSarif(const std::vector<Finding> &findings) {
                                                     {"results", std::move(results)}}}}};
 }
 
-llvm::Error writeSarif(const std::string &path, const std::vector<Finding> &findings) {
-  std::error_code ec;
-  llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_Text);
-  if (ec)
-    return llvm::createStringError("cannot write SARIF %s: %s", path.c_str(), ec.message().c_str());
-  os << llvm::formatv("{0:2}", llvm::json::Value(toSarif(findings))) << "\n";
-  return llvm::Error::success();
-}
-
 } // namespace tlxsim::verifier

@@ -18,7 +18,4 @@ namespace tlxsim::verifier {
 /// The SARIF log object for `findings`.
 llvm::json::Object toSarif(const std::vector<Finding> &findings);
 
-/// Writes toSarif(findings) to `path`. Errors: the file cannot be written.
-llvm::Error writeSarif(const std::string &path, const std::vector<Finding> &findings);
-
 } // namespace tlxsim::verifier
