@@ -123,6 +123,29 @@ llvm::Error Launch::loadJsonObject(const llvm::json::Object &spec, llvm::StringR
   return llvm::Error::success();
 }
 
+std::array<int64_t, 3> Launch::ctaGrid(const Program &program) const {
+  std::array<int64_t, 3> ctas = grid;
+  if (program.numCtas > 1)
+    for (int i = 0; i < 3; ++i)
+      ctas[i] *= program.clusterDims[i];
+  return ctas;
+}
+
+llvm::Error Launch::checkClusters(const Program &program) const {
+  std::array<int64_t, 3> ctas = ctaGrid(program);
+  if (program.numCtas > 1)
+    if (auto err = checkGrid(ctas, "the CTA grid (the grid times the cluster shape, ttg.num-ctas > 1)"))
+      return err;
+  const auto &c = program.clusterDims;
+  if (ctas[0] % c[0] || ctas[1] % c[1] || ctas[2] % c[2])
+    return llvm::createStringError(
+        "the grid (%lld, %lld, %lld) is not a whole number of clusters of shape (%d, %d, %d) along every dimension "
+        "(module attributes ttg.cluster-dim-x/-y/-z): CUDA rejects the launch (CUDA_ERROR_INVALID_CLUSTER_SIZE)",
+        static_cast<long long>(ctas[0]), static_cast<long long>(ctas[1]), static_cast<long long>(ctas[2]), c[0],
+        c[1], c[2]);
+  return llvm::Error::success();
+}
+
 llvm::Expected<std::vector<Value>> Launch::bind(const Program &program) const {
   std::vector<Value> frame(program.numSlots);
   std::vector<std::string> missing, invalid;

@@ -38,6 +38,14 @@ struct Launch {
 
   int64_t numCtas() const { return grid[0] * grid[1] * grid[2]; }
 
+  /// The CTA grid (CUDA's gridDim) that launching `grid` runs for `program`: each dimension times the cluster's
+  /// when `ttg.num-ctas` > 1 (Triton's launcher multiplies: the grid counts clusters), the grid itself otherwise
+  /// (TLX `ctas_per_cga`: CUDA semantics). See Program::numCtas.
+  std::array<int64_t, 3> ctaGrid(const Program &program) const;
+  /// Fails (bad input) when the CTA grid is not a whole number of clusters along every dimension (CUDA rejects
+  /// such a launch: CUDA_ERROR_INVALID_CLUSTER_SIZE, cuLaunchKernelEx) or exceeds CUDA's grid limits.
+  llvm::Error checkClusters(const Program &program) const;
+
   /// The initial frame of a CTA: every kernel argument bound by Python name (descriptor
   /// shape/stride arguments from the descriptor's global shape, row-major, contiguous).
   /// Fails naming every value the launch lacks (the grid, a scalar, a descriptor), a

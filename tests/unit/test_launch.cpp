@@ -67,3 +67,25 @@ TEST_CASE("malformed flags are rejected") {
   CHECK(llvm::errorToBool(l.setDesc("a_desc=12xq")));
   CHECK(llvm::errorToBool(l.loadJson("/nonexistent/launch.json")));
 }
+
+TEST_CASE("cluster launches: Triton's num-ctas multiplies the grid, ctas_per_cga regroups it") {
+  Launch l;
+  REQUIRE_FALSE(llvm::errorToBool(l.setGrid("4,2")));
+  Program tlx; // TLX ctas_per_cga = (2, 2, 1): ttg.num-ctas 1, the grid counts CTAs
+  tlx.clusterDims = {2, 2, 1};
+  CHECK(tlx.clusterSize() == 4);
+  CHECK(l.ctaGrid(tlx) == std::array<int64_t, 3>{4, 2, 1});
+  CHECK_FALSE(llvm::errorToBool(l.checkClusters(tlx)));
+  Program triton; // Triton num_ctas = 2: clusters of 2 along x, the grid counts clusters
+  triton.numCtas = 2;
+  triton.clusterDims = {2, 1, 1};
+  CHECK(l.ctaGrid(triton) == std::array<int64_t, 3>{8, 2, 1});
+  CHECK_FALSE(llvm::errorToBool(l.checkClusters(triton)));
+  REQUIRE_FALSE(llvm::errorToBool(l.setGrid("3,2")));
+  llvm::Error err = l.checkClusters(tlx);
+  REQUIRE(static_cast<bool>(err));
+  std::string message = llvm::toString(std::move(err));
+  CHECK(message.find("(3, 2, 1) is not a whole number of clusters of shape (2, 2, 1)") != std::string::npos);
+  CHECK(message.find("CUDA_ERROR_INVALID_CLUSTER_SIZE") != std::string::npos);
+  CHECK_FALSE(llvm::errorToBool(l.checkClusters(triton))); // (6, 2, 1): whole clusters of (2, 1, 1)
+}
