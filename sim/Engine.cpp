@@ -441,7 +441,7 @@ struct Engine::Impl {
     return true;
   }
 
-  // ---- clusters: distributed shared memory (PTX ISA 9.1 5.1.1; CTAs of a cluster are consecutive CTA ids) ----
+  // ---- clusters: distributed shared memory (PTX ISA 9.1 5.1.1; a cluster's CTAs have consecutive ids) ----
 
   /// The running CTA of cluster rank `rank` in the cluster of `cta`; fails naming why when the rank lies outside
   /// the cluster or that CTA does not run (not launched, or already exited).
@@ -465,7 +465,9 @@ struct Engine::Impl {
   int64_t viewCtaId(const Cta &cta, const Value &v) const {
     return v.rank < 0 ? cta.id : cta.id / program.clusterSize() * program.clusterSize() + v.rank;
   }
-  /// The CTAs of the 2-CTA pair (cta_group::2) `cta` belongs to, leader (even rank) first; empty after a failure.
+  /// The CTAs of the 2-CTA pair (cta_group::2) `cta` belongs to, leader (even rank) first: the two CTAs of the
+  /// cluster whose %cluster_ctarank differs in the last bit only (PTX ISA 9.7.17.5.1 "CTA Pair"; in a 2-D cluster of
+  /// even cx, x-neighbours). Empty after a failure.
   std::vector<Cta *> ctaPair(const Cta &cta, const Instr &in) {
     if (program.clusterSize() < 2) {
       const auto &d = program.clusterDims;
@@ -943,8 +945,8 @@ struct Engine::Impl {
       int64_t gone = exitedPeerOf(a, in);
       if (gone >= 0) {
         busy(costs.mbarOp);
-        ClusterBarrierEvent e{ClusterBarrierEvent::ExitedPeer, a.time, cta.id / program.clusterSize(), a.info.id, in.loc,
-                              gone};
+        ClusterBarrierEvent e{ClusterBarrierEvent::ExitedPeer, a.time, cta.id / program.clusterSize(), a.info.id,
+                              in.loc, gone};
         emit([&](Listener &l) { l.onClusterBarrier(e); });
         return next();
       }
