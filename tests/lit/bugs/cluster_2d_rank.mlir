@@ -17,6 +17,12 @@
 // (the launcher multiplies each grid dimension by the cluster's): --grid 2 runs the same 8 CTAs.
 // RUN: sed -e 's|"ttg.num-ctas" = 1|"ttg.num-ctas" = 4|' %t.fixed.mlir > %t.mul.mlir
 // RUN: %tlx-sim check %t.mul.mlir --grid 2 | FileCheck %s --check-prefix=CLEAN
+// In that form program ids are cluster ids (%clusterid): the BUG kernel's guess is the cluster's x for all 4 CTAs of
+// a cluster, and all of them store into one peer (with %ctaid program ids the guess would be right here).
+// RUN: sed -e 's|"ttg.num-ctas" = 1|"ttg.num-ctas" = 4|' %s > %t.mulbug.mlir
+// RUN: %tlx-sim check %t.mulbug.mlir --grid 2 --no-proofs > %t.mulbug; test $? -eq 1
+// RUN: FileCheck %s --check-prefix=MULBUG < %t.mulbug
+// MULBUG: error: race-waw: the remote shared-memory store of partition 'default' of CTA {{[0-3]}} overwrites buf while the remote shared-memory store of partition 'default' of CTA {{[0-3]}} may still be writing it (CTA 1)
 // --max-ctas simulates whole clusters: 1 CTA asked, the first cluster of 4 runs.
 // RUN: %tlx-sim check %t.fixed.mlir --grid 4,2 --max-ctas 1 | FileCheck %s --check-prefix=MAX
 // MAX: tlx-sim check: no findings (4 CTAs simulated
