@@ -457,8 +457,13 @@ struct Engine::Impl {
                  std::to_string(cta.id) + ") is not running: " +
                  (id >= totalCtas ? "the simulated grid (--grid, --max-ctas) must hold whole clusters of " +
                                         std::to_string(program.clusterSize()) + " CTAs"
-                                  : std::string("it has exited, and the shared memory of an exited CTA of the "
-                                                "cluster must not be accessed (PTX ISA 9.1 5.1.1)")));
+                  : id >= nextCta
+                      ? std::string("it has not started yet (the simulator starts a cluster's CTAs as SMs free up); "
+                                    "access a peer's shared memory only after a cluster barrier, which ensures every "
+                                    "CTA of the cluster has started (CUDA C++ Programming Guide, Distributed Shared "
+                                    "Memory)")
+                      : std::string("it has exited, and the shared memory of an exited CTA of the "
+                                    "cluster must not be accessed (PTX ISA 9.1 5.1.1)")));
     return nullptr;
   }
   /// The linear id of the CTA whose shared memory the view `v` of an agent of `cta` names.
