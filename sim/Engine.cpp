@@ -335,8 +335,9 @@ struct Engine::Impl {
     cta->sm = smIndex;
     // CTAs start cluster by cluster (a cluster is co-scheduled, CUDA C++ Programming Guide "Thread Block
     // Clusters"): id = cluster index (linear %clusterid) * cluster size + %cluster_ctarank, where the rank is
-    // x + y * cx + z * cx * cy of %cluster_ctaid (PTX ISA 9.1 10.21-10.25). The CTA's %ctaid is its cluster's
-    // corner plus %cluster_ctaid; program ids are %clusterid when ttg.num-ctas > 1, else %ctaid (Program::numCtas).
+    // x + y * cx + z * cx * cy of %cluster_ctaid (PTX ISA special registers %cluster_ctarank, %cluster_ctaid).
+    // The CTA's %ctaid is its cluster's corner plus %cluster_ctaid; program ids are %clusterid when ttg.num-ctas
+    // > 1, else %ctaid (Program::numCtas).
     const auto &dims = program.clusterDims;
     int64_t size = program.clusterSize(), cluster = cta->id / size, rank = cta->id % size;
     int64_t ncx = ctaGrid[0] / dims[0], ncy = ctaGrid[1] / dims[1];
@@ -471,7 +472,7 @@ struct Engine::Impl {
     return v.rank < 0 ? cta.id : cta.id / program.clusterSize() * program.clusterSize() + v.rank;
   }
   /// The CTAs of the 2-CTA pair (cta_group::2) `cta` belongs to, leader (even rank) first: the two CTAs of the
-  /// cluster whose %cluster_ctarank differs in the last bit only (PTX ISA 9.7.17.5.1 "CTA Pair"; in a 2-D cluster of
+  /// cluster whose %cluster_ctarank differs in the last bit only (PTX ISA 9.3 9.7.17.5.1 "CTA Pair"; in a 2-D cluster of
   /// even cx, x-neighbours). Empty after a failure.
   std::vector<Cta *> ctaPair(const Cta &cta, const Instr &in) {
     if (program.clusterSize() < 2) {
@@ -508,7 +509,8 @@ struct Engine::Impl {
     if (in.op == Op::RemoteStore && peerExited(cta, intArg(2)))
       return base + intArg(2);
     if (in.op == Op::TmaLoad && in.args.size() > static_cast<size_t>(in.imm2) + 4)
-      for (int32_t r = 0, mask = static_cast<int32_t>(intArg(in.imm2 + 4)); mask > 0 && r < program.clusterSize(); ++r)
+      for (int32_t r = 0, mask = static_cast<int32_t>(intArg(in.imm2 + 4)); mask > 0 && r < program.clusterSize();
+           ++r)
         if (mask >> r & 1 && peerExited(cta, r))
           return base + r;
     bool pair = (in.op == Op::Tc05Mma && in.sub & 2) || (in.op == Op::Tc05Commit && in.sub == 1) ||
