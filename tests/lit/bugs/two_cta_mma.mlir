@@ -60,3 +60,7 @@ module attributes {"ttg.num-ctas" = 2 : i32, "ttg.num-warps" = 4 : i32, ttg.targ
     tt.return
   }
 }
+// TLX's form of the launch (ctas_per_cga = (2, 1, 1)): ttg.num-ctas 1 and ttg.cluster-dim-x 2, the grid counts CTAs
+// (here at the end: the mutation test names lines of this file).
+// RUN: sed -e 's|"ttg.num-ctas" = 2 : i32|"ttg.cluster-dim-x" = 2 : i32, "ttg.num-ctas" = 1 : i32|' %t.fixed.mlir > %t.tlx.mlir
+// RUN: %tlx-sim check %t.tlx.mlir --grid 2 --desc a_desc=128x64 --desc b_desc=64x128 --schedules 8 | FileCheck %s --check-prefix=CLEAN
