@@ -89,3 +89,24 @@ TEST_CASE("cluster launches: Triton's num-ctas multiplies the grid, ctas_per_cga
   CHECK(message.find("CUDA_ERROR_INVALID_CLUSTER_SIZE") != std::string::npos);
   CHECK_FALSE(llvm::errorToBool(l.checkClusters(triton))); // (6, 2, 1): whole clusters of (2, 1, 1)
 }
+
+TEST_CASE("a launch spec's cluster_dims must match the module's cluster shape") {
+  auto spec = llvm::json::parse(R"({"grid": [4, 2], "cluster_dims": [2, 2]})");
+  REQUIRE(static_cast<bool>(spec));
+  Launch l;
+  REQUIRE_FALSE(llvm::errorToBool(l.loadJsonObject(*spec->getAsObject(), "launch.json")));
+  REQUIRE(l.clusterDims.has_value());
+  CHECK(*l.clusterDims == std::array<int64_t, 3>{2, 2, 1});
+  Program tlx;
+  tlx.clusterDims = {2, 2, 1};
+  CHECK_FALSE(llvm::errorToBool(l.checkClusters(tlx)));
+  Program single; // no cluster in the module
+  llvm::Error err = l.checkClusters(single);
+  REQUIRE(static_cast<bool>(err));
+  CHECK(llvm::toString(std::move(err)).find("cluster_dims (2, 2, 1) disagree with the module's cluster shape (1, 1, 1)") !=
+        std::string::npos);
+  auto bad = llvm::json::parse(R"({"cluster_dims": [2, 0]})");
+  REQUIRE(static_cast<bool>(bad));
+  Launch b;
+  CHECK(llvm::errorToBool(b.loadJsonObject(*bad->getAsObject(), "launch.json")));
+}
