@@ -224,7 +224,8 @@ struct Agent {
 struct Cta {
   int64_t id;
   int32_t sm;
-  int64_t pid[3];
+  int64_t pid[3];   ///< tt.get_program_id: %clusterid when ttg.num-ctas > 1, else %ctaid
+  int64_t ctaid[3]; ///< %ctaid, the CTA's position in the CTA grid
   int32_t liveAgents = 0;
   int32_t pendingSignals = 0;       ///< TMA loads still to complete on this CTA's barriers
   std::vector<int32_t> agentIds; ///< freed with the CTA once it is done
@@ -286,6 +287,7 @@ struct Engine::Impl {
   std::vector<PendingSignal> signals_; ///< pending asynchronous barrier signals (reused slots)
   std::vector<int32_t> freeSignals;
   int64_t nextCta = 0, totalCtas = 0;
+  std::array<int64_t, 3> ctaGrid{1, 1, 1}; ///< CUDA's gridDim (Launch::ctaGrid)
   Cycle l2Free = 0, hbmFree = 0, endCycle = 0;
   double tensorBusy = 0; ///< tensor-core busy cycles summed over SMs
   uint64_t instructions = 0;
@@ -331,10 +333,20 @@ struct Engine::Impl {
     auto cta = std::make_unique<Cta>();
     cta->id = nextCta++;
     cta->sm = smIndex;
-    int64_t gx = launch.grid[0], gy = launch.grid[1];
-    cta->pid[0] = cta->id % gx;
-    cta->pid[1] = (cta->id / gx) % gy;
-    cta->pid[2] = cta->id / (gx * gy);
+    // CTAs start cluster by cluster (a cluster is co-scheduled, CUDA C++ Programming Guide "Thread Block
+    // Clusters"): id = cluster index (linear %clusterid) * cluster size + %cluster_ctarank, where the rank is
+    // x + y * cx + z * cx * cy of %cluster_ctaid (PTX ISA special registers %cluster_ctarank, %cluster_ctaid).
+    // The CTA's %ctaid is its cluster's corner plus %cluster_ctaid; program ids are %clusterid when ttg.num-ctas
+    // > 1, else %ctaid (Program::numCtas).
+    const auto &dims = program.clusterDims;
+    int64_t size = program.clusterSize(), cluster = cta->id / size, rank = cta->id % size;
+    int64_t ncx = ctaGrid[0] / dims[0], ncy = ctaGrid[1] / dims[1];
+    int64_t clusterId[3] = {cluster % ncx, cluster / ncx % ncy, cluster / (ncx * ncy)};
+    int64_t inCluster[3] = {rank % dims[0], rank / dims[0] % dims[1], rank / (int64_t(dims[0]) * dims[1])};
+    for (int i = 0; i < 3; ++i) {
+      cta->ctaid[i] = clusterId[i] * dims[i] + inCluster[i];
+      cta->pid[i] = program.numCtas > 1 ? clusterId[i] : cta->ctaid[i];
+    }
     cta->flatBarriers.resize(barrierSlots);
     cta->flatWaiters.resize(barrierSlots);
     Agent &main = newAgent(*cta, "default", program.numWarps, program.entryBlock, t);
@@ -366,7 +378,7 @@ struct Engine::Impl {
     emit([&](Listener &l) { l.onAgentEnd(agent.info.id, agent.time); });
     Cta &cta = *agent.cta;
     if (!clusters.empty())
-      clusterProgress(cta.id / program.numCtas, agent.time);
+      clusterProgress(cta.id / program.clusterSize(), agent.time);
     cta.lastEnd = std::max(cta.lastEnd, agent.time);
     if (agent.mainAgent >= 0) {
       Agent &main = *agents[agent.mainAgent];
@@ -430,55 +442,65 @@ struct Engine::Impl {
     return true;
   }
 
-  // ---- clusters: distributed shared memory (PTX ISA 9.1 5.1.1; CTAs of a cluster are consecutive CTA ids) ----
+  // ---- clusters: distributed shared memory (PTX ISA 9.1 5.1.1; a cluster's CTAs have consecutive ids) ----
 
   /// The running CTA of cluster rank `rank` in the cluster of `cta`; fails naming why when the rank lies outside
   /// the cluster or that CTA does not run (not launched, or already exited).
   Cta *peerCta(const Cta &cta, int64_t rank, const Instr &in) {
-    if (rank < 0 || rank >= program.numCtas) {
-      fail(in, "cluster CTA rank " + std::to_string(rank) + " lies outside the cluster of " +
-                   std::to_string(program.numCtas) + " CTAs (ttg.num-ctas)");
+    if (rank < 0 || rank >= program.clusterSize()) {
+      fail(in, "cluster CTA rank " + std::to_string(rank) + " lies outside " + program.clusterText());
       return nullptr;
     }
-    int64_t id = cta.id / program.numCtas * program.numCtas + rank;
+    int64_t id = cta.id / program.clusterSize() * program.clusterSize() + rank;
     if (id < static_cast<int64_t>(ctas.size()) && ctas[id])
       return ctas[id].get();
     fail(in, "CTA " + std::to_string(id) + " (rank " + std::to_string(rank) + " of the cluster of CTA " +
                  std::to_string(cta.id) + ") is not running: " +
                  (id >= totalCtas ? "the simulated grid (--grid, --max-ctas) must hold whole clusters of " +
-                                        std::to_string(program.numCtas) + " CTAs"
-                                  : std::string("it has exited, and the shared memory of an exited CTA of the "
-                                                "cluster must not be accessed (PTX ISA 9.1 5.1.1)")));
+                                        std::to_string(program.clusterSize()) + " CTAs"
+                  : id >= nextCta
+                      ? std::string("it has not started yet (the simulator starts a cluster's CTAs as SMs free up); "
+                                    "access a peer's shared memory only after a cluster barrier, which ensures every "
+                                    "CTA of the cluster has started (CUDA C++ Programming Guide, Distributed Shared "
+                                    "Memory)")
+                      : std::string("it has exited, and the shared memory of an exited CTA of the "
+                                    "cluster must not be accessed (PTX ISA 9.1 5.1.1)")));
     return nullptr;
   }
   /// The linear id of the CTA whose shared memory the view `v` of an agent of `cta` names.
   int64_t viewCtaId(const Cta &cta, const Value &v) const {
-    return v.rank < 0 ? cta.id : cta.id / program.numCtas * program.numCtas + v.rank;
+    return v.rank < 0 ? cta.id : cta.id / program.clusterSize() * program.clusterSize() + v.rank;
   }
-  /// The CTAs of the 2-CTA pair (cta_group::2) `cta` belongs to, leader (even rank) first; empty after a failure.
+  /// The CTAs of the 2-CTA pair (cta_group::2) `cta` belongs to, leader (even rank) first: the two CTAs of the
+  /// cluster whose %cluster_ctarank differs in the last bit only (PTX ISA 9.3 9.7.17.5.1 "CTA Pair"; in a 2-D cluster of
+  /// even cx, x-neighbours). Empty after a failure.
   std::vector<Cta *> ctaPair(const Cta &cta, const Instr &in) {
-    if (program.numCtas < 2) {
-      fail(in, "a 2-CTA (two_ctas / cta_group::2) operation needs clusters of at least 2 CTAs (ttg.num-ctas = " +
-                   std::to_string(program.numCtas) + ")");
+    if (program.clusterSize() < 2) {
+      const auto &d = program.clusterDims;
+      fail(in, "a 2-CTA (two_ctas / cta_group::2) operation needs clusters of at least 2 CTAs (" +
+                   (d[0] == program.numCtas ? "ttg.num-ctas = " + std::to_string(program.numCtas)
+                                            : "cluster shape " + std::to_string(d[0]) + "x" + std::to_string(d[1]) +
+                                                  "x" + std::to_string(d[2])) +
+                   ")");
       return {};
     }
-    int64_t leader = cta.id % program.numCtas & ~int64_t(1);
+    int64_t leader = cta.id % program.clusterSize() & ~int64_t(1);
     Cta *first = peerCta(cta, leader, in);
     Cta *second = first ? peerCta(cta, leader + 1, in) : nullptr;
     return second ? std::vector<Cta *>{first, second} : std::vector<Cta *>{};
   }
   /// Whether the CTA of cluster rank `rank` in the cluster of `cta` was launched and has exited.
   bool peerExited(const Cta &cta, int64_t rank) const {
-    if (rank < 0 || rank >= program.numCtas)
+    if (rank < 0 || rank >= program.clusterSize())
       return false;
-    int64_t id = cta.id / program.numCtas * program.numCtas + rank;
+    int64_t id = cta.id / program.clusterSize() * program.clusterSize() + rank;
     return id < nextCta && (id >= static_cast<int64_t>(ctas.size()) || !ctas[id]);
   }
   /// The id of an exited CTA of its cluster that `in` would access (a DSMEM view operand, a remote-store rank, a
   /// multicast destination, the other CTA of a 2-CTA pair), or -1.
   int64_t exitedPeerOf(Agent &a, const Instr &in) const {
     const Cta &cta = *a.cta;
-    int64_t base = cta.id / program.numCtas * program.numCtas;
+    int64_t base = cta.id / program.clusterSize() * program.clusterSize();
     auto intArg = [&](size_t i) { return i < in.args.size() && in.args[i] >= 0 && a.frame[in.args[i]].kind == Value::Int
                                              ? a.frame[in.args[i]].i : int64_t(-1); };
     for (int32_t slot : in.args)
@@ -487,12 +509,13 @@ struct Engine::Impl {
     if (in.op == Op::RemoteStore && peerExited(cta, intArg(2)))
       return base + intArg(2);
     if (in.op == Op::TmaLoad && in.args.size() > static_cast<size_t>(in.imm2) + 4)
-      for (int32_t r = 0, mask = static_cast<int32_t>(intArg(in.imm2 + 4)); mask > 0 && r < program.numCtas; ++r)
+      for (int32_t r = 0, mask = static_cast<int32_t>(intArg(in.imm2 + 4)); mask > 0 && r < program.clusterSize();
+           ++r)
         if (mask >> r & 1 && peerExited(cta, r))
           return base + r;
     bool pair = (in.op == Op::Tc05Mma && in.sub & 2) || (in.op == Op::Tc05Commit && in.sub == 1) ||
                 (in.op == Op::TmaLoad && in.sub == 1);
-    int64_t leader = cta.id % program.numCtas & ~int64_t(1);
+    int64_t leader = cta.id % program.clusterSize() & ~int64_t(1);
     for (int64_t r : {leader, leader + 1})
       if (pair && peerExited(cta, r))
         return base + r;
@@ -560,7 +583,7 @@ struct Engine::Impl {
     if (it == clusters.end())
       return;
     std::vector<int32_t> live;
-    int64_t first = index * program.numCtas, last = first + program.numCtas;
+    int64_t first = index * program.clusterSize(), last = first + program.clusterSize();
     bool allStarted = std::min<int64_t>(last, totalCtas) <= nextCta;
     for (int64_t c = first; c < last && c < static_cast<int64_t>(ctas.size()); ++c)
       if (ctas[c])
@@ -923,14 +946,14 @@ struct Engine::Impl {
       return Step::Error;
     };
     int64_t x = 0, y = 0;
-    if (program.numCtas > 1 && isShared(in.op)) {
+    if (program.clusterSize() > 1 && isShared(in.op)) {
       // An op reaching into the shared memory of a CTA of the cluster that has exited: reported, then dropped
       // (PTX ISA 9.1 5.1.1: a CTA's shared memory must not be accessed once it exited).
       int64_t gone = exitedPeerOf(a, in);
       if (gone >= 0) {
         busy(costs.mbarOp);
-        ClusterBarrierEvent e{ClusterBarrierEvent::ExitedPeer, a.time, cta.id / program.numCtas, a.info.id, in.loc,
-                              gone};
+        ClusterBarrierEvent e{ClusterBarrierEvent::ExitedPeer, a.time, cta.id / program.clusterSize(), a.info.id,
+                              in.loc, gone};
         emit([&](Listener &l) { l.onClusterBarrier(e); });
         return next();
       }
@@ -1152,10 +1175,9 @@ struct Engine::Impl {
         return err("initializes or invalidates an mbarrier of another CTA of the cluster (mbarrier.init / inval take "
                    "only the executing CTA's shared memory)");
       if (in.op == Op::ArriveBarrier && in.imm2 != 0) { // multicast arrive: every CTA of the mask, in rank order
-        if ((in.imm2 >> std::min(program.numCtas, 62)) != 0 || in.imm2 < 0)
-          return err("arrive CTA mask " + std::to_string(in.imm2) + " names CTAs outside the cluster of " +
-                     std::to_string(program.numCtas) + " CTAs (ttg.num-ctas)");
-        for (int32_t r = 0; r < program.numCtas; ++r)
+        if ((in.imm2 >> std::min(program.clusterSize(), 62)) != 0 || in.imm2 < 0)
+          return err("arrive CTA mask " + std::to_string(in.imm2) + " names CTAs outside " + program.clusterText());
+        for (int32_t r = 0; r < program.clusterSize(); ++r)
           if (in.imm2 >> r & 1) {
             Cta *d = peerCta(cta, r, in);
             if (!d)
@@ -1231,9 +1253,8 @@ struct Engine::Impl {
       busy(costs.tmaIssue);
       if (!pred)
         return next();
-      if (mask >= 0 && (mask >> std::min(program.numCtas, 62)) != 0)
-        return err("multicast CTA mask " + std::to_string(mask) + " names CTAs outside the cluster of " +
-                   std::to_string(program.numCtas) + " CTAs (ttg.num-ctas)");
+      if (mask >= 0 && (mask >> std::min(program.clusterSize(), 62)) != 0)
+        return err("multicast CTA mask " + std::to_string(mask) + " names CTAs outside " + program.clusterText());
       // Destinations: the box lands at the same CTA-relative offset in every CTA of the mask and completes its
       // bytes on the barrier at the same offset there (PTX ISA 9.1 9.7.9.25.5.1, .multicast::cluster); a 2-CTA
       // copy (cta_group::2) completes them on the barrier of the destination's pair leader.
@@ -1245,7 +1266,7 @@ struct Engine::Impl {
           return Step::Error;
         dests.push_back(d);
       }
-      for (int32_t r = 0; mask > 0 && r < program.numCtas; ++r)
+      for (int32_t r = 0; mask > 0 && r < program.clusterSize(); ++r)
         if (mask >> r & 1) {
           Cta *d = peerCta(cta, r, in);
           if (!d)
@@ -1635,7 +1656,7 @@ struct Engine::Impl {
     case Op::ClusterArrive:
     case Op::ClusterWait: {
       busy(costs.mbarOp);
-      int64_t index = cta.id / program.numCtas;
+      int64_t index = cta.id / program.clusterSize();
       ClusterBarrier &bar = clusters[index];
       if (in.op == Op::ClusterArrive) {
         bool ok = bar.arrive(a.info.id);
@@ -1661,7 +1682,7 @@ struct Engine::Impl {
       return Step::Suspend;
     }
     case Op::ClusterCtaRank:
-      a.frame[in.result] = Value::integer(cta.id % program.numCtas);
+      a.frame[in.result] = Value::integer(cta.id % program.clusterSize());
       busy(costs.scalarOp);
       return next();
     case Op::MapRemote: {
@@ -1670,9 +1691,8 @@ struct Engine::Impl {
         return err("map_to_remote_buffer of a value that is not a shared-memory view");
       if (!intOf(a, in.args[1], in, x))
         return Step::Error;
-      if (x < 0 || x >= program.numCtas)
-        return err("cluster CTA rank " + std::to_string(x) + " lies outside the cluster of " +
-                   std::to_string(program.numCtas) + " CTAs (ttg.num-ctas)");
+      if (x < 0 || x >= program.clusterSize())
+        return err("cluster CTA rank " + std::to_string(x) + " lies outside " + program.clusterText());
       view.rank = static_cast<int32_t>(x);
       a.frame[in.result] = view;
       busy(costs.scalarOp);
@@ -1803,9 +1823,11 @@ struct Engine::Impl {
     result.ctasPerSm = occupancy.ctasPerSm;
     result.occupancyLimit = occupancy.limit;
     result.numSms = static_cast<int32_t>(costs.numSms);
-    totalCtas = launch.numCtas();
-    if (options.maxCtas >= 0)
-      totalCtas = std::min(totalCtas, options.maxCtas);
+    ctaGrid = launch.ctaGrid(program);
+    totalCtas = ctaGrid[0] * ctaGrid[1] * ctaGrid[2];
+    if (options.maxCtas >= 0) // whole clusters: the CTAs of a cluster run together
+      totalCtas = std::min(totalCtas, (options.maxCtas + program.clusterSize() - 1) / program.clusterSize() *
+                                          program.clusterSize());
     sms.assign(result.numSms, Sm{});
     // Initial wave: CTAs go round-robin over the SMs, up to the occupancy.
     for (int32_t slot = 0; slot < result.ctasPerSm; ++slot)
@@ -1913,6 +1935,8 @@ llvm::Expected<std::unique_ptr<Engine>> Engine::create(const Program &program, c
   auto frame = launch.bind(program);
   if (!frame)
     return frame.takeError();
+  if (auto err = launch.checkClusters(program))
+    return err;
   auto impl = std::make_unique<Impl>(program, *costs, launch, options, std::move(*frame));
   impl->occupancy = *occupancy;
   for (const Alloc &alloc : program.allocs) {

@@ -17,7 +17,9 @@ using Cycle = uint64_t;
 /// One partition instance of one CTA.
 struct AgentInfo {
   int32_t id;
-  int64_t cta;           ///< linear CTA id (program id x + y * gx + z * gx * gy)
+  /// CTA id in launch order: cluster index * CTAs per cluster + %cluster_ctarank (Engine: whole clusters start
+  /// together); without clusters, or with clusters along x only, the linear %ctaid (x + y * gx + z * gx * gy)
+  int64_t cta;
   int32_t sm;
   std::string partition; ///< "default", "partition0", ...
   int32_t numWarps;
@@ -97,7 +99,7 @@ struct ClusterBarrierEvent {
   /// dropped); `generation` then holds that CTA's id.
   enum Action : uint8_t { Arrive, DoubleArrive, WaitPass, WaitBlock, WaitWithoutArrive, Complete, ExitedPeer } action;
   Cycle cycle;
-  int64_t cluster;    ///< cluster index (linear CTA id / CTAs per cluster)
+  int64_t cluster;    ///< cluster index (CTA id / CTAs per cluster, AgentInfo::cta)
   int32_t agent, loc; ///< -1 for Complete
   int64_t generation; ///< the barrier's generation after the step (ExitedPeer: the exited CTA)
 };

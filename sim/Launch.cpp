@@ -94,6 +94,19 @@ llvm::Error Launch::loadJsonObject(const llvm::json::Object &spec, llvm::StringR
     if (auto err = checkGrid(grid, path.str() + ": \"grid\""))
       return err;
   }
+  if (const llvm::json::Value *value = root->get("cluster_dims")) {
+    const llvm::json::Array *dims = value->getAsArray();
+    auto invalid = [&] { return bad("\"cluster_dims\" must be a list of 1 to 3 positive integers"); };
+    if (!dims || dims->empty() || dims->size() > 3)
+      return invalid();
+    clusterDims = std::array<int64_t, 3>{1, 1, 1};
+    for (size_t i = 0; i < dims->size(); ++i) {
+      auto d = (*dims)[i].getAsInteger();
+      if (!d || *d <= 0)
+        return invalid();
+      (*clusterDims)[i] = *d;
+    }
+  }
   if (const llvm::json::Object *scalars = root->getObject("args")) {
     for (const auto &[name, value] : *scalars) {
       auto number = value.getAsInteger();
@@ -120,6 +133,35 @@ llvm::Error Launch::loadJsonObject(const llvm::json::Object &spec, llvm::StringR
       descShapes[name] = dims;
     }
   }
+  return llvm::Error::success();
+}
+
+std::array<int64_t, 3> Launch::ctaGrid(const Program &program) const {
+  std::array<int64_t, 3> ctas = grid;
+  if (program.numCtas > 1)
+    for (int i = 0; i < 3; ++i)
+      ctas[i] *= program.clusterDims[i];
+  return ctas;
+}
+
+llvm::Error Launch::checkClusters(const Program &program) const {
+  std::array<int64_t, 3> ctas = ctaGrid(program);
+  if (program.numCtas > 1)
+    if (auto err = checkGrid(ctas, "the CTA grid (the grid times the cluster shape, ttg.num-ctas > 1)"))
+      return err;
+  const auto &c = program.clusterDims;
+  if (clusterDims && ((*clusterDims)[0] != c[0] || (*clusterDims)[1] != c[1] || (*clusterDims)[2] != c[2]))
+    return llvm::createStringError(
+        "the launch's cluster_dims (%lld, %lld, %lld) disagree with the module's cluster shape (%d, %d, %d) "
+        "(ttg.cluster-dim-x/-y/-z, else ttg.num-ctas along x)",
+        static_cast<long long>((*clusterDims)[0]), static_cast<long long>((*clusterDims)[1]),
+        static_cast<long long>((*clusterDims)[2]), c[0], c[1], c[2]);
+  if (ctas[0] % c[0] || ctas[1] % c[1] || ctas[2] % c[2])
+    return llvm::createStringError(
+        "the grid (%lld, %lld, %lld) is not a whole number of clusters of shape (%d, %d, %d) along every dimension "
+        "(module attributes ttg.cluster-dim-x/-y/-z): CUDA rejects the launch (CUDA_ERROR_INVALID_CLUSTER_SIZE)",
+        static_cast<long long>(ctas[0]), static_cast<long long>(ctas[1]), static_cast<long long>(ctas[2]), c[0],
+        c[1], c[2]);
   return llvm::Error::success();
 }
 

@@ -11,6 +11,7 @@
 #include "llvm/Support/JSON.h"
 
 #include <array>
+#include <optional>
 #include <vector>
 
 namespace tlxsim::sim {
@@ -21,6 +22,9 @@ struct Launch {
   llvm::StringMap<int64_t> args;                    ///< scalar arguments by Python name
   llvm::StringSet<> flagArgs;                       ///< names given with --arg (must exist in the kernel)
   llvm::StringMap<std::vector<int64_t>> descShapes; ///< global shape of each descriptor argument
+  /// `cluster_dims` of the launch spec (TLX's metadata key: CTAs per cluster along x, y, z), if given: checked
+  /// against the module's cluster shape (Program::clusterDims).
+  std::optional<std::array<int64_t, 3>> clusterDims;
 
   /// `--grid X[,Y[,Z]]`, within CUDA's grid limits (x < 2^31, y and z < 2^16; CUDA C++
   /// Programming Guide section 20.2).
@@ -30,13 +34,22 @@ struct Launch {
   /// `--desc NAME=D0xD1[x...]`.
   llvm::Error setDesc(llvm::StringRef text);
   /// `--launch FILE.json` with keys `grid`, `args`, `descs` (a desc is a shape list or an
-  /// object with `shape`); later flags override it.
+  /// object with `shape`), optionally `cluster_dims`; later flags override it.
   llvm::Error loadJson(llvm::StringRef path);
   /// The same from an already parsed launch spec (e.g. the `launch` of a trace record);
   /// `context` prefixes the error messages (a file name and where in it).
   llvm::Error loadJsonObject(const llvm::json::Object &spec, llvm::StringRef context);
 
   int64_t numCtas() const { return grid[0] * grid[1] * grid[2]; }
+
+  /// The CTA grid (CUDA's gridDim) that launching `grid` runs for `program`: each dimension times the cluster's
+  /// when `ttg.num-ctas` > 1 (Triton's launcher multiplies: the grid counts clusters), the grid itself otherwise
+  /// (TLX `ctas_per_cga`: CUDA semantics). See Program::numCtas.
+  std::array<int64_t, 3> ctaGrid(const Program &program) const;
+  /// Fails (bad input) when the CTA grid is not a whole number of clusters along every dimension (CUDA rejects
+  /// such a launch: CUDA_ERROR_INVALID_CLUSTER_SIZE, cuLaunchKernelEx), exceeds CUDA's grid limits, or when the
+  /// launch spec's `cluster_dims` disagree with the module's cluster shape.
+  llvm::Error checkClusters(const Program &program) const;
 
   /// The initial frame of a CTA: every kernel argument bound by Python name (descriptor
   /// shape/stride arguments from the descriptor's global shape, row-major, contiguous).

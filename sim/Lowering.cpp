@@ -28,6 +28,14 @@ int32_t Program::totalWarps() const {
   return (total + 3) / 4 * 4; // Triton rounds the total up to whole warp groups
 }
 
+std::string Program::clusterText() const {
+  std::string text = "the cluster of " + std::to_string(clusterSize()) + " CTAs (";
+  if (clusterDims[1] == 1 && clusterDims[2] == 1 && clusterDims[0] == numCtas)
+    return text + "ttg.num-ctas)";
+  return text + std::to_string(clusterDims[0]) + "x" + std::to_string(clusterDims[1]) + "x" +
+         std::to_string(clusterDims[2]) + ")";
+}
+
 int64_t Program::sharedBytes() const {
   int64_t bytes = 0;
   for (const Alloc &alloc : allocs)
@@ -1199,6 +1207,29 @@ llvm::Expected<Program> lowerModule(ModuleOp module) {
     return llvm::createStringError("module attributes ttg.num-warps (%d), ttg.threads-per-warp (%d) and ttg.num-ctas "
                                    "(%d) must be positive",
                                    program.numWarps, program.threadsPerWarp, program.numCtas);
+  // The cluster shape: TLX writes `ttg.cluster-dim-x/-y/-z` (before Triton's PlanCTA pass, which makes a trivial
+  // shape (num-ctas, 1, 1)); Triton upstream has only ttg.num-ctas, a cluster along x.
+  bool haveDims = false;
+  for (int i = 0; i < 3; ++i) {
+    std::string name = std::string("ttg.cluster-dim-") + "xyz"[i];
+    if (auto dim = module->getAttrOfType<IntegerAttr>(name)) {
+      if (dim.getInt() < 1 || dim.getInt() > 65535)
+        return llvm::createStringError("module attribute %s = %lld must be a positive cluster dimension",
+                                       name.c_str(), static_cast<long long>(dim.getInt()));
+      program.clusterDims[i] = static_cast<int32_t>(dim.getInt());
+      haveDims = true;
+    }
+  }
+  if (int64_t(program.clusterDims[0]) * program.clusterDims[1] * program.clusterDims[2] > INT32_MAX)
+    return llvm::createStringError("module attributes ttg.cluster-dim-x/-y/-z (%d, %d, %d) make a cluster too large",
+                                   program.clusterDims[0], program.clusterDims[1], program.clusterDims[2]);
+  if (!haveDims || (program.numCtas > 1 && program.clusterSize() == 1))
+    program.clusterDims = {program.numCtas, 1, 1};
+  else if (program.numCtas > 1 && program.clusterSize() != program.numCtas)
+    return llvm::createStringError("module attributes ttg.cluster-dim-x/-y/-z (%d, %d, %d) make clusters of %d CTAs, "
+                                   "but ttg.num-ctas is %d",
+                                   program.clusterDims[0], program.clusterDims[1], program.clusterDims[2],
+                                   program.clusterSize(), program.numCtas);
   Lowerer lowerer(program);
   if (auto err = lowerer.lowerKernel(kernel))
     return err;

@@ -5,6 +5,7 @@
 
 #include "ir/Location.h"
 
+#include <array>
 #include <bitset>
 #include <cstdint>
 #include <string>
@@ -157,7 +158,19 @@ struct Program {
   std::string target;   ///< `ttg.target`, e.g. "cuda:90"
   int32_t numWarps = 4; ///< `ttg.num-warps`: warps of the default partition
   int32_t threadsPerWarp = 32;
+  /// `ttg.num-ctas`. Above 1 it is Triton's multiplicative cluster launch: the launch grid counts clusters (the
+  /// launcher multiplies each grid dimension by the cluster's, python/triton/backends/nvidia/driver.py
+  /// `gridDimX = gridX * num_ctas`; TLX `config.gridDimX *= clusterDimX`, ...) and `tt.get_program_id` /
+  /// `tt.get_num_programs` read %clusterid / %nclusterid (Triton's `llGetPid`). At 1 the grid counts CTAs
+  /// (%ctaid), also under TLX's `ctas_per_cga` (CUDA semantics: clusters regroup the grid's CTAs).
   int32_t numCtas = 1;
+  /// CTAs per cluster along x, y, z (CUDA's clusterDim): TLX's module attributes `ttg.cluster-dim-x/-y/-z`
+  /// (compiler.py make_ttgir, from `cluster_dims` / `ctas_per_cga`), else (num-ctas, 1, 1) as Triton launches it.
+  std::array<int32_t, 3> clusterDims{1, 1, 1};
+  /// CTAs per cluster (the product of clusterDims): the range of %cluster_ctarank.
+  int32_t clusterSize() const { return clusterDims[0] * clusterDims[1] * clusterDims[2]; }
+  /// "the cluster of 4 CTAs (2x2x1)" / "the cluster of 2 CTAs (ttg.num-ctas)": names the cluster shape in errors.
+  std::string clusterText() const;
   int32_t numSlots = 0;
   int32_t entryBlock = -1;
   std::vector<Block> blocks;

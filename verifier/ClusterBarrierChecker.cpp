@@ -47,14 +47,14 @@ void ClusterBarrierChecker::onStall(Cycle, const std::vector<BlockedAgent> &bloc
   for (const BlockedAgent &b : blocked) {
     if (b.kind != BlockedAgent::Cluster || !reported_.insert({2, b.loc}).second)
       continue;
-    int64_t cluster = cta(b.agent) / program_.numCtas;
+    int64_t cluster = cta(b.agent) / program_.clusterSize();
     const std::set<int32_t> &arrived = arrived_[cluster];
     Finding f;
     f.cls = "cluster-barrier";
     f.location = loc(b.loc);
     std::string missing;
     for (const BlockedAgent &other : blocked)
-      if (cta(other.agent) / program_.numCtas == cluster && !arrived.count(other.agent)) {
+      if (cta(other.agent) / program_.clusterSize() == cluster && !arrived.count(other.agent)) {
         missing += (missing.empty() ? "" : ", ") + std::string("partition '") + partition(other.agent) +
                    "' of CTA " + std::to_string(cta(other.agent));
         f.related.push_back(Related{loc(other.loc), partition(other.agent), -1, "",

@@ -5,7 +5,7 @@ namespace tlxsim::verifier {
 using namespace tlxsim::sim;
 
 void ClusterDeliveryChecker::onBarrier(const BarrierEvent &e) {
-  if (program_.numCtas < 2 || e.barrier.cta >= maxCtas_)
+  if (program_.clusterSize() < 2 || e.barrier.cta >= maxCtas_)
     return;
   auto entry = [&](Entry::Kind kind) {
     entries_[e.barrier].push_back(Entry{kind, e.agent, clocks_.agentClock(e.agent).get(e.agent), e.loc});

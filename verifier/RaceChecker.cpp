@@ -266,7 +266,7 @@ void RaceChecker::checkWarpTiles(const AccessEvent &e) {
 
 std::string RaceChecker::describe(const Epoch &e) const {
   std::string text = std::string(opName(e.op, e.write, amd())) + " of partition '" + partition(e.agent) + "'";
-  if (program_.numCtas > 1) // a cluster: accesses of one CTA may be issued by another (DSMEM, multicast, 2-CTA MMA)
+  if (program_.clusterSize() > 1) // a cluster: another CTA may issue the access (DSMEM, multicast, 2-CTA MMA)
     text += " of CTA " + std::to_string(cta(e.agent));
   if (e.iteration >= 0)
     text += " (iteration " + std::to_string(e.iteration) + ")";

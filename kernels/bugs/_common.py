@@ -22,3 +22,11 @@ def tile_launch(config, shape, descs, args=()):
         "args": {name: shape[name] for name in args},
         "descs": {name: fp16_desc([T, cols], [T, T]) for name in descs},
     }
+
+
+def pointer_pair_launch(config, shape):
+    """One CTA, K_ITERS steps (shape["K_ITERS"]) over flat [K_ITERS * T * T] fp16 pointers `a_ptr` and `b_ptr`
+    (T = config["T"]): the launch of the cp.async / direct-to-LDS pipelines (async_group_count, amd_async_wait)."""
+    n = shape["K_ITERS"] * config["T"] * config["T"]
+    return {"grid": [1, 1, 1], "args": {"K_ITERS": shape["K_ITERS"]}, "descs": {},
+            "ptrs": {"a_ptr": {"shape": [n], "dtype": "fp16"}, "b_ptr": {"shape": [n], "dtype": "fp16"}}}

@@ -67,3 +67,46 @@ TEST_CASE("malformed flags are rejected") {
   CHECK(llvm::errorToBool(l.setDesc("a_desc=12xq")));
   CHECK(llvm::errorToBool(l.loadJson("/nonexistent/launch.json")));
 }
+
+TEST_CASE("cluster launches: Triton's num-ctas multiplies the grid, ctas_per_cga regroups it") {
+  Launch l;
+  REQUIRE_FALSE(llvm::errorToBool(l.setGrid("4,2")));
+  Program tlx; // TLX ctas_per_cga = (2, 2, 1): ttg.num-ctas 1, the grid counts CTAs
+  tlx.clusterDims = {2, 2, 1};
+  CHECK(tlx.clusterSize() == 4);
+  CHECK(l.ctaGrid(tlx) == std::array<int64_t, 3>{4, 2, 1});
+  CHECK_FALSE(llvm::errorToBool(l.checkClusters(tlx)));
+  Program triton; // Triton num_ctas = 2: clusters of 2 along x, the grid counts clusters
+  triton.numCtas = 2;
+  triton.clusterDims = {2, 1, 1};
+  CHECK(l.ctaGrid(triton) == std::array<int64_t, 3>{8, 2, 1});
+  CHECK_FALSE(llvm::errorToBool(l.checkClusters(triton)));
+  REQUIRE_FALSE(llvm::errorToBool(l.setGrid("3,2")));
+  llvm::Error err = l.checkClusters(tlx);
+  REQUIRE(static_cast<bool>(err));
+  std::string message = llvm::toString(std::move(err));
+  CHECK(message.find("(3, 2, 1) is not a whole number of clusters of shape (2, 2, 1)") != std::string::npos);
+  CHECK(message.find("CUDA_ERROR_INVALID_CLUSTER_SIZE") != std::string::npos);
+  CHECK_FALSE(llvm::errorToBool(l.checkClusters(triton))); // (6, 2, 1): whole clusters of (2, 1, 1)
+}
+
+TEST_CASE("a launch spec's cluster_dims must match the module's cluster shape") {
+  auto spec = llvm::json::parse(R"({"grid": [4, 2], "cluster_dims": [2, 2]})");
+  REQUIRE(static_cast<bool>(spec));
+  Launch l;
+  REQUIRE_FALSE(llvm::errorToBool(l.loadJsonObject(*spec->getAsObject(), "launch.json")));
+  REQUIRE(l.clusterDims.has_value());
+  CHECK(*l.clusterDims == std::array<int64_t, 3>{2, 2, 1});
+  Program tlx;
+  tlx.clusterDims = {2, 2, 1};
+  CHECK_FALSE(llvm::errorToBool(l.checkClusters(tlx)));
+  Program single; // no cluster in the module
+  llvm::Error err = l.checkClusters(single);
+  REQUIRE(static_cast<bool>(err));
+  CHECK(llvm::toString(std::move(err)).find("cluster_dims (2, 2, 1) disagree with the module's cluster shape (1, 1, 1)") !=
+        std::string::npos);
+  auto bad = llvm::json::parse(R"({"cluster_dims": [2, 0]})");
+  REQUIRE(static_cast<bool>(bad));
+  Launch b;
+  CHECK(llvm::errorToBool(b.loadJsonObject(*bad->getAsObject(), "launch.json")));
+}

@@ -3,10 +3,10 @@
 // partition executes cluster_arrive / cluster_wait, then releases `go`, on which partition0 waits: the cluster
 // barrier needs every non-exited thread of both CTAs, so the default partition waits forever. The fixed
 // variant (FIXED) runs the cluster barrier before warp_specialize, where all warps of the CTA execute it.
-// RUN: %tlx-sim check %s --grid 2 > %t.out; test $? -eq 1
+// RUN: %tlx-sim check %s --grid 1 > %t.out; test $? -eq 1
 // RUN: FileCheck %s < %t.out
 // RUN: sed -e "/IN-PARTITION/d" -e 's|// FIXED-SYNC: ||' %s > %t.fixed.mlir
-// RUN: %tlx-sim check %t.fixed.mlir --grid 2 | FileCheck %s --check-prefix=FIXED
+// RUN: %tlx-sim check %t.fixed.mlir --grid 1 | FileCheck %s --check-prefix=FIXED
 // FIXED: tlx-sim check: no findings
 module attributes {"ttg.num-ctas" = 2 : i32, "ttg.num-warps" = 4 : i32, ttg.target = "cuda:90", "ttg.threads-per-warp" = 32 : i32} {
   tt.func public @cluster_barrier_partition() attributes {noinline = false} {

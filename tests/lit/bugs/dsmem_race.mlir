@@ -4,19 +4,19 @@
 // Fixed variants: a cluster barrier between the store and the read (SYNC-CLUSTER), or a remote arrive on the peer's
 // `recv` barrier (map_to_remote_buffer + arrive_barrier) that the peer waits on (SYNC-MBAR), or a multicast arrive
 // on `recv` of both CTAs (Triton main's `ctaMask`, count 2) after fence_mbarrier_init_release_cluster (SYNC-MASK).
-// RUN: %tlx-sim check %s --grid 2 --no-proofs > %t.out; test $? -eq 1
+// RUN: %tlx-sim check %s --grid 1 --no-proofs > %t.out; test $? -eq 1
 // RUN: FileCheck %s < %t.out
 // RUN: sed -e 's|// SYNC-CLUSTER: ||' %s > %t.cluster.mlir
-// RUN: %tlx-sim check %t.cluster.mlir --grid 2 --schedules 8 | FileCheck %s --check-prefix=CLEAN
+// RUN: %tlx-sim check %t.cluster.mlir --grid 1 --schedules 8 | FileCheck %s --check-prefix=CLEAN
 // RUN: sed -e 's|// SYNC-MBAR: ||' %s > %t.mbar.mlir
-// RUN: %tlx-sim check %t.mbar.mlir --grid 2 --schedules 8 | FileCheck %s --check-prefix=CLEAN
+// RUN: %tlx-sim check %t.mbar.mlir --grid 1 --schedules 8 | FileCheck %s --check-prefix=CLEAN
 // RUN: sed -e 's|// SYNC-MASK: ||' -e 's|init_barrier %recv, 1|init_barrier %recv, 2|' %s > %t.mask.mlir
-// RUN: %tlx-sim check %t.mask.mlir --grid 2 --schedules 8 | FileCheck %s --check-prefix=CLEAN
+// RUN: %tlx-sim check %t.mask.mlir --grid 1 --schedules 8 | FileCheck %s --check-prefix=CLEAN
 // CLEAN: tlx-sim check: no findings
 // Variant: the mbarrier protocol without the cluster barrier after the inits: the remote arrive may reach `recv`
 // before the peer initialized it.
 // RUN: grep -v INIT-SYNC %t.mbar.mlir > %t.noinit.mlir
-// RUN: %tlx-sim check %t.noinit.mlir --grid 2 --no-proofs > %t.noinit; test $? -eq 1
+// RUN: %tlx-sim check %t.noinit.mlir --grid 1 --no-proofs > %t.noinit; test $? -eq 1
 // RUN: FileCheck %s --check-prefix=NOINIT < %t.noinit
 // NOINIT: error: cluster-barrier: partition 'default' of CTA {{[01]}} arrives on recv of CTA [[P:[01]]] without being ordered after CTA [[P]] initialized it
 // NOINIT: note: partition 'default' of CTA [[P]] initializes recv here, unordered with the arrive

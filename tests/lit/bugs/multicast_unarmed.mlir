@@ -6,16 +6,16 @@
 // consumer may still read it, and its bytes may complete CTA 1's previous phase of full[s].
 // Fixed variant: each consumer releases empty[s] of both CTAs (count 2, a remote arrive through map_to_remote_buffer): the
 // multicast of iteration k + 2 is ordered after CTA 1 observed phase k of full[s] and released the stage.
-// RUN: %tlx-sim check %s --grid 2 --desc a_desc=64x256 --no-proofs > %t.out; test $? -eq 1
+// RUN: %tlx-sim check %s --grid 1 --desc a_desc=64x256 --no-proofs > %t.out; test $? -eq 1
 // RUN: FileCheck %s < %t.out
 // RUN: sed -e "/BUG-ONLY/d" -e 's|// FIXED: ||' %s > %t.fixed.mlir
-// RUN: %tlx-sim check %t.fixed.mlir --grid 2 --desc a_desc=64x256 | FileCheck %s --check-prefix=CLEAN
-// RUN: %tlx-sim check %t.fixed.mlir --grid 2 --desc a_desc=64x256 --schedules 8 | FileCheck %s --check-prefix=CLEAN
+// RUN: %tlx-sim check %t.fixed.mlir --grid 1 --desc a_desc=64x256 | FileCheck %s --check-prefix=CLEAN
+// RUN: %tlx-sim check %t.fixed.mlir --grid 1 --desc a_desc=64x256 --schedules 8 | FileCheck %s --check-prefix=CLEAN
 // CLEAN: tlx-sim check: no findings
 // Variant: the fixed ring without the cluster barrier after the mbarrier inits: CTA 0's first multicast is not
 // ordered after CTA 1 initialized full[0].
 // RUN: grep -v -e cluster_arrive -e cluster_wait %t.fixed.mlir > %t.noinit.mlir
-// RUN: %tlx-sim check %t.noinit.mlir --grid 2 --desc a_desc=64x256 > %t.noinit; test $? -eq 1
+// RUN: %tlx-sim check %t.noinit.mlir --grid 1 --desc a_desc=64x256 > %t.noinit; test $? -eq 1
 // RUN: FileCheck %s --check-prefix=NOINIT < %t.noinit
 // NOINIT: error: cluster-barrier: the TMA copy of partition 'partition0' of CTA 0 completes its bytes on full[0] of CTA 1 without being ordered after CTA 1 entered the barrier's current phase
 // NOINIT: note: partition 'default' of CTA 1 initializes full[0] here, unordered with the issue

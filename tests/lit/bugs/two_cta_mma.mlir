@@ -5,20 +5,20 @@
 // CTA 1's tiles before CTA 1's TMA loads are known to be complete (race-raw in CTA 1).
 // Fixed variant: the loads are 2-CTA TMA copies (`two_cta`: they complete on `ready` of the pair's leader) and the
 // leader arms `ready` for the bytes of both CTAs (TLX: only the leader calls expect).
-// RUN: %tlx-sim check %s --grid 2 --desc a_desc=128x64 --desc b_desc=64x128 --no-proofs > %t.out; test $? -eq 1
+// RUN: %tlx-sim check %s --grid 1 --desc a_desc=128x64 --desc b_desc=64x128 --no-proofs > %t.out; test $? -eq 1
 // RUN: FileCheck %s < %t.out
 // RUN: sed -e "/BUG-ONLY/d" -e 's|// FIXED: ||' %s > %t.fixed.mlir
-// RUN: %tlx-sim check %t.fixed.mlir --grid 2 --desc a_desc=128x64 --desc b_desc=64x128 --schedules 8 | FileCheck %s --check-prefix=CLEAN
+// RUN: %tlx-sim check %t.fixed.mlir --grid 1 --desc a_desc=128x64 --desc b_desc=64x128 --schedules 8 | FileCheck %s --check-prefix=CLEAN
 // CLEAN: tlx-sim check: no findings
 // Variant: the peer does not wait for the MMA (its wait on `done` removed) and exits while the leader's MMA still
 // reads its tiles and writes its accumulator.
 // RUN: grep -v PEER-WAIT %t.fixed.mlir > %t.exit.mlir
-// RUN: %tlx-sim check %t.exit.mlir --grid 2 --desc a_desc=128x64 --desc b_desc=64x128 --no-proofs > %t.exit; test $? -eq 1
+// RUN: %tlx-sim check %t.exit.mlir --grid 1 --desc a_desc=128x64 --desc b_desc=64x128 --no-proofs > %t.exit; test $? -eq 1
 // RUN: FileCheck %s --check-prefix=EXIT < %t.exit
 // EXIT: error: cluster-barrier: partition 'default' of CTA 0 accesses the shared memory of CTA 1 of its cluster, which has already exited
 // A 2-CTA MMA needs a cluster of at least 2 CTAs: a clear error (exit 2), not a single-CTA answer.
 // RUN: sed -e 's|"ttg.num-ctas" = 2|"ttg.num-ctas" = 1|' %t.fixed.mlir > %t.one.mlir
-// RUN: not %tlx-sim check %t.one.mlir --grid 2 --desc a_desc=128x64 --desc b_desc=64x128 2> %t.err
+// RUN: not %tlx-sim check %t.one.mlir --grid 1 --desc a_desc=128x64 --desc b_desc=64x128 2> %t.err
 // RUN: FileCheck %s --check-prefix=ONE < %t.err
 // ONE: 2-CTA (two_ctas / cta_group::2) operation needs clusters of at least 2 CTAs (ttg.num-ctas = 1)
 #linear = #ttg.linear<{register = [[0, 1], [0, 2], [0, 4], [0, 8], [0, 16], [0, 32], [0, 64]], lane = [[1, 0], [2, 0], [4, 0], [8, 0], [16, 0]], warp = [[32, 0], [64, 0]], block = []}>
@@ -60,3 +60,7 @@ module attributes {"ttg.num-ctas" = 2 : i32, "ttg.num-warps" = 4 : i32, ttg.targ
     tt.return
   }
 }
+// TLX's form of the launch (ctas_per_cga = (2, 1, 1)): ttg.num-ctas 1 and ttg.cluster-dim-x 2, the grid counts CTAs
+// (here at the end: the mutation test names lines of this file).
+// RUN: sed -e 's|"ttg.num-ctas" = 2 : i32|"ttg.cluster-dim-x" = 2 : i32, "ttg.num-ctas" = 1 : i32|' %t.fixed.mlir > %t.tlx.mlir
+// RUN: %tlx-sim check %t.tlx.mlir --grid 2 --desc a_desc=128x64 --desc b_desc=64x128 --schedules 8 | FileCheck %s --check-prefix=CLEAN
