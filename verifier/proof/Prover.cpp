@@ -1512,6 +1512,7 @@ ProofReport Prover::run() {
     return report;
   }
   std::set<int> dropped; // learned lemmas refuted by bounded model checking
+  const int kMaxRefinements = 16; // rows a table may learn from base-case counterexamples
   auto anyViol = [&](size_t from, size_t to, const std::function<bool(const Violation &)> &sel,
                      const std::vector<std::vector<Violation>> &vv) {
     z3::expr_vector xs(c);
@@ -1568,27 +1569,91 @@ ProofReport Prover::run() {
   for (size_t i = 0; i < parts.size(); ++i)
     if (parts[i].depth > 0 && anchor < 0)
       anchor = static_cast<int>(i);
+  struct Cand {
+    int part, var, mod; // var: -1 none, 0 k, 1.. inner ints, 100.. outer ints
+  };
+  auto varExpr = [&](const State &st, const Cand &cd) -> std::optional<z3::expr> {
+    const PState &ps = st.parts[cd.part];
+    if (cd.var == 0)
+      return ps.k;
+    if (cd.var >= 100) {
+      size_t i = cd.var - 100;
+      return i < ps.outer.size() && ps.outer[i].k == Val::Int ? ps.outer[i].e : std::nullopt;
+    }
+    size_t i = cd.var - 1;
+    return i < ps.inner.size() && ps.inner[i].k == Val::Int ? ps.inner[i].e : std::nullopt;
+  };
+  const int R = maxSlots + 1;
+  auto remOf = [&](const State &st) {
+    const PState &ps = st.parts[anchor];
+    z3::expr d = *ps.ub - *ps.k;
+    return z3::ite(d > R, c.int_val(R), z3::ite(d < 0, c.int_val(-1), d));
+  };
+  auto num = [&](const z3::model &m, const z3::expr &e) -> int64_t {
+    z3::expr v = m.eval(e, true);
+    if (v.is_bool())
+      return v.is_true() ? 1 : 0;
+    int64_t x = 0;
+    return v.is_numeral_i64(x) ? x : INT64_MIN;
+  };
+  // A learned table lemma: the ghost state (B, D, has) of one (barrier slot, waiter) as a function of the
+  // key (residue of a loop-carried value, first iteration of the K loop, visited flag, iterations left),
+  // with the features not in `mask` ignored. Rows come from sampled runs and from base-case
+  // counterexamples (a state reachable from the start: its row is a fact, added when no row with the
+  // same key disagrees); the lemma is checked whole by the base case and the induction.
+  using Key = std::array<int64_t, 4>;
+  using Row = std::array<int64_t, 3>; // B, D, has (-1: the visited flag is part of the key)
+  struct Table {
+    std::pair<int, int> key;
+    int slot;
+    Cand cd;
+    int mask;
+    std::map<Key, Row> rows;
+    int refined = 0;
+  };
+  std::map<int, Table> tables; // lemma id -> table
+  auto observe = [&](const Table &t, const z3::model &m, const State &st) -> std::optional<std::pair<Key, Row>> {
+    int64_t res = 0;
+    if (t.cd.var >= 0) {
+      auto v = varExpr(st, t.cd);
+      if (!v)
+        return std::nullopt;
+      int64_t x = num(m, *v);
+      if (x == INT64_MIN)
+        return std::nullopt;
+      res = ((x % t.cd.mod) + t.cd.mod) % t.cd.mod;
+    }
+    Key k4 = {res, num(m, *st.parts[anchor].first), num(m, st.ghost->has.at(t.key)[t.slot]), num(m, remOf(st))};
+    for (int f = 0; f < 4; ++f)
+      if (!(t.mask & (1 << f)))
+        k4[f] = 0;
+    Row val = {num(m, st.ghost->B.at(t.key)[t.slot]), num(m, st.ghost->D.at(t.key)[t.slot]),
+               (t.mask & 4) ? -1 : num(m, st.ghost->has.at(t.key)[t.slot])};
+    if (val[0] == INT64_MIN)
+      return std::nullopt;
+    return std::make_pair(k4, val);
+  };
+  auto tableAt = [&](const Table &t, const State &st) -> z3::expr {
+    z3::expr_vector alts(c);
+    std::optional<z3::expr> v = t.cd.var >= 0 ? varExpr(st, t.cd) : std::nullopt;
+    for (auto &[k4, val] : t.rows) {
+      z3::expr e = st.ghost->B.at(t.key)[t.slot] == c.int_val(val[0]) &&
+                   st.ghost->D.at(t.key)[t.slot] == c.bool_val(val[1] != 0);
+      if (val[2] >= 0)
+        e = e && st.ghost->has.at(t.key)[t.slot] == c.bool_val(val[2] != 0);
+      if ((t.mask & 1) && v)
+        e = e && z3::mod(*v, t.cd.mod) == c.int_val(k4[0]);
+      if (t.mask & 2)
+        e = e && *st.parts[anchor].first == c.bool_val(k4[1] != 0);
+      if (t.mask & 4)
+        e = e && st.ghost->has.at(t.key)[t.slot] == c.bool_val(k4[2] != 0);
+      if (t.mask & 8)
+        e = e && remOf(st) == c.int_val(k4[3]);
+      alts.push_back(e);
+    }
+    return !*st.done && !z3::mk_or(alts);
+  };
   if (anchor >= 0 && windowOk) {
-    struct Cand {
-      int part, var, mod; // var: -1 none, 0 k, 1.. inner ints, 100.. outer ints
-    };
-    auto varExpr = [&](const State &st, const Cand &cd) -> std::optional<z3::expr> {
-      const PState &ps = st.parts[cd.part];
-      if (cd.var == 0)
-        return ps.k;
-      if (cd.var >= 100) {
-        size_t i = cd.var - 100;
-        return i < ps.outer.size() && ps.outer[i].k == Val::Int ? ps.outer[i].e : std::nullopt;
-      }
-      size_t i = cd.var - 1;
-      return i < ps.inner.size() && ps.inner[i].k == Val::Int ? ps.inner[i].e : std::nullopt;
-    };
-    int R = maxSlots + 1;
-    auto remOf = [&](const State &st) {
-      const PState &ps = st.parts[anchor];
-      z3::expr d = *ps.ub - *ps.k;
-      return z3::ite(d > R, c.int_val(R), z3::ite(d < 0, c.int_val(-1), d));
-    };
     // Samples: a long run, a run that ends at the bound, and (tile loops) runs with many tiles.
     std::vector<z3::model> samples;
     // One solver for all samples (incremental: each sample is one push / check / pop).
@@ -1602,6 +1667,23 @@ ProofReport Prover::run() {
       sampler.pop();
     };
     sample(!*states.back().done);
+    // Every short trip count of the first innermost loop: runs of one length may differ in their trip count
+    // (a loop that runs zero times and one whose bound lies below its start both end after one step; a
+    // pipelined prologue issues work for the first iterations whatever the loop then runs).
+    for (int d = 0; d <= R; ++d) {
+      const PState &p0 = states[0].parts[anchor];
+      sample(*p0.ub - *p0.k == d);
+    }
+    // A loop whose bound lies below its start (a negative size argument): the small launches above never
+    // show it, yet predicated prologues (Triton's pipeliner: `num_k > j`) take a value there of their own.
+    {
+      z3::solver wide = newSolver(false);
+      const PState &p0 = states[0].parts[anchor];
+      wide.add(*p0.ub - *p0.k < 0);
+      double secs = 0;
+      if (check(wide, secs) == z3::sat)
+        samples.push_back(wide.get_model());
+    }
     sample(*states.back().done && !*states[states.size() - 2].done);
     // Short runs, one per length up to R + 1 + 2 S steps: every number of iterations left (the `rem`
     // feature, capped at R) is seen at every residue of the stage index.
@@ -1616,13 +1698,6 @@ ProofReport Prover::run() {
       sample(z3::sum(firsts) >= 4);
       sample(z3::sum(firsts) >= 2 && z3::sum(notFirsts) >= 4);
     }
-    auto num = [&](z3::model &m, const z3::expr &e) -> int64_t {
-      z3::expr v = m.eval(e, true);
-      if (v.is_bool())
-        return v.is_true() ? 1 : 0;
-      int64_t x = 0;
-      return v.is_numeral_i64(x) ? x : INT64_MIN;
-    };
     int lemmaId = 0;
     for (auto &[key, Bv] : states[0].ghost->B) {
       int grp = key.first;
@@ -1706,28 +1781,10 @@ ProofReport Prover::run() {
               }
             }
         if (chosen) {
-          const Cand cd = *chosen;
-          const int mask = chosenMask;
-          auto lemmaAt = [&, cd, mask, rows, key = key, slot = slot](const State &st) {
-            z3::expr_vector alts(c);
-            std::optional<z3::expr> v = cd.var >= 0 ? varExpr(st, cd) : std::nullopt;
-            for (auto &[k4, val] : rows) {
-              z3::expr e = st.ghost->B.at(key)[slot] == c.int_val(val[0]) &&
-                           st.ghost->D.at(key)[slot] == c.bool_val(val[1] != 0);
-              if (val[2] >= 0)
-                e = e && st.ghost->has.at(key)[slot] == c.bool_val(val[2] != 0);
-              if ((mask & 1) && v)
-                e = e && z3::mod(*v, cd.mod) == c.int_val(k4[0]);
-              if (mask & 2)
-                e = e && *st.parts[anchor].first == c.bool_val(k4[1] != 0);
-              if (mask & 4)
-                e = e && st.ghost->has.at(key)[slot] == c.bool_val(k4[2] != 0);
-              if (mask & 8)
-                e = e && remOf(st) == c.int_val(k4[3]);
-              alts.push_back(e);
-            }
-            return !*st.done && !z3::mk_or(alts);
-          };
+          Table &t = tables[lemmaId] = Table{key, slot, *chosen, chosenMask, rows};
+          const Cand cd = t.cd;
+          const int mask = t.mask;
+          auto lemmaAt = [&](const State &st) { return tableAt(t, st); };
           for (size_t j = 0; j < states.size(); ++j)
             viol[j].push_back({LemmaTable, grp, lemmaAt(states[j]), nullptr, key.second, lemmaId});
           for (size_t j = 0; j < wstates.size(); ++j)
@@ -1736,6 +1793,10 @@ ProofReport Prover::run() {
             llvm::errs() << "lemma " << lemmaId << " " << groups[grp].name << "[" << slot << "]@" << key.second
                          << ": var " << cd.part << "/" << cd.var << " mod " << cd.mod << " mask " << mask << ", "
                          << rows.size() << " rows\n";
+          if (getenv("TLXSIM_PROOF_DEBUG"))
+            for (auto &[k4, val] : rows)
+              llvm::errs() << "  (" << k4[0] << "," << k4[1] << "," << k4[2] << "," << k4[3] << ") -> B=" << val[0]
+                           << " D=" << val[1] << " has=" << val[2] << "\n";
         }
       }
     }
@@ -1817,6 +1878,7 @@ ProofReport Prover::run() {
         s.pop();
         bool propBad = false, structural = false;
         size_t before = dropped.size();
+        std::set<int> refinedNow;
         for (const Violation &v : viol[d]) {
           if (!sel(v) || (v.kind == LemmaTable && dropped.count(v.lemma)) || !m.eval(v.cond, true).is_true())
             continue;
@@ -1824,9 +1886,29 @@ ProofReport Prover::run() {
             propBad = true;
             failed.insert(propIndex.at({v.kind, v.group}));
           } else if (v.kind == LemmaTable) {
+            // A table without a row for this reachable state learns it (when no row of the same key
+            // disagrees); otherwise the lemma is dropped.
+            auto tit = tables.find(v.lemma);
+            if (tit != tables.end() && tit->second.refined < kMaxRefinements && !refinedNow.count(v.lemma)) {
+              Table &t = tit->second;
+              auto obs = observe(t, m, states[d]);
+              if (obs && !t.rows.count(obs->first)) {
+                t.rows.emplace(obs->first, obs->second);
+                ++t.refined;
+                refinedNow.insert(v.lemma);
+                if (getenv("TLXSIM_PROOF_DEBUG"))
+                  llvm::errs() << "base case: lemma " << v.lemma << " learns a row at step " << d << "\n";
+                continue;
+              }
+            }
             dropped.insert(v.lemma);
             if (getenv("TLXSIM_PROOF_DEBUG"))
-              llvm::errs() << "base case: dropped lemma " << v.lemma << " at step " << d << "\n";
+            {
+              llvm::errs() << "base case: dropped lemma " << v.lemma << " at step " << d << ":";
+              for (auto &[pn, pe] : params)
+                llvm::errs() << " " << pn << "=" << m.eval(pe, true).to_string();
+              llvm::errs() << "\n";
+            }
           } else if (!structural) {
             structural = true;
             report.notes.push_back(std::string("lemma '") + kindName(v.kind) + "' fails at lock-step step " +
@@ -1840,9 +1922,20 @@ ProofReport Prover::run() {
             failDepth = static_cast<int>(d);
           continue;
         }
+        for (int id : refinedNow) { // the refined tables' conditions, at every step and in the window
+          const Table &t = tables.at(id);
+          for (size_t j = 0; j < viol.size(); ++j)
+            for (Violation &v : viol[j])
+              if (v.kind == LemmaTable && v.lemma == id)
+                v.cond = tableAt(t, states[j]);
+          for (size_t j = 0; j < wviol.size(); ++j)
+            for (Violation &v : wviol[j])
+              if (v.kind == LemmaTable && v.lemma == id)
+                v.cond = tableAt(t, wstates[j]);
+        }
         if (structural)
           lemmasHold = false;
-        else if (dropped.size() == before) { // cannot happen: a violation was seen; stay sound
+        else if (dropped.size() == before && refinedNow.empty()) { // cannot happen: a violation was seen; stay sound
           unknownSeen = true;
           break;
         }
