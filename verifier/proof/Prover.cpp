@@ -119,6 +119,8 @@ struct Group {
   std::set<int> readers;   ///< data: partitions that read it
   std::set<int> arrivers;  ///< barrier: partitions that arrive on it (plain or tcgen05 commit)
   std::set<int> genericWriters; ///< data: partitions that write it through the generic proxy (local_store / alloc)
+  std::set<int> tmaWriters;     ///< data: partitions whose TMA loads write it
+  std::set<int> wgmmaReaders;   ///< data: partitions whose wgmma (warp_group_dot) reads it
 };
 
 /// One partition: its block and loop nest (pre; for L1 { pre1; for L2 { body }; post1 }; post).
@@ -132,8 +134,10 @@ struct Part {
 
 struct Event {
   /// Read: a data stage read (group: the data array; amount 0 generic, 1 async MMA, 2 TMA store);
-  /// Write: a generic-proxy write of a data buffer; Fence: fence.proxy.async (group -1).
-  enum K { Wait, Arrive, Expect, Tma, Read, Write, Fence } k;
+  /// Write: a generic-proxy write of a data buffer; Fence: fence.proxy.async (group -1);
+  /// Dot: a wgmma group committed (group -1; its operand reads follow as Read events with `wgmma`);
+  /// DotWait: warp_group_dot_wait {pendings = amount} (group -1).
+  enum K { Wait, Arrive, Expect, Tma, Read, Write, Fence, Dot, DotWait } k;
   int group;
   z3::expr idx, guard, parity;
   int64_t amount; ///< arrive count or bytes
@@ -141,6 +145,7 @@ struct Event {
   int part;
   int dgroup = -1;                 ///< Tma: the data array written (-1: not a staged buffer)
   std::optional<z3::expr> didx;    ///< Tma: the stage written
+  bool wgmma = false;              ///< Read: an operand of a wgmma (in flight until a warp_group_dot_wait retires it)
 };
 
 struct PState {
@@ -154,6 +159,11 @@ struct Ghost {
   /// (writer partition, data buffer) -> a generic write of it not yet followed by a proxy fence
   std::map<std::pair<int, int>, z3::expr> dirty;
   std::map<std::pair<int, int>, std::vector<z3::expr>> B, D, has, last; ///< (group, waiter) -> [slot]
+  /// wgmma depth, per (reader partition, data buffer) and stage: a wgmma group reading the stage may still be in
+  /// flight (`inflight`), and how many groups the partition committed since the latest one that reads it, itself
+  /// included (`age`, capped at the deepest `pendings` + 1: warp_group_dot_wait {pendings = N} retires every
+  /// group older than the N most recent, PTX ISA wgmma.wait_group).
+  std::map<std::pair<int, int>, std::vector<z3::expr>> inflight, age;
 };
 
 struct State {
@@ -218,6 +228,7 @@ private:
   std::vector<z3::expr> paramConstraints, smallConstraints;
   int freshCounter = 0;
   int maxDepth = 0;
+  int64_t ageCap = 1; ///< the deepest warp_group_dot_wait pendings + 1 (ages beyond it all retire alike)
   bool collecting = false;
   double totalSeconds = 0; ///< all Z3 checks ///< dry run that only learns which partitions use which barrier
 
@@ -736,6 +747,7 @@ void Prover::execOp(Operation &op, Env &env, const z3::expr &guard, std::vector<
         events->back().dgroup = d.group;
         events->back().didx = *d.e;
         groups[d.group].fill.insert(bar->group);
+        groups[d.group].tmaWriters.insert(part);
         groups[d.group].users.insert(part);
       }
     }
@@ -765,10 +777,39 @@ void Prover::execOp(Operation &op, Env &env, const z3::expr &guard, std::vector<
       env[r] = typedFresh(r.getType(), "mma");
     return;
   }
-  if (name == "ttng.warp_group_dot" || name == "ttg.local_load") {
-    for (const char *operand : {"a", "b", "src"})
-      if (auto r = ir::getOperandGroup(&op, operand); r && !r->empty())
-        emitRead((*r)[0], c.bool_val(true), name == "ttng.warp_group_dot" ? 1 : 0);
+  if (name == "ttng.warp_group_dot") {
+    // One wgmma group: committed, its shared operands read until a warp_group_dot_wait retires it; a
+    // synchronous one waits for itself (wgmma.wait_group 0, as the simulator lowers it).
+    if (events)
+      events->push_back({Event::Dot, -1, c.int_val(0), guard, c.int_val(0), 0, &op, part});
+    for (const char *operand : {"a", "b"})
+      if (auto r = ir::getOperandGroup(&op, operand); r && !r->empty()) {
+        size_t before = events ? events->size() : 0;
+        emitRead((*r)[0], c.bool_val(true), 1);
+        if (events && events->size() > before) {
+          events->back().wgmma = true;
+          groups[events->back().group].wgmmaReaders.insert(part);
+        }
+      }
+    if (events && !op.hasAttr("isAsync"))
+      events->push_back({Event::DotWait, -1, c.int_val(0), guard, c.int_val(0), 0, &op, part});
+    return opaque();
+  }
+  if (name == "ttng.warp_group_dot_wait") {
+    int64_t pendings = std::max<int64_t>(0, intAttr(op, "pendings", 0));
+    ageCap = std::max(ageCap, pendings + 1);
+    if (events)
+      events->push_back({Event::DotWait, -1, c.int_val(0), guard, c.int_val(0), pendings, &op, part});
+    // The results are the operands, retired: the same values (an accumulator, the operand views).
+    for (unsigned i = 0; i < op.getNumResults() && i < op.getNumOperands(); ++i) {
+      Val v = get(env, op.getOperand(i));
+      env[op.getResult(i)] = v.k != Val::None ? v : typedFresh(op.getResult(i).getType(), "opaque");
+    }
+    return;
+  }
+  if (name == "ttg.local_load") {
+    if (auto r = ir::getOperandGroup(&op, "src"); r && !r->empty())
+      emitRead((*r)[0], c.bool_val(true), 0);
     return opaque();
   }
   if (name == "ttng.async_tma_copy_local_to_global") {
@@ -839,6 +880,11 @@ Ghost Prover::initGhost() {
   for (size_t gi = 0; gi < groups.size(); ++gi)
     for (int w : groups[gi].genericWriters)
       g.dirty.insert_or_assign({w, static_cast<int>(gi)}, c.bool_val(false));
+  for (size_t gi = 0; gi < groups.size(); ++gi)
+    for (int r : groups[gi].wgmmaReaders) {
+      g.inflight.insert_or_assign({r, static_cast<int>(gi)}, std::vector<z3::expr>(groups[gi].slots, c.bool_val(false)));
+      g.age.insert_or_assign({r, static_cast<int>(gi)}, std::vector<z3::expr>(groups[gi].slots, c.int_val(0)));
+    }
   for (size_t gi = 0; gi < groups.size(); ++gi) {
     g.tx.push_back(std::vector<z3::expr>(groups[gi].slots, c.int_val(0)));
     for (int w : groups[gi].waiters) {
@@ -868,6 +914,14 @@ Ghost Prover::freshGhost(const std::string &tag) {
       e = fresh(tag + "has", true);
   for (auto &[k, e] : g.dirty)
     e = fresh(tag + "dirty", true);
+  for (auto &[k, v] : g.inflight)
+    for (auto &e : v)
+      e = fresh(tag + "inflight", true);
+  for (auto &[k, v] : g.age)
+    for (auto &e : v) {
+      e = fresh(tag + "age");
+      paramConstraints.push_back(e >= 0 && e <= c.int_val(ageCap));
+    }
   for (auto &[k, v] : g.last)
     for (size_t i = 0; i < v.size(); ++i) {
       v[i] = fresh(tag + "last");
@@ -888,7 +942,60 @@ void Prover::apply(Ghost &g, const std::vector<Event> &events, std::vector<Viola
     auto it = lastWait.find({part, group});
     return it == lastWait.end() ? c.int_val(-1) : it->second;
   };
+  // wgmma depth (part of stage-ownership): a stage a partition's wgmma may still be reading, `hit` selecting it.
+  auto stillRead = [&](int part, int group, const z3::expr &idx) -> std::optional<z3::expr> {
+    auto it = g.inflight.find({part, group});
+    if (it == g.inflight.end())
+      return std::nullopt;
+    z3::expr_vector any(c);
+    for (size_t s = 0; s < it->second.size(); ++s)
+      any.push_back(idx == static_cast<int>(s) && it->second[s]);
+    return z3::mk_or(any);
+  };
   for (const Event &e : events) {
+    if (e.k == Event::Dot || e.k == Event::DotWait) {
+      for (auto &[key, inflight] : g.inflight) {
+        if (key.first != e.part)
+          continue;
+        std::vector<z3::expr> &age = g.age.at(key);
+        for (size_t s = 0; s < inflight.size(); ++s)
+          if (e.k == Event::Dot)
+            age[s] = z3::ite(e.guard && age[s] < c.int_val(ageCap), age[s] + 1, age[s]);
+          else
+            inflight[s] = inflight[s] && !(e.guard && age[s] > c.int_val(e.amount));
+      }
+      continue;
+    }
+    // A stage handed to a writer while a wgmma of this partition may still read it: overwritten by this
+    // partition (TMA load, generic store) or released to another one (an arrive on the barrier its writers
+    // wait on before they refill the stage).
+    if (e.k == Event::Tma && e.dgroup >= 0)
+      if (auto r = stillRead(e.part, e.dgroup, *e.didx))
+        viol.push_back({StageOwnership, e.dgroup, e.guard && *r, e.op, e.part});
+    if (e.k == Event::Write)
+      if (auto r = stillRead(e.part, e.group, e.idx))
+        viol.push_back({StageOwnership, e.group, e.guard && *r, e.op, e.part});
+    if (e.k == Event::Arrive && e.op->getName().getStringRef() == "ttng.arrive_barrier")
+      for (auto &[key, inflight] : g.inflight) {
+        const Group &buf = groups[key.second], &rel = groups[e.group];
+        if (key.first != e.part || rel.slots != buf.slots || buf.fill.count(e.group))
+          continue;
+        bool writerWaits = false;
+        for (int w : buf.tmaWriters)
+          writerWaits |= rel.waiters.count(w) > 0;
+        for (int w : buf.genericWriters)
+          writerWaits |= rel.waiters.count(w) > 0;
+        if (writerWaits)
+          viol.push_back({StageOwnership, key.second, e.guard && *stillRead(e.part, key.second, e.idx), e.op, e.part});
+      }
+    if (e.k == Event::Read && e.wgmma) {
+      std::vector<z3::expr> &inflight = g.inflight.at({e.part, e.group}), &age = g.age.at({e.part, e.group});
+      for (size_t s = 0; s < inflight.size(); ++s) {
+        z3::expr hit = e.guard && e.idx == static_cast<int>(s);
+        inflight[s] = inflight[s] || hit;
+        age[s] = z3::ite(hit, c.int_val(1), age[s]);
+      }
+    }
     // proxy-fence: an async-proxy read (wgmma / tcgen05 operand, TMA store) of a buffer some partition wrote
     // through the generic proxy needs a fence.proxy.async after that write (fences of any partition count).
     if (e.k == Event::Fence) {
