@@ -228,6 +228,7 @@ private:
   std::vector<z3::expr> paramConstraints, smallConstraints;
   int freshCounter = 0;
   int maxDepth = 0;
+  int64_t numCtas = 1; ///< ttg.num-ctas: CTAs per cluster (nvgpu.cluster_id lies in [0, numCtas))
   int64_t ageCap = 1; ///< the deepest warp_group_dot_wait pendings + 1 (ages beyond it all retire alike)
   bool collecting = false;
   double totalSeconds = 0; ///< all Z3 checks ///< dry run that only learns which partitions use which barrier
@@ -321,6 +322,8 @@ private:
 // Extraction
 
 void Prover::findStructure() {
+  if (auto n = module->getAttrOfType<IntegerAttr>("ttg.num-ctas"))
+    numCtas = std::max<int64_t>(1, n.getInt());
   for (Operation &op : module.getBody()->getOperations())
     if (op.getName().getStringRef() == "tt.func") {
       func = &op;
@@ -538,6 +541,11 @@ void Prover::execOp(Operation &op, Env &env, const z3::expr &guard, std::vector<
       opaque();
     return;
   }
+  if (name == "nvgpu.cluster_id") {
+    // The CTA's rank in its cluster: one launch quantity per CTA, in [0, ttg.num-ctas) (constrained in run()).
+    env[op.getResult(0)] = param(op, "cluster_rank");
+    return;
+  }
   if (name == "tt.get_program_id" || name == "tt.get_num_programs") {
     int64_t axis = intAttr(op, "axis", 0);
     const char *ax[] = {"x", "y", "z"};
@@ -712,6 +720,19 @@ void Prover::execOp(Operation &op, Env &env, const z3::expr &guard, std::vector<
     groups[b.group].users.insert(part);
     events->push_back({Event::Write, b.group, *b.e, guard, c.int_val(0), 0, &op, part});
   };
+  if (numCtas > 1) {
+    // The prover follows one CTA. A multicast TMA copy completes bytes on the barriers of every CTA of its mask,
+    // 2-CTA copies and MMAs on the pair's barriers: the barrier state of the CTA then depends on what its peers
+    // issue, which is not encoded (no verdict rather than a spurious one).
+    auto mask = ir::getOperandGroup(&op, "multicastTargets");
+    bool multicast = name == "ttng.async_tma_copy_global_to_local" && mask && !mask->empty();
+    multicast |= op.hasAttr("ctaMask") || op.hasAttr("multicast");
+    if (multicast || op.hasAttr("two_cta") || op.hasAttr("two_ctas"))
+      throw Unsupported{ir::pythonLocation(op.getLoc()).str() + ": cluster kernel (ttg.num-ctas = " +
+                        std::to_string(numCtas) + "): " + name.str() +
+                        (multicast ? " reaches every CTA of its mask" : " spans the CTAs of a pair") +
+                        ", whose barriers then count the peers' copies and arrivals; the prover models one CTA"};
+  }
   if (name == "ttng.wait_barrier") {
     auto bar = groupOperand("alloc");
     auto range = ir::getOperandGroup(&op, "phase");
@@ -833,8 +854,11 @@ void Prover::execOp(Operation &op, Env &env, const z3::expr &guard, std::vector<
   for (Value v : op.getOperands())
     if (get(env, v).k == Val::Bar && !name.starts_with("ttg.memdesc") && name != "ttng.inval_barrier" &&
         name != "ttg.local_dealloc")
-      throw Unsupported{ir::pythonLocation(op.getLoc()).str() + ": " + name.str() +
-                        " takes a barrier and has no proof semantics"};
+      throw Unsupported{ir::pythonLocation(op.getLoc()).str() + ": " +
+                        (numCtas > 1 && name.contains("remote")
+                             ? "cluster kernel (ttg.num-ctas = " + std::to_string(numCtas) + "): " + name.str() +
+                                   " reaches a peer CTA's barrier; the prover models one CTA"
+                             : name.str() + " takes a barrier and has no proof semantics")};
   if (op.getNumRegions() > 0) {
     bool sync = false;
     op.walk([&](Operation *inner) {
@@ -1549,6 +1573,8 @@ ProofReport Prover::run() {
   for (auto &[n, e] : params) {
     if (n.starts_with("num_programs_"))
       paramConstraints.push_back(e >= 1 && e <= (1 << 20));
+    else if (n == "cluster_rank")
+      paramConstraints.push_back(e >= 0 && e < c.int_val(numCtas));
     else if (n.starts_with("program_id_")) {
       std::string axis = n.substr(std::string("program_id_").size());
       auto np = params.find("num_programs_" + axis);
@@ -2127,13 +2153,13 @@ ProofReport Prover::run() {
           q.set(quick);
           std::vector<std::pair<z3::expr, z3::expr>> prefs; // (param, preferred value), first ones first
           for (auto &[n, e] : params)
-            if (n.starts_with("program_id_"))
+            if (n.starts_with("program_id_") || n == "cluster_rank")
               prefs.push_back({e, c.int_val(0)}); // the first CTA: the one a replay shows first
           for (auto &[n, v] : options.launch)
             if (auto it = params.find(n); it != params.end())
               prefs.push_back({it->second, c.int_val(v)});
           for (auto &[n, e] : params) {
-            if (!n.starts_with("num_programs_") && !n.starts_with("program_id_")) {
+            if (!n.starts_with("num_programs_") && !n.starts_with("program_id_") && n != "cluster_rank") {
               prefs.push_back({e >= 1, c.bool_val(true)}); // positive sizes read as real launches,
               prefs.push_back({e >= 0, c.bool_val(true)}); // else non-negative ones
             }
