@@ -146,6 +146,11 @@ struct Event {
   int dgroup = -1;                 ///< Tma: the data array written (-1: not a staged buffer)
   std::optional<z3::expr> didx;    ///< Tma: the stage written
   bool wgmma = false;              ///< Read: an operand of a wgmma (in flight until a warp_group_dot_wait retires it)
+  /// Cluster kernels: `peer`: bytes or an arrival that a CTA of the cluster (this one included) delivers to this
+  /// CTA's barrier (multicast mask, remote barrier), in the issuer's terms with its rank substituted; barrier
+  /// accounting only. `issueOnly`: the issuer-side view of such an op (its own wgmma depth, slot range); no
+  /// accounting.
+  bool peer = false, issueOnly = false;
 };
 
 struct PState {
@@ -229,6 +234,30 @@ private:
   int freshCounter = 0;
   int maxDepth = 0;
   int64_t numCtas = 1; ///< ttg.num-ctas: CTAs per cluster (nvgpu.cluster_id lies in [0, numCtas))
+  /// Cluster kernels: the barrier views `ttng.map_to_remote_buffer` makes (the local view, the target CTA).
+  struct RemoteView {
+    Val bar;
+    z3::expr target;
+  };
+  DenseMap<Value, RemoteView> remoteViews;
+  /// Expressions of the ops that reach other CTAs' barriers, and the op: the peers' versions substitute the
+  /// issuer's rank, which is exact only when nothing else in them differs between the CTAs (checked in run()).
+  std::vector<std::pair<std::vector<z3::expr>, Operation *>> peerExprs;
+  std::set<int> remoteData; ///< data buffers that other CTAs' multicasts write (stage-ownership not analyzed)
+  /// `x` as the CTA of rank `cta` of this CTA's cluster computes it: the rank substituted, and program_id_x
+  /// shifted by the rank difference (a cluster is `numCtas` consecutive CTAs along x).
+  z3::expr forPeer(const z3::expr &x, int64_t cta) {
+    z3::expr_vector from(c), to(c);
+    z3::expr rank = params.at("cluster_rank");
+    from.push_back(rank);
+    to.push_back(c.int_val(cta));
+    if (auto it = params.find("program_id_x"); it != params.end()) {
+      from.push_back(it->second);
+      to.push_back(it->second - rank + c.int_val(cta));
+    }
+    z3::expr y = x;
+    return y.substitute(from, to);
+  }
   int64_t ageCap = 1; ///< the deepest warp_group_dot_wait pendings + 1 (ages beyond it all retire alike)
   bool collecting = false;
   double totalSeconds = 0; ///< all Z3 checks ///< dry run that only learns which partitions use which barrier
@@ -721,17 +750,102 @@ void Prover::execOp(Operation &op, Env &env, const z3::expr &guard, std::vector<
     events->push_back({Event::Write, b.group, *b.e, guard, c.int_val(0), 0, &op, part});
   };
   if (numCtas > 1) {
-    // The prover follows one CTA. A multicast TMA copy completes bytes on the barriers of every CTA of its mask,
-    // 2-CTA copies and MMAs on the pair's barriers: the barrier state of the CTA then depends on what its peers
-    // issue, which is not encoded (no verdict rather than a spurious one).
-    auto mask = ir::getOperandGroup(&op, "multicastTargets");
-    bool multicast = name == "ttng.async_tma_copy_global_to_local" && mask && !mask->empty();
-    multicast |= op.hasAttr("ctaMask") || op.hasAttr("multicast");
-    if (multicast || op.hasAttr("two_cta") || op.hasAttr("two_ctas"))
+    // The prover follows one CTA, rank `cluster_rank`, and assumes its peers run the same code on the same loop
+    // state (checked in run()). A TMA multicast completes its bytes on the barriers of every CTA of its mask, a
+    // remote arrive (map_to_remote_buffer) or a ctaMask arrive arrives on other CTAs' barriers: this CTA's
+    // barrier receives them from every issuer whose mask or target names it (events `peer`). 2-CTA copies and
+    // MMAs and layout-implied multicasts are not encoded.
+    if (op.hasAttr("two_cta") || op.hasAttr("two_ctas") || op.hasAttr("multicast") ||
+        (op.hasAttr("ctaMask") && name != "ttng.arrive_barrier"))
       throw Unsupported{ir::pythonLocation(op.getLoc()).str() + ": cluster kernel (ttg.num-ctas = " +
                         std::to_string(numCtas) + "): " + name.str() +
-                        (multicast ? " reaches every CTA of its mask" : " spans the CTAs of a pair") +
-                        ", whose barriers then count the peers' copies and arrivals; the prover models one CTA"};
+                        " spans the CTAs of a pair or a CTA layout, whose barriers then count the peers' copies and "
+                        "arrivals; not encoded"};
+    z3::expr rank = *param(op, "cluster_rank").e;
+    auto peers = [&](Event templ, const z3::expr &sel, bool isMask) {
+      if (!events)
+        return;
+      std::vector<z3::expr> deps = {templ.guard, templ.idx, sel};
+      if (templ.didx)
+        deps.push_back(*templ.didx);
+      peerExprs.push_back({deps, &op});
+      Event issue = templ;
+      issue.issueOnly = true;
+      events->push_back(issue);
+      for (int64_t cta = 0; cta < numCtas; ++cta) {
+        Event e = templ;
+        z3::expr sc = forPeer(sel, cta);
+        z3::expr reach = c.bool_val(false);
+        if (isMask) {
+          for (int64_t r = 0; r < numCtas; ++r)
+            reach = reach || (rank == c.int_val(r) && z3::mod(sc / c.int_val(int64_t(1) << r), 2) == 1);
+        } else
+          reach = sc == rank;
+        e.guard = forPeer(templ.guard, cta) && reach;
+        e.idx = forPeer(templ.idx, cta);
+        if (e.didx)
+          e.didx = forPeer(*e.didx, cta);
+        e.peer = true;
+        events->push_back(e);
+      }
+    };
+    if (name == "ttng.map_to_remote_buffer") {
+      Val src = in(0), target = in(1);
+      if (src.k != Val::Bar || target.k != Val::Int)
+        throw Unsupported{ir::pythonLocation(op.getLoc()).str() + ": cluster kernel: a remote view of a barrier or "
+                          "a target CTA the prover cannot follow"};
+      remoteViews.erase(op.getResult(0)); // this execution's view (an earlier step's expressions are stale)
+      remoteViews.insert({op.getResult(0), RemoteView{src, *target.e}});
+      return;
+    }
+    if (name == "ttng.arrive_barrier") {
+      auto range = ir::getOperandGroup(&op, "alloc");
+      auto rv = range && !range->empty() ? remoteViews.find((*range)[0]) : remoteViews.end();
+      if (rv != remoteViews.end() || op.hasAttr("ctaMask")) {
+        Val bar = rv != remoteViews.end() ? rv->second.bar : *groupOperand("alloc");
+        z3::expr sel = rv != remoteViews.end() ? rv->second.target : c.int_val(intAttr(op, "ctaMask", 0));
+        if (events) {
+          groups[bar.group].users.insert(part);
+          groups[bar.group].arrivers.insert(part);
+        }
+        peers({Event::Arrive, bar.group, *bar.e, guard && predOf("pred"), c.int_val(0), intAttr(op, "count", 1), &op,
+               part},
+              sel, rv == remoteViews.end());
+        return;
+      }
+    }
+    auto mask = ir::getOperandGroup(&op, "multicastTargets");
+    if (name == "ttng.async_tma_copy_global_to_local" && mask && !mask->empty()) {
+      Val m = get(env, (*mask)[0]);
+      auto desc = ir::getOperandGroup(&op, "desc");
+      int64_t bytes = 0;
+      if (desc && !desc->empty())
+        if (auto t = dyn_cast<ir::TensorDescType>((*desc)[0].getType()))
+          bytes = t.getBlockBytes();
+      auto bar = groupOperand("barrier");
+      if (!bar || m.k != Val::Int)
+        throw Unsupported{ir::pythonLocation(op.getLoc()).str() + ": cluster kernel: a multicast whose mask or "
+                          "barrier the prover cannot follow"};
+      auto dst = ir::getOperandGroup(&op, "result");
+      Val d = dst && !dst->empty() ? get(env, (*dst)[0]) : Val{};
+      Event e{Event::Tma, bar->group, *bar->e, guard && predOf("pred"), c.int_val(0), bytes, &op, part};
+      if (events) {
+        groups[bar->group].users.insert(part);
+        groups[bar->group].asyncSignals = true;
+        if (d.k == Val::Buf) {
+          groups[d.group].fill.insert(bar->group);
+          groups[d.group].tmaWriters.insert(part);
+          groups[d.group].users.insert(part);
+          remoteData.insert(d.group);
+        }
+      }
+      if (d.k == Val::Buf) {
+        e.dgroup = d.group;
+        e.didx = *d.e;
+      }
+      peers(e, *m.e, true);
+      return;
+    }
   }
   if (name == "ttng.wait_barrier") {
     auto bar = groupOperand("alloc");
@@ -993,13 +1107,13 @@ void Prover::apply(Ghost &g, const std::vector<Event> &events, std::vector<Viola
     // A stage handed to a writer while a wgmma of this partition may still read it: overwritten by this
     // partition (TMA load, generic store) or released to another one (an arrive on the barrier its writers
     // wait on before they refill the stage).
-    if (e.k == Event::Tma && e.dgroup >= 0)
+    if (e.k == Event::Tma && e.dgroup >= 0 && !e.peer && !e.issueOnly)
       if (auto r = stillRead(e.part, e.dgroup, *e.didx))
         viol.push_back({StageOwnership, e.dgroup, e.guard && *r, e.op, e.part});
     if (e.k == Event::Write)
       if (auto r = stillRead(e.part, e.group, e.idx))
         viol.push_back({StageOwnership, e.group, e.guard && *r, e.op, e.part});
-    if (e.k == Event::Arrive && e.op->getName().getStringRef() == "ttng.arrive_barrier")
+    if (e.k == Event::Arrive && !e.peer && e.op->getName().getStringRef() == "ttng.arrive_barrier")
       for (auto &[key, inflight] : g.inflight) {
         const Group &buf = groups[key.second], &rel = groups[e.group];
         if (key.first != e.part || rel.slots != buf.slots || buf.fill.count(e.group))
@@ -1012,6 +1126,10 @@ void Prover::apply(Ghost &g, const std::vector<Event> &events, std::vector<Viola
         if (writerWaits)
           viol.push_back({StageOwnership, key.second, e.guard && *stillRead(e.part, key.second, e.idx), e.op, e.part});
       }
+    if (e.issueOnly) { // the issuer's view of an op whose effect reaches the cluster's barriers (`peer` events)
+      viol.push_back({SlotRange, e.group, e.guard && (e.idx < 0 || e.idx >= groups[e.group].slots), e.op, e.part});
+      continue;
+    }
     if (e.k == Event::Read && e.wgmma) {
       std::vector<z3::expr> &inflight = g.inflight.at({e.part, e.group}), &age = g.age.at({e.part, e.group});
       for (size_t s = 0; s < inflight.size(); ++s) {
@@ -1051,7 +1169,7 @@ void Prover::apply(Ghost &g, const std::vector<Event> &events, std::vector<Viola
         }
       continue;
     }
-    if (e.k == Event::Tma && e.dgroup >= 0) {
+    if (e.k == Event::Tma && e.dgroup >= 0 && !e.peer) {
       const Group &buf = groups[e.dgroup];
       if (groups[e.group].slots == buf.slots)
         viol.push_back({StageOwnership, e.dgroup, e.guard && e.idx != *e.didx, e.op, e.part});
@@ -1588,6 +1706,15 @@ ProofReport Prover::run() {
       smallConstraints.push_back(e >= 0 && e <= 4096);
     }
   }
+  if (numCtas > 1) {
+    // A cluster is numCtas consecutive CTAs along x (the simulator's reading of ctas_per_cga).
+    auto rank = params.find("cluster_rank");
+    auto pid = params.find("program_id_x"), np = params.find("num_programs_x");
+    if (rank != params.end() && pid != params.end())
+      paramConstraints.push_back(z3::mod(pid->second, c.int_val(numCtas)) == rank->second);
+    if (np != params.end())
+      paramConstraints.push_back(z3::mod(np->second, c.int_val(numCtas)) == 0);
+  }
   for (unsigned i = 0; i < body.getNumArguments(); ++i) {
     if (auto attrs = func->getAttrOfType<ArrayAttr>("arg_attrs"))
       if (i < attrs.size())
@@ -1629,12 +1756,24 @@ ProofReport Prover::run() {
     return report;
   }
 
+  // Stage-ownership of buffers that other CTAs write is not analyzed (a note below): its checks leave.
+  auto dropRemote = [&](std::vector<std::vector<Violation>> &vv) {
+    for (auto &vs : vv)
+      vs.erase(std::remove_if(vs.begin(), vs.end(),
+                              [&](const Violation &v) { return v.kind == StageOwnership && remoteData.count(v.group); }),
+               vs.end());
+  };
+  dropRemote(viol);
   // Which (kind, group) properties exist.
   std::set<std::pair<int, int>> props;
   for (auto &vs : viol)
     for (auto &v : vs)
       if (v.kind < LemmaAlign)
         props.insert({v.kind, v.group});
+  for (int d : remoteData)
+    report.notes.push_back("stage-ownership on " + groups[d].name +
+                           " not analyzed: other CTAs of the cluster write it (TMA multicast), and their release "
+                           "of its stages is not encoded");
   if (props.empty()) {
     bool anyBarrier = std::any_of(groups.begin(), groups.end(), [](const Group &g) { return !g.data; });
     report.notes.push_back(!anyBarrier
@@ -1692,6 +1831,108 @@ ProofReport Prover::run() {
     }
   } catch (...) {
     windowOk = false;
+  }
+  dropRemote(wviol);
+
+  // Cluster kernels: the peers' versions of the ops that reach this CTA's barriers substitute the issuer's rank
+  // (and program id) and keep everything else. That is exact only when nothing else they read differs between
+  // the CTAs: launch arguments, and loop-carried values that depend neither on the rank nor on the program id
+  // nor on values the prover does not follow (a fixed point over one step of the window).
+  if (!peerExprs.empty()) {
+    std::string why;
+    auto constsOf = [&](const z3::expr &root) {
+      std::set<std::string> out;
+      std::set<unsigned> seen;
+      std::vector<z3::expr> todo = {root};
+      while (!todo.empty()) {
+        z3::expr e = todo.back();
+        todo.pop_back();
+        if (!seen.insert(Z3_get_ast_id(c, e)).second || !e.is_app())
+          continue;
+        if (e.num_args() == 0 && e.decl().decl_kind() == Z3_OP_UNINTERPRETED)
+          out.insert(e.decl().name().str());
+        for (unsigned i = 0; i < e.num_args(); ++i)
+          todo.push_back(e.arg(i));
+      }
+      return out;
+    };
+    auto perCta = [](const std::string &n) { return n == "cluster_rank" || n.starts_with("program_id_"); };
+    // Abstracted terms (tile counts) are the same in every CTA unless they read the rank or program id.
+    std::map<std::string, bool> abstractedOk;
+    for (auto &a : abstracted) {
+      bool ok = true;
+      for (const std::string &n : constsOf(a.exact))
+        ok &= params.count(n) && !perCta(n);
+      abstractedOk[a.var.decl().name().str()] = ok;
+    }
+    // (window const, its next value, its initial value) per loop-carried component.
+    std::vector<std::tuple<std::optional<z3::expr>, std::optional<z3::expr>, std::optional<z3::expr>>> comps;
+    if (windowOk && wstates.size() >= 2) {
+      auto add = [&](const std::optional<z3::expr> &w, const std::optional<z3::expr> &n,
+                     const std::optional<z3::expr> &i) { comps.push_back({w, n, i}); };
+      add(wstates[0].done, wstates[1].done, states[0].done);
+      for (size_t q = 0; q < parts.size(); ++q) {
+        const PState &w = wstates[0].parts[q], &n = wstates[1].parts[q], &i = states[0].parts[q];
+        add(w.t, n.t, i.t);
+        add(w.k, n.k, i.k);
+        add(w.first, n.first, i.first);
+        add(w.ub, n.ub, i.ub);
+        for (size_t a = 0; a < w.outer.size(); ++a)
+          add(w.outer[a].e, a < n.outer.size() ? n.outer[a].e : std::nullopt,
+              a < i.outer.size() ? i.outer[a].e : std::nullopt);
+        for (size_t a = 0; a < w.inner.size(); ++a)
+          add(w.inner[a].e, a < n.inner.size() ? n.inner[a].e : std::nullopt,
+              a < i.inner.size() ? i.inner[a].e : std::nullopt);
+      }
+    } else
+      why = "the loop state of the window could not be built";
+    std::set<std::string> windowConsts, tainted;
+    for (auto &[w, n, i] : comps)
+      if (w && w->is_const())
+        windowConsts.insert(w->decl().name().str());
+    auto sameEverywhere = [&](const std::string &n) {
+      if (perCta(n))
+        return false;
+      if (params.count(n))
+        return true;
+      if (auto it = abstractedOk.find(n); it != abstractedOk.end())
+        return it->second;
+      return windowConsts.count(n) && !tainted.count(n);
+    };
+    for (bool changed = true; changed && why.empty();) {
+      changed = false;
+      for (auto &[w, n, i] : comps) {
+        if (!w || !w->is_const() || tainted.count(w->decl().name().str()))
+          continue;
+        bool ok = n && i;
+        for (const std::optional<z3::expr> &x : {n, i})
+          if (x)
+            for (const std::string &name : constsOf(*x))
+              ok &= sameEverywhere(name);
+        if (!ok) {
+          tainted.insert(w->decl().name().str());
+          changed = true;
+        }
+      }
+    }
+    for (auto &[deps, op] : peerExprs) {
+      if (!why.empty())
+        break;
+      for (const z3::expr &d : deps)
+        for (const std::string &name : constsOf(d))
+          if (!perCta(name) && !sameEverywhere(name)) {
+            why = ir::pythonLocation(op->getLoc()).str() + ": " + op->getName().getStringRef().str() +
+                  " reaches other CTAs' barriers and depends on a value that may differ between the CTAs (" + name +
+                  ")";
+            break;
+          }
+    }
+    if (!why.empty()) {
+      std::erase_if(report.notes, [](const std::string &n) { return n.starts_with("stage-ownership on "); });
+      report.notes.push_back("not analyzed: cluster kernel (ttg.num-ctas = " + std::to_string(numCtas) + "): " + why);
+      report.seconds = totalSeconds;
+      return report;
+    }
   }
 
   // 2. Learned lemmas: the phase balance, first-wait parity and visited flag of every (barrier
