@@ -24,8 +24,9 @@
 //     reading it may still be in flight, given the `pendings` of the warp_group_dot_waits since;
 //   - proxy-fence (per data buffer): an async-proxy read of a generically written buffer follows a
 //     fence_async_shared on every path.
-// Cluster kernels whose ops complete bytes or arrivals on other CTAs' barriers (multicast, ctaMask arrives,
-// remote barriers, 2-CTA ops) are not analyzed (a note); nvgpu.cluster_id is a launch quantity otherwise.
+// Cluster kernels: nvgpu.cluster_id is a launch quantity in [0, ttg.num-ctas); multicast TMA bytes and remote /
+// ctaMask arrives reach this CTA's barriers from every issuer of the cluster (the issuer's rank substituted, when
+// the peers' loop states provably agree; else not analyzed, with a note); 2-CTA ops are not analyzed.
 // Verdicts: `counterexample` (bounded model checking found a launch and iteration that violate
 // the property: concrete arguments, grid, program id, step and loop iteration), `proved` (the
 // property and its lemmas hold for all trip counts: k-induction over the lock-step steps,
