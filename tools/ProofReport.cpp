@@ -99,6 +99,8 @@ std::string replay(const verifier::proof::ProofResult &r, bool writeTrace) {
     gridOpt = formatv("{0},{1},{2}", grid[0], grid[1], grid[2]).str();
     launch += " --grid " + gridOpt.getValue();
   }
+  if (launch.empty()) // the violation needs no launch value of its own (e.g. only the CTA's rank in its cluster)
+    launch = " the checked launch";
   std::string out;
   {
     PreparedSimulation prepared;
