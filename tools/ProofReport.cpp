@@ -155,8 +155,8 @@ ProofOutcome runProofs(mlir::ModuleOp module, bool traceCounterexample) {
     return out;
   }
   if (!(timeoutOpt > 0) || !(budgetOpt > 0)) {
-    errs() << "tlx-sim: error: --timeout and --proof-budget take a positive number of seconds (got " << timeoutOpt
-           << ", " << budgetOpt << ")\n";
+    errs() << "tlx-sim: error: --timeout and --proof-budget take a positive number of seconds (got "
+           << format("%g", timeoutOpt.getValue()) << " and " << format("%g", budgetOpt.getValue()) << ")\n";
     out.badAssumptions = true;
     return out;
   }

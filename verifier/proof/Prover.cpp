@@ -8,6 +8,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Operation.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -184,6 +185,13 @@ struct Violation {
   int part;
   int lemma = -1; ///< learned lemma id (LemmaTable)
 };
+
+/// A duration in seconds as the user wrote it (`%g`: 120, 0.5, 0.0001).
+std::string secondsText(double seconds) {
+  std::string out;
+  llvm::raw_string_ostream(out) << llvm::format("%g", seconds);
+  return out;
+}
 
 class Prover {
 public:
@@ -2431,8 +2439,11 @@ ProofReport Prover::run() {
           r.witness = ps + "; " + r.iteration + " (lock-step step " + std::to_string(r.step) + ")";
         } else if (res == z3::unknown && r.verdict.empty()) {
           r.verdict = "timeout";
-          r.witness = "Z3 answered unknown within " + llvm::formatv("{0}", options.timeoutSeconds).str() +
-                      " s (bounded check)";
+          r.witness = budgetExhausted
+                          ? "the proof budget of " + secondsText(options.budgetSeconds) +
+                                " s (--proof-budget) was spent before the bounded check finished"
+                          : "Z3 answered unknown within " + llvm::formatv("{0}", options.timeoutSeconds).str() +
+                                " s (bounded check)";
         }
       }
     }
@@ -2504,7 +2515,8 @@ ProofReport Prover::run() {
       } else if (windowOk && unknownSeen && active.count(i)) {
         r.verdict = "timeout";
         r.bound = N;
-        r.witness = "no violation within " + std::to_string(N) + " lock-step steps; the induction step timed out";
+        r.witness = "no violation within " + std::to_string(N) + " lock-step steps; the induction step " +
+                    (budgetExhausted ? "ran out of the proof budget (--proof-budget)" : "timed out");
       } else {
         r.verdict = "bounded";
         r.bound = N;
@@ -2513,10 +2525,9 @@ ProofReport Prover::run() {
     }
   }
   if (budgetExhausted)
-    report.notes.push_back(llvm::formatv("the proof budget of {0} s (--proof-budget) was spent: the queries after "
-                                         "it were not run, their properties read 'timeout'",
-                                         options.budgetSeconds)
-                               .str());
+    report.notes.push_back("the proof budget of " + secondsText(options.budgetSeconds) +
+                           " s (--proof-budget) was spent: the queries after it were not run, their properties read "
+                           "'timeout'");
   report.seconds = totalSeconds;
   report.results = std::move(results);
   return report;
