@@ -90,7 +90,7 @@ std::string replay(const verifier::proof::ProofResult &r, bool writeTrace) {
     if (n.consume_front("num_programs_")) {
       grid[n == "x" ? 0 : n == "y" ? 1 : 2] = value;
       haveGrid = true;
-    } else if (!n.starts_with("program_id_") && !n.contains('#')) {
+    } else if (!n.starts_with("program_id_") && n != "cluster_rank" && !n.contains('#')) {
       argOpts.push_back(name + "=" + std::to_string(value));
       launch += " --arg " + name + "=" + std::to_string(value);
     }
@@ -99,6 +99,8 @@ std::string replay(const verifier::proof::ProofResult &r, bool writeTrace) {
     gridOpt = formatv("{0},{1},{2}", grid[0], grid[1], grid[2]).str();
     launch += " --grid " + gridOpt.getValue();
   }
+  if (launch.empty()) // the violation needs no launch value of its own (e.g. only the CTA's rank in its cluster)
+    launch = " the checked launch";
   std::string out;
   {
     PreparedSimulation prepared;

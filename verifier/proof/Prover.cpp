@@ -120,6 +120,8 @@ struct Group {
   std::set<int> readers;   ///< data: partitions that read it
   std::set<int> arrivers;  ///< barrier: partitions that arrive on it (plain or tcgen05 commit)
   std::set<int> genericWriters; ///< data: partitions that write it through the generic proxy (local_store / alloc)
+  std::set<int> tmaWriters;     ///< data: partitions whose TMA loads write it
+  std::set<int> wgmmaReaders;   ///< data: partitions whose wgmma (warp_group_dot) reads it
 };
 
 /// One partition: its block and loop nest (pre; for L1 { pre1; for L2 { body }; post1 }; post).
@@ -133,8 +135,10 @@ struct Part {
 
 struct Event {
   /// Read: a data stage read (group: the data array; amount 0 generic, 1 async MMA, 2 TMA store);
-  /// Write: a generic-proxy write of a data buffer; Fence: fence.proxy.async (group -1).
-  enum K { Wait, Arrive, Expect, Tma, Read, Write, Fence } k;
+  /// Write: a generic-proxy write of a data buffer; Fence: fence.proxy.async (group -1);
+  /// Dot: a wgmma group committed (group -1; its operand reads follow as Read events with `wgmma`);
+  /// DotWait: warp_group_dot_wait {pendings = amount} (group -1).
+  enum K { Wait, Arrive, Expect, Tma, Read, Write, Fence, Dot, DotWait } k;
   int group;
   z3::expr idx, guard, parity;
   int64_t amount; ///< arrive count or bytes
@@ -142,6 +146,12 @@ struct Event {
   int part;
   int dgroup = -1;                 ///< Tma: the data array written (-1: not a staged buffer)
   std::optional<z3::expr> didx;    ///< Tma: the stage written
+  bool wgmma = false;              ///< Read: an operand of a wgmma (in flight until a warp_group_dot_wait retires it)
+  /// Cluster kernels: `peer`: bytes or an arrival that a CTA of the cluster (this one included) delivers to this
+  /// CTA's barrier (multicast mask, remote barrier), in the issuer's terms with its rank substituted; barrier
+  /// accounting only. `issueOnly`: the issuer-side view of such an op (its own wgmma depth, slot range); no
+  /// accounting.
+  bool peer = false, issueOnly = false;
 };
 
 struct PState {
@@ -155,6 +165,11 @@ struct Ghost {
   /// (writer partition, data buffer) -> a generic write of it not yet followed by a proxy fence
   std::map<std::pair<int, int>, z3::expr> dirty;
   std::map<std::pair<int, int>, std::vector<z3::expr>> B, D, has, last; ///< (group, waiter) -> [slot]
+  /// wgmma depth, per (reader partition, data buffer) and stage: a wgmma group reading the stage may still be in
+  /// flight (`inflight`), and how many groups the partition committed since the latest one that reads it, itself
+  /// included (`age`, capped at the deepest `pendings` + 1: warp_group_dot_wait {pendings = N} retires every
+  /// group older than the N most recent, PTX ISA wgmma.wait_group).
+  std::map<std::pair<int, int>, std::vector<z3::expr>> inflight, age;
 };
 
 struct State {
@@ -226,6 +241,32 @@ private:
   std::vector<z3::expr> paramConstraints, smallConstraints;
   int freshCounter = 0;
   int maxDepth = 0;
+  int64_t numCtas = 1; ///< ttg.num-ctas: CTAs per cluster (nvgpu.cluster_id lies in [0, numCtas))
+  /// Cluster kernels: the barrier views `ttng.map_to_remote_buffer` makes (the local view, the target CTA).
+  struct RemoteView {
+    Val bar;
+    z3::expr target;
+  };
+  DenseMap<Value, RemoteView> remoteViews;
+  /// Expressions of the ops that reach other CTAs' barriers, and the op: the peers' versions substitute the
+  /// issuer's rank, which is exact only when nothing else in them differs between the CTAs (checked in run()).
+  std::vector<std::pair<std::vector<z3::expr>, Operation *>> peerExprs;
+  std::set<int> remoteData; ///< data buffers that other CTAs' multicasts write (stage-ownership not analyzed)
+  /// `x` as the CTA of rank `cta` of this CTA's cluster computes it: the rank substituted, and program_id_x
+  /// shifted by the rank difference (a cluster is `numCtas` consecutive CTAs along x).
+  z3::expr forPeer(const z3::expr &x, int64_t cta) {
+    z3::expr_vector from(c), to(c);
+    z3::expr rank = params.at("cluster_rank");
+    from.push_back(rank);
+    to.push_back(c.int_val(cta));
+    if (auto it = params.find("program_id_x"); it != params.end()) {
+      from.push_back(it->second);
+      to.push_back(it->second - rank + c.int_val(cta));
+    }
+    z3::expr y = x;
+    return y.substitute(from, to);
+  }
+  int64_t ageCap = 1; ///< the deepest warp_group_dot_wait pendings + 1 (ages beyond it all retire alike)
   bool collecting = false;
   double totalSeconds = 0; ///< all Z3 checks ///< dry run that only learns which partitions use which barrier
 
@@ -318,6 +359,8 @@ private:
 // Extraction
 
 void Prover::findStructure() {
+  if (auto n = module->getAttrOfType<IntegerAttr>("ttg.num-ctas"))
+    numCtas = std::max<int64_t>(1, n.getInt());
   for (Operation &op : module.getBody()->getOperations())
     if (op.getName().getStringRef() == "tt.func") {
       func = &op;
@@ -535,6 +578,11 @@ void Prover::execOp(Operation &op, Env &env, const z3::expr &guard, std::vector<
       opaque();
     return;
   }
+  if (name == "nvgpu.cluster_id") {
+    // The CTA's rank in its cluster: one launch quantity per CTA, in [0, ttg.num-ctas) (constrained in run()).
+    env[op.getResult(0)] = param(op, "cluster_rank");
+    return;
+  }
   if (name == "tt.get_program_id" || name == "tt.get_num_programs") {
     int64_t axis = intAttr(op, "axis", 0);
     const char *ax[] = {"x", "y", "z"};
@@ -709,6 +757,104 @@ void Prover::execOp(Operation &op, Env &env, const z3::expr &guard, std::vector<
     groups[b.group].users.insert(part);
     events->push_back({Event::Write, b.group, *b.e, guard, c.int_val(0), 0, &op, part});
   };
+  if (numCtas > 1) {
+    // The prover follows one CTA, rank `cluster_rank`, and assumes its peers run the same code on the same loop
+    // state (checked in run()). A TMA multicast completes its bytes on the barriers of every CTA of its mask, a
+    // remote arrive (map_to_remote_buffer) or a ctaMask arrive arrives on other CTAs' barriers: this CTA's
+    // barrier receives them from every issuer whose mask or target names it (events `peer`). 2-CTA copies and
+    // MMAs and layout-implied multicasts are not encoded.
+    if (op.hasAttr("two_cta") || op.hasAttr("two_ctas") || op.hasAttr("multicast") ||
+        (op.hasAttr("ctaMask") && name != "ttng.arrive_barrier"))
+      throw Unsupported{ir::pythonLocation(op.getLoc()).str() + ": cluster kernel (ttg.num-ctas = " +
+                        std::to_string(numCtas) + "): " + name.str() +
+                        " spans the CTAs of a pair or a CTA layout, whose barriers then count the peers' copies and "
+                        "arrivals; not encoded"};
+    z3::expr rank = *param(op, "cluster_rank").e;
+    auto peers = [&](Event templ, const z3::expr &sel, bool isMask) {
+      if (!events)
+        return;
+      std::vector<z3::expr> deps = {templ.guard, templ.idx, sel};
+      if (templ.didx)
+        deps.push_back(*templ.didx);
+      peerExprs.push_back({deps, &op});
+      Event issue = templ;
+      issue.issueOnly = true;
+      events->push_back(issue);
+      for (int64_t cta = 0; cta < numCtas; ++cta) {
+        Event e = templ;
+        z3::expr sc = forPeer(sel, cta);
+        z3::expr reach = c.bool_val(false);
+        if (isMask) {
+          for (int64_t r = 0; r < numCtas; ++r)
+            reach = reach || (rank == c.int_val(r) && z3::mod(sc / c.int_val(int64_t(1) << r), 2) == 1);
+        } else
+          reach = sc == rank;
+        e.guard = forPeer(templ.guard, cta) && reach;
+        e.idx = forPeer(templ.idx, cta);
+        if (e.didx)
+          e.didx = forPeer(*e.didx, cta);
+        e.peer = true;
+        events->push_back(e);
+      }
+    };
+    if (name == "ttng.map_to_remote_buffer") {
+      Val src = in(0), target = in(1);
+      if (src.k != Val::Bar || target.k != Val::Int)
+        throw Unsupported{ir::pythonLocation(op.getLoc()).str() + ": cluster kernel: a remote view of a barrier or "
+                          "a target CTA the prover cannot follow"};
+      remoteViews.erase(op.getResult(0)); // this execution's view (an earlier step's expressions are stale)
+      remoteViews.insert({op.getResult(0), RemoteView{src, *target.e}});
+      return;
+    }
+    if (name == "ttng.arrive_barrier") {
+      auto range = ir::getOperandGroup(&op, "alloc");
+      auto rv = range && !range->empty() ? remoteViews.find((*range)[0]) : remoteViews.end();
+      if (rv != remoteViews.end() || op.hasAttr("ctaMask")) {
+        Val bar = rv != remoteViews.end() ? rv->second.bar : *groupOperand("alloc");
+        z3::expr sel = rv != remoteViews.end() ? rv->second.target : c.int_val(intAttr(op, "ctaMask", 0));
+        if (events) {
+          groups[bar.group].users.insert(part);
+          groups[bar.group].arrivers.insert(part);
+        }
+        peers({Event::Arrive, bar.group, *bar.e, guard && predOf("pred"), c.int_val(0), intAttr(op, "count", 1), &op,
+               part},
+              sel, rv == remoteViews.end());
+        return;
+      }
+    }
+    auto mask = ir::getOperandGroup(&op, "multicastTargets");
+    if (name == "ttng.async_tma_copy_global_to_local" && mask && !mask->empty()) {
+      Val m = get(env, (*mask)[0]);
+      auto desc = ir::getOperandGroup(&op, "desc");
+      int64_t bytes = 0;
+      if (desc && !desc->empty())
+        if (auto t = dyn_cast<ir::TensorDescType>((*desc)[0].getType()))
+          bytes = t.getBlockBytes();
+      auto bar = groupOperand("barrier");
+      if (!bar || m.k != Val::Int)
+        throw Unsupported{ir::pythonLocation(op.getLoc()).str() + ": cluster kernel: a multicast whose mask or "
+                          "barrier the prover cannot follow"};
+      auto dst = ir::getOperandGroup(&op, "result");
+      Val d = dst && !dst->empty() ? get(env, (*dst)[0]) : Val{};
+      Event e{Event::Tma, bar->group, *bar->e, guard && predOf("pred"), c.int_val(0), bytes, &op, part};
+      if (events) {
+        groups[bar->group].users.insert(part);
+        groups[bar->group].asyncSignals = true;
+        if (d.k == Val::Buf) {
+          groups[d.group].fill.insert(bar->group);
+          groups[d.group].tmaWriters.insert(part);
+          groups[d.group].users.insert(part);
+          remoteData.insert(d.group);
+        }
+      }
+      if (d.k == Val::Buf) {
+        e.dgroup = d.group;
+        e.didx = *d.e;
+      }
+      peers(e, *m.e, true);
+      return;
+    }
+  }
   if (name == "ttng.wait_barrier") {
     auto bar = groupOperand("alloc");
     auto range = ir::getOperandGroup(&op, "phase");
@@ -744,6 +890,7 @@ void Prover::execOp(Operation &op, Env &env, const z3::expr &guard, std::vector<
         events->back().dgroup = d.group;
         events->back().didx = *d.e;
         groups[d.group].fill.insert(bar->group);
+        groups[d.group].tmaWriters.insert(part);
         groups[d.group].users.insert(part);
       }
     }
@@ -773,10 +920,39 @@ void Prover::execOp(Operation &op, Env &env, const z3::expr &guard, std::vector<
       env[r] = typedFresh(r.getType(), "mma");
     return;
   }
-  if (name == "ttng.warp_group_dot" || name == "ttg.local_load") {
-    for (const char *operand : {"a", "b", "src"})
-      if (auto r = ir::getOperandGroup(&op, operand); r && !r->empty())
-        emitRead((*r)[0], c.bool_val(true), name == "ttng.warp_group_dot" ? 1 : 0);
+  if (name == "ttng.warp_group_dot") {
+    // One wgmma group: committed, its shared operands read until a warp_group_dot_wait retires it; a
+    // synchronous one waits for itself (wgmma.wait_group 0, as the simulator lowers it).
+    if (events)
+      events->push_back({Event::Dot, -1, c.int_val(0), guard, c.int_val(0), 0, &op, part});
+    for (const char *operand : {"a", "b"})
+      if (auto r = ir::getOperandGroup(&op, operand); r && !r->empty()) {
+        size_t before = events ? events->size() : 0;
+        emitRead((*r)[0], c.bool_val(true), 1);
+        if (events && events->size() > before) {
+          events->back().wgmma = true;
+          groups[events->back().group].wgmmaReaders.insert(part);
+        }
+      }
+    if (events && !op.hasAttr("isAsync"))
+      events->push_back({Event::DotWait, -1, c.int_val(0), guard, c.int_val(0), 0, &op, part});
+    return opaque();
+  }
+  if (name == "ttng.warp_group_dot_wait") {
+    int64_t pendings = std::max<int64_t>(0, intAttr(op, "pendings", 0));
+    ageCap = std::max(ageCap, pendings + 1);
+    if (events)
+      events->push_back({Event::DotWait, -1, c.int_val(0), guard, c.int_val(0), pendings, &op, part});
+    // The results are the operands, retired: the same values (an accumulator, the operand views).
+    for (unsigned i = 0; i < op.getNumResults() && i < op.getNumOperands(); ++i) {
+      Val v = get(env, op.getOperand(i));
+      env[op.getResult(i)] = v.k != Val::None ? v : typedFresh(op.getResult(i).getType(), "opaque");
+    }
+    return;
+  }
+  if (name == "ttg.local_load") {
+    if (auto r = ir::getOperandGroup(&op, "src"); r && !r->empty())
+      emitRead((*r)[0], c.bool_val(true), 0);
     return opaque();
   }
   if (name == "ttng.async_tma_copy_local_to_global") {
@@ -800,8 +976,11 @@ void Prover::execOp(Operation &op, Env &env, const z3::expr &guard, std::vector<
   for (Value v : op.getOperands())
     if (get(env, v).k == Val::Bar && !name.starts_with("ttg.memdesc") && name != "ttng.inval_barrier" &&
         name != "ttg.local_dealloc")
-      throw Unsupported{ir::pythonLocation(op.getLoc()).str() + ": " + name.str() +
-                        " takes a barrier and has no proof semantics"};
+      throw Unsupported{ir::pythonLocation(op.getLoc()).str() + ": " +
+                        (numCtas > 1 && name.contains("remote")
+                             ? "cluster kernel (ttg.num-ctas = " + std::to_string(numCtas) + "): " + name.str() +
+                                   " reaches a peer CTA's barrier; the prover models one CTA"
+                             : name.str() + " takes a barrier and has no proof semantics")};
   if (op.getNumRegions() > 0) {
     bool sync = false;
     op.walk([&](Operation *inner) {
@@ -847,6 +1026,11 @@ Ghost Prover::initGhost() {
   for (size_t gi = 0; gi < groups.size(); ++gi)
     for (int w : groups[gi].genericWriters)
       g.dirty.insert_or_assign({w, static_cast<int>(gi)}, c.bool_val(false));
+  for (size_t gi = 0; gi < groups.size(); ++gi)
+    for (int r : groups[gi].wgmmaReaders) {
+      g.inflight.insert_or_assign({r, static_cast<int>(gi)}, std::vector<z3::expr>(groups[gi].slots, c.bool_val(false)));
+      g.age.insert_or_assign({r, static_cast<int>(gi)}, std::vector<z3::expr>(groups[gi].slots, c.int_val(0)));
+    }
   for (size_t gi = 0; gi < groups.size(); ++gi) {
     g.tx.push_back(std::vector<z3::expr>(groups[gi].slots, c.int_val(0)));
     for (int w : groups[gi].waiters) {
@@ -876,6 +1060,14 @@ Ghost Prover::freshGhost(const std::string &tag) {
       e = fresh(tag + "has", true);
   for (auto &[k, e] : g.dirty)
     e = fresh(tag + "dirty", true);
+  for (auto &[k, v] : g.inflight)
+    for (auto &e : v)
+      e = fresh(tag + "inflight", true);
+  for (auto &[k, v] : g.age)
+    for (auto &e : v) {
+      e = fresh(tag + "age");
+      paramConstraints.push_back(e >= 0 && e <= c.int_val(ageCap));
+    }
   for (auto &[k, v] : g.last)
     for (size_t i = 0; i < v.size(); ++i) {
       v[i] = fresh(tag + "last");
@@ -896,7 +1088,64 @@ void Prover::apply(Ghost &g, const std::vector<Event> &events, std::vector<Viola
     auto it = lastWait.find({part, group});
     return it == lastWait.end() ? c.int_val(-1) : it->second;
   };
+  // wgmma depth (part of stage-ownership): a stage a partition's wgmma may still be reading, `hit` selecting it.
+  auto stillRead = [&](int part, int group, const z3::expr &idx) -> std::optional<z3::expr> {
+    auto it = g.inflight.find({part, group});
+    if (it == g.inflight.end())
+      return std::nullopt;
+    z3::expr_vector any(c);
+    for (size_t s = 0; s < it->second.size(); ++s)
+      any.push_back(idx == static_cast<int>(s) && it->second[s]);
+    return z3::mk_or(any);
+  };
   for (const Event &e : events) {
+    if (e.k == Event::Dot || e.k == Event::DotWait) {
+      for (auto &[key, inflight] : g.inflight) {
+        if (key.first != e.part)
+          continue;
+        std::vector<z3::expr> &age = g.age.at(key);
+        for (size_t s = 0; s < inflight.size(); ++s)
+          if (e.k == Event::Dot)
+            age[s] = z3::ite(e.guard && age[s] < c.int_val(ageCap), age[s] + 1, age[s]);
+          else
+            inflight[s] = inflight[s] && !(e.guard && age[s] > c.int_val(e.amount));
+      }
+      continue;
+    }
+    // A stage handed to a writer while a wgmma of this partition may still read it: overwritten by this
+    // partition (TMA load, generic store) or released to another one (an arrive on the barrier its writers
+    // wait on before they refill the stage).
+    if (e.k == Event::Tma && e.dgroup >= 0 && !e.peer && !e.issueOnly)
+      if (auto r = stillRead(e.part, e.dgroup, *e.didx))
+        viol.push_back({StageOwnership, e.dgroup, e.guard && *r, e.op, e.part});
+    if (e.k == Event::Write)
+      if (auto r = stillRead(e.part, e.group, e.idx))
+        viol.push_back({StageOwnership, e.group, e.guard && *r, e.op, e.part});
+    if (e.k == Event::Arrive && !e.peer && e.op->getName().getStringRef() == "ttng.arrive_barrier")
+      for (auto &[key, inflight] : g.inflight) {
+        const Group &buf = groups[key.second], &rel = groups[e.group];
+        if (key.first != e.part || rel.slots != buf.slots || buf.fill.count(e.group))
+          continue;
+        bool writerWaits = false;
+        for (int w : buf.tmaWriters)
+          writerWaits |= rel.waiters.count(w) > 0;
+        for (int w : buf.genericWriters)
+          writerWaits |= rel.waiters.count(w) > 0;
+        if (writerWaits)
+          viol.push_back({StageOwnership, key.second, e.guard && *stillRead(e.part, key.second, e.idx), e.op, e.part});
+      }
+    if (e.issueOnly) { // the issuer's view of an op whose effect reaches the cluster's barriers (`peer` events)
+      viol.push_back({SlotRange, e.group, e.guard && (e.idx < 0 || e.idx >= groups[e.group].slots), e.op, e.part});
+      continue;
+    }
+    if (e.k == Event::Read && e.wgmma) {
+      std::vector<z3::expr> &inflight = g.inflight.at({e.part, e.group}), &age = g.age.at({e.part, e.group});
+      for (size_t s = 0; s < inflight.size(); ++s) {
+        z3::expr hit = e.guard && e.idx == static_cast<int>(s);
+        inflight[s] = inflight[s] || hit;
+        age[s] = z3::ite(hit, c.int_val(1), age[s]);
+      }
+    }
     // proxy-fence: an async-proxy read (wgmma / tcgen05 operand, TMA store) of a buffer some partition wrote
     // through the generic proxy needs a fence.proxy.async after that write (fences of any partition count).
     if (e.k == Event::Fence) {
@@ -928,7 +1177,7 @@ void Prover::apply(Ghost &g, const std::vector<Event> &events, std::vector<Viola
         }
       continue;
     }
-    if (e.k == Event::Tma && e.dgroup >= 0) {
+    if (e.k == Event::Tma && e.dgroup >= 0 && !e.peer) {
       const Group &buf = groups[e.dgroup];
       if (groups[e.group].slots == buf.slots)
         viol.push_back({StageOwnership, e.dgroup, e.guard && e.idx != *e.didx, e.op, e.part});
@@ -1450,6 +1699,8 @@ ProofReport Prover::run() {
   for (auto &[n, e] : params) {
     if (n.starts_with("num_programs_"))
       paramConstraints.push_back(e >= 1 && e <= (1 << 20));
+    else if (n == "cluster_rank")
+      paramConstraints.push_back(e >= 0 && e < c.int_val(numCtas));
     else if (n.starts_with("program_id_")) {
       std::string axis = n.substr(std::string("program_id_").size());
       auto np = params.find("num_programs_" + axis);
@@ -1462,6 +1713,15 @@ ProofReport Prover::run() {
       paramConstraints.push_back(e >= -(1 << 30) && e <= (1 << 30));
       smallConstraints.push_back(e >= 0 && e <= 4096);
     }
+  }
+  if (numCtas > 1) {
+    // A cluster is numCtas consecutive CTAs along x (the simulator's reading of ctas_per_cga).
+    auto rank = params.find("cluster_rank");
+    auto pid = params.find("program_id_x"), np = params.find("num_programs_x");
+    if (rank != params.end() && pid != params.end())
+      paramConstraints.push_back(z3::mod(pid->second, c.int_val(numCtas)) == rank->second);
+    if (np != params.end())
+      paramConstraints.push_back(z3::mod(np->second, c.int_val(numCtas)) == 0);
   }
   for (unsigned i = 0; i < body.getNumArguments(); ++i) {
     if (auto attrs = func->getAttrOfType<ArrayAttr>("arg_attrs"))
@@ -1504,12 +1764,24 @@ ProofReport Prover::run() {
     return report;
   }
 
+  // Stage-ownership of buffers that other CTAs write is not analyzed (a note below): its checks leave.
+  auto dropRemote = [&](std::vector<std::vector<Violation>> &vv) {
+    for (auto &vs : vv)
+      vs.erase(std::remove_if(vs.begin(), vs.end(),
+                              [&](const Violation &v) { return v.kind == StageOwnership && remoteData.count(v.group); }),
+               vs.end());
+  };
+  dropRemote(viol);
   // Which (kind, group) properties exist.
   std::set<std::pair<int, int>> props;
   for (auto &vs : viol)
     for (auto &v : vs)
       if (v.kind < LemmaAlign)
         props.insert({v.kind, v.group});
+  for (int d : remoteData)
+    report.notes.push_back("stage-ownership on " + groups[d].name +
+                           " not analyzed: other CTAs of the cluster write it (TMA multicast), and their release "
+                           "of its stages is not encoded");
   if (props.empty()) {
     bool anyBarrier = std::any_of(groups.begin(), groups.end(), [](const Group &g) { return !g.data; });
     report.notes.push_back(!anyBarrier
@@ -1520,6 +1792,7 @@ ProofReport Prover::run() {
     return report;
   }
   std::set<int> dropped; // learned lemmas refuted by bounded model checking
+  const int kMaxRefinements = 16; // rows a table may learn from base-case counterexamples
   auto anyViol = [&](size_t from, size_t to, const std::function<bool(const Violation &)> &sel,
                      const std::vector<std::vector<Violation>> &vv) {
     z3::expr_vector xs(c);
@@ -1567,6 +1840,108 @@ ProofReport Prover::run() {
   } catch (...) {
     windowOk = false;
   }
+  dropRemote(wviol);
+
+  // Cluster kernels: the peers' versions of the ops that reach this CTA's barriers substitute the issuer's rank
+  // (and program id) and keep everything else. That is exact only when nothing else they read differs between
+  // the CTAs: launch arguments, and loop-carried values that depend neither on the rank nor on the program id
+  // nor on values the prover does not follow (a fixed point over one step of the window).
+  if (!peerExprs.empty()) {
+    std::string why;
+    auto constsOf = [&](const z3::expr &root) {
+      std::set<std::string> out;
+      std::set<unsigned> seen;
+      std::vector<z3::expr> todo = {root};
+      while (!todo.empty()) {
+        z3::expr e = todo.back();
+        todo.pop_back();
+        if (!seen.insert(Z3_get_ast_id(c, e)).second || !e.is_app())
+          continue;
+        if (e.num_args() == 0 && e.decl().decl_kind() == Z3_OP_UNINTERPRETED)
+          out.insert(e.decl().name().str());
+        for (unsigned i = 0; i < e.num_args(); ++i)
+          todo.push_back(e.arg(i));
+      }
+      return out;
+    };
+    auto perCta = [](const std::string &n) { return n == "cluster_rank" || n.starts_with("program_id_"); };
+    // Abstracted terms (tile counts) are the same in every CTA unless they read the rank or program id.
+    std::map<std::string, bool> abstractedOk;
+    for (auto &a : abstracted) {
+      bool ok = true;
+      for (const std::string &n : constsOf(a.exact))
+        ok &= params.count(n) && !perCta(n);
+      abstractedOk[a.var.decl().name().str()] = ok;
+    }
+    // (window const, its next value, its initial value) per loop-carried component.
+    std::vector<std::tuple<std::optional<z3::expr>, std::optional<z3::expr>, std::optional<z3::expr>>> comps;
+    if (windowOk && wstates.size() >= 2) {
+      auto add = [&](const std::optional<z3::expr> &w, const std::optional<z3::expr> &n,
+                     const std::optional<z3::expr> &i) { comps.push_back({w, n, i}); };
+      add(wstates[0].done, wstates[1].done, states[0].done);
+      for (size_t q = 0; q < parts.size(); ++q) {
+        const PState &w = wstates[0].parts[q], &n = wstates[1].parts[q], &i = states[0].parts[q];
+        add(w.t, n.t, i.t);
+        add(w.k, n.k, i.k);
+        add(w.first, n.first, i.first);
+        add(w.ub, n.ub, i.ub);
+        for (size_t a = 0; a < w.outer.size(); ++a)
+          add(w.outer[a].e, a < n.outer.size() ? n.outer[a].e : std::nullopt,
+              a < i.outer.size() ? i.outer[a].e : std::nullopt);
+        for (size_t a = 0; a < w.inner.size(); ++a)
+          add(w.inner[a].e, a < n.inner.size() ? n.inner[a].e : std::nullopt,
+              a < i.inner.size() ? i.inner[a].e : std::nullopt);
+      }
+    } else
+      why = "the loop state of the window could not be built";
+    std::set<std::string> windowConsts, tainted;
+    for (auto &[w, n, i] : comps)
+      if (w && w->is_const())
+        windowConsts.insert(w->decl().name().str());
+    auto sameEverywhere = [&](const std::string &n) {
+      if (perCta(n))
+        return false;
+      if (params.count(n))
+        return true;
+      if (auto it = abstractedOk.find(n); it != abstractedOk.end())
+        return it->second;
+      return windowConsts.count(n) && !tainted.count(n);
+    };
+    for (bool changed = true; changed && why.empty();) {
+      changed = false;
+      for (auto &[w, n, i] : comps) {
+        if (!w || !w->is_const() || tainted.count(w->decl().name().str()))
+          continue;
+        bool ok = n && i;
+        for (const std::optional<z3::expr> &x : {n, i})
+          if (x)
+            for (const std::string &name : constsOf(*x))
+              ok &= sameEverywhere(name);
+        if (!ok) {
+          tainted.insert(w->decl().name().str());
+          changed = true;
+        }
+      }
+    }
+    for (auto &[deps, op] : peerExprs) {
+      if (!why.empty())
+        break;
+      for (const z3::expr &d : deps)
+        for (const std::string &name : constsOf(d))
+          if (!perCta(name) && !sameEverywhere(name)) {
+            why = ir::pythonLocation(op->getLoc()).str() + ": " + op->getName().getStringRef().str() +
+                  " reaches other CTAs' barriers and depends on a value that may differ between the CTAs (" + name +
+                  ")";
+            break;
+          }
+    }
+    if (!why.empty()) {
+      std::erase_if(report.notes, [](const std::string &n) { return n.starts_with("stage-ownership on "); });
+      report.notes.push_back("not analyzed: cluster kernel (ttg.num-ctas = " + std::to_string(numCtas) + "): " + why);
+      report.seconds = totalSeconds;
+      return report;
+    }
+  }
 
   // 2. Learned lemmas: the phase balance, first-wait parity and visited flag of every (barrier
   //    slot, waiter) as a table over (a loop-carried value mod the stage count, first iteration
@@ -1576,27 +1951,91 @@ ProofReport Prover::run() {
   for (size_t i = 0; i < parts.size(); ++i)
     if (parts[i].depth > 0 && anchor < 0)
       anchor = static_cast<int>(i);
+  struct Cand {
+    int part, var, mod; // var: -1 none, 0 k, 1.. inner ints, 100.. outer ints
+  };
+  auto varExpr = [&](const State &st, const Cand &cd) -> std::optional<z3::expr> {
+    const PState &ps = st.parts[cd.part];
+    if (cd.var == 0)
+      return ps.k;
+    if (cd.var >= 100) {
+      size_t i = cd.var - 100;
+      return i < ps.outer.size() && ps.outer[i].k == Val::Int ? ps.outer[i].e : std::nullopt;
+    }
+    size_t i = cd.var - 1;
+    return i < ps.inner.size() && ps.inner[i].k == Val::Int ? ps.inner[i].e : std::nullopt;
+  };
+  const int R = maxSlots + 1;
+  auto remOf = [&](const State &st) {
+    const PState &ps = st.parts[anchor];
+    z3::expr d = *ps.ub - *ps.k;
+    return z3::ite(d > R, c.int_val(R), z3::ite(d < 0, c.int_val(-1), d));
+  };
+  auto num = [&](const z3::model &m, const z3::expr &e) -> int64_t {
+    z3::expr v = m.eval(e, true);
+    if (v.is_bool())
+      return v.is_true() ? 1 : 0;
+    int64_t x = 0;
+    return v.is_numeral_i64(x) ? x : INT64_MIN;
+  };
+  // A learned table lemma: the ghost state (B, D, has) of one (barrier slot, waiter) as a function of the
+  // key (residue of a loop-carried value, first iteration of the K loop, visited flag, iterations left),
+  // with the features not in `mask` ignored. Rows come from sampled runs and from base-case
+  // counterexamples (a state reachable from the start: its row is a fact, added when no row with the
+  // same key disagrees); the lemma is checked whole by the base case and the induction.
+  using Key = std::array<int64_t, 4>;
+  using Row = std::array<int64_t, 3>; // B, D, has (-1: the visited flag is part of the key)
+  struct Table {
+    std::pair<int, int> key;
+    int slot;
+    Cand cd;
+    int mask;
+    std::map<Key, Row> rows;
+    int refined = 0;
+  };
+  std::map<int, Table> tables; // lemma id -> table
+  auto observe = [&](const Table &t, const z3::model &m, const State &st) -> std::optional<std::pair<Key, Row>> {
+    int64_t res = 0;
+    if (t.cd.var >= 0) {
+      auto v = varExpr(st, t.cd);
+      if (!v)
+        return std::nullopt;
+      int64_t x = num(m, *v);
+      if (x == INT64_MIN)
+        return std::nullopt;
+      res = ((x % t.cd.mod) + t.cd.mod) % t.cd.mod;
+    }
+    Key k4 = {res, num(m, *st.parts[anchor].first), num(m, st.ghost->has.at(t.key)[t.slot]), num(m, remOf(st))};
+    for (int f = 0; f < 4; ++f)
+      if (!(t.mask & (1 << f)))
+        k4[f] = 0;
+    Row val = {num(m, st.ghost->B.at(t.key)[t.slot]), num(m, st.ghost->D.at(t.key)[t.slot]),
+               (t.mask & 4) ? -1 : num(m, st.ghost->has.at(t.key)[t.slot])};
+    if (val[0] == INT64_MIN)
+      return std::nullopt;
+    return std::make_pair(k4, val);
+  };
+  auto tableAt = [&](const Table &t, const State &st) -> z3::expr {
+    z3::expr_vector alts(c);
+    std::optional<z3::expr> v = t.cd.var >= 0 ? varExpr(st, t.cd) : std::nullopt;
+    for (auto &[k4, val] : t.rows) {
+      z3::expr e = st.ghost->B.at(t.key)[t.slot] == c.int_val(val[0]) &&
+                   st.ghost->D.at(t.key)[t.slot] == c.bool_val(val[1] != 0);
+      if (val[2] >= 0)
+        e = e && st.ghost->has.at(t.key)[t.slot] == c.bool_val(val[2] != 0);
+      if ((t.mask & 1) && v)
+        e = e && z3::mod(*v, t.cd.mod) == c.int_val(k4[0]);
+      if (t.mask & 2)
+        e = e && *st.parts[anchor].first == c.bool_val(k4[1] != 0);
+      if (t.mask & 4)
+        e = e && st.ghost->has.at(t.key)[t.slot] == c.bool_val(k4[2] != 0);
+      if (t.mask & 8)
+        e = e && remOf(st) == c.int_val(k4[3]);
+      alts.push_back(e);
+    }
+    return !*st.done && !z3::mk_or(alts);
+  };
   if (anchor >= 0 && windowOk) {
-    struct Cand {
-      int part, var, mod; // var: -1 none, 0 k, 1.. inner ints, 100.. outer ints
-    };
-    auto varExpr = [&](const State &st, const Cand &cd) -> std::optional<z3::expr> {
-      const PState &ps = st.parts[cd.part];
-      if (cd.var == 0)
-        return ps.k;
-      if (cd.var >= 100) {
-        size_t i = cd.var - 100;
-        return i < ps.outer.size() && ps.outer[i].k == Val::Int ? ps.outer[i].e : std::nullopt;
-      }
-      size_t i = cd.var - 1;
-      return i < ps.inner.size() && ps.inner[i].k == Val::Int ? ps.inner[i].e : std::nullopt;
-    };
-    int R = maxSlots + 1;
-    auto remOf = [&](const State &st) {
-      const PState &ps = st.parts[anchor];
-      z3::expr d = *ps.ub - *ps.k;
-      return z3::ite(d > R, c.int_val(R), z3::ite(d < 0, c.int_val(-1), d));
-    };
     // Samples: a long run, a run that ends at the bound, and (tile loops) runs with many tiles.
     std::vector<z3::model> samples;
     // One solver for all samples (incremental: each sample is one push / check / pop).
@@ -1610,6 +2049,23 @@ ProofReport Prover::run() {
       sampler.pop();
     };
     sample(!*states.back().done);
+    // Every short trip count of the first innermost loop: runs of one length may differ in their trip count
+    // (a loop that runs zero times and one whose bound lies below its start both end after one step; a
+    // pipelined prologue issues work for the first iterations whatever the loop then runs).
+    for (int d = 0; d <= R; ++d) {
+      const PState &p0 = states[0].parts[anchor];
+      sample(*p0.ub - *p0.k == d);
+    }
+    // A loop whose bound lies below its start (a negative size argument): the small launches above never
+    // show it, yet predicated prologues (Triton's pipeliner: `num_k > j`) take a value there of their own.
+    {
+      z3::solver wide = newSolver(false);
+      const PState &p0 = states[0].parts[anchor];
+      wide.add(*p0.ub - *p0.k < 0);
+      double secs = 0;
+      if (check(wide, secs) == z3::sat)
+        samples.push_back(wide.get_model());
+    }
     sample(*states.back().done && !*states[states.size() - 2].done);
     // Short runs, one per length up to R + 1 + 2 S steps: every number of iterations left (the `rem`
     // feature, capped at R) is seen at every residue of the stage index.
@@ -1624,13 +2080,6 @@ ProofReport Prover::run() {
       sample(z3::sum(firsts) >= 4);
       sample(z3::sum(firsts) >= 2 && z3::sum(notFirsts) >= 4);
     }
-    auto num = [&](z3::model &m, const z3::expr &e) -> int64_t {
-      z3::expr v = m.eval(e, true);
-      if (v.is_bool())
-        return v.is_true() ? 1 : 0;
-      int64_t x = 0;
-      return v.is_numeral_i64(x) ? x : INT64_MIN;
-    };
     int lemmaId = 0;
     for (auto &[key, Bv] : states[0].ghost->B) {
       int grp = key.first;
@@ -1714,28 +2163,10 @@ ProofReport Prover::run() {
               }
             }
         if (chosen) {
-          const Cand cd = *chosen;
-          const int mask = chosenMask;
-          auto lemmaAt = [&, cd, mask, rows, key = key, slot = slot](const State &st) {
-            z3::expr_vector alts(c);
-            std::optional<z3::expr> v = cd.var >= 0 ? varExpr(st, cd) : std::nullopt;
-            for (auto &[k4, val] : rows) {
-              z3::expr e = st.ghost->B.at(key)[slot] == c.int_val(val[0]) &&
-                           st.ghost->D.at(key)[slot] == c.bool_val(val[1] != 0);
-              if (val[2] >= 0)
-                e = e && st.ghost->has.at(key)[slot] == c.bool_val(val[2] != 0);
-              if ((mask & 1) && v)
-                e = e && z3::mod(*v, cd.mod) == c.int_val(k4[0]);
-              if (mask & 2)
-                e = e && *st.parts[anchor].first == c.bool_val(k4[1] != 0);
-              if (mask & 4)
-                e = e && st.ghost->has.at(key)[slot] == c.bool_val(k4[2] != 0);
-              if (mask & 8)
-                e = e && remOf(st) == c.int_val(k4[3]);
-              alts.push_back(e);
-            }
-            return !*st.done && !z3::mk_or(alts);
-          };
+          Table &t = tables[lemmaId] = Table{key, slot, *chosen, chosenMask, rows};
+          const Cand cd = t.cd;
+          const int mask = t.mask;
+          auto lemmaAt = [&](const State &st) { return tableAt(t, st); };
           for (size_t j = 0; j < states.size(); ++j)
             viol[j].push_back({LemmaTable, grp, lemmaAt(states[j]), nullptr, key.second, lemmaId});
           for (size_t j = 0; j < wstates.size(); ++j)
@@ -1744,6 +2175,10 @@ ProofReport Prover::run() {
             llvm::errs() << "lemma " << lemmaId << " " << groups[grp].name << "[" << slot << "]@" << key.second
                          << ": var " << cd.part << "/" << cd.var << " mod " << cd.mod << " mask " << mask << ", "
                          << rows.size() << " rows\n";
+          if (getenv("TLXSIM_PROOF_DEBUG"))
+            for (auto &[k4, val] : rows)
+              llvm::errs() << "  (" << k4[0] << "," << k4[1] << "," << k4[2] << "," << k4[3] << ") -> B=" << val[0]
+                           << " D=" << val[1] << " has=" << val[2] << "\n";
         }
       }
     }
@@ -1825,6 +2260,7 @@ ProofReport Prover::run() {
         s.pop();
         bool propBad = false, structural = false;
         size_t before = dropped.size();
+        std::set<int> refinedNow;
         for (const Violation &v : viol[d]) {
           if (!sel(v) || (v.kind == LemmaTable && dropped.count(v.lemma)) || !m.eval(v.cond, true).is_true())
             continue;
@@ -1832,9 +2268,29 @@ ProofReport Prover::run() {
             propBad = true;
             failed.insert(propIndex.at({v.kind, v.group}));
           } else if (v.kind == LemmaTable) {
+            // A table without a row for this reachable state learns it (when no row of the same key
+            // disagrees); otherwise the lemma is dropped.
+            auto tit = tables.find(v.lemma);
+            if (tit != tables.end() && tit->second.refined < kMaxRefinements && !refinedNow.count(v.lemma)) {
+              Table &t = tit->second;
+              auto obs = observe(t, m, states[d]);
+              if (obs && !t.rows.count(obs->first)) {
+                t.rows.emplace(obs->first, obs->second);
+                ++t.refined;
+                refinedNow.insert(v.lemma);
+                if (getenv("TLXSIM_PROOF_DEBUG"))
+                  llvm::errs() << "base case: lemma " << v.lemma << " learns a row at step " << d << "\n";
+                continue;
+              }
+            }
             dropped.insert(v.lemma);
             if (getenv("TLXSIM_PROOF_DEBUG"))
-              llvm::errs() << "base case: dropped lemma " << v.lemma << " at step " << d << "\n";
+            {
+              llvm::errs() << "base case: dropped lemma " << v.lemma << " at step " << d << ":";
+              for (auto &[pn, pe] : params)
+                llvm::errs() << " " << pn << "=" << m.eval(pe, true).to_string();
+              llvm::errs() << "\n";
+            }
           } else if (!structural) {
             structural = true;
             report.notes.push_back(std::string("lemma '") + kindName(v.kind) + "' fails at lock-step step " +
@@ -1848,9 +2304,20 @@ ProofReport Prover::run() {
             failDepth = static_cast<int>(d);
           continue;
         }
+        for (int id : refinedNow) { // the refined tables' conditions, at every step and in the window
+          const Table &t = tables.at(id);
+          for (size_t j = 0; j < viol.size(); ++j)
+            for (Violation &v : viol[j])
+              if (v.kind == LemmaTable && v.lemma == id)
+                v.cond = tableAt(t, states[j]);
+          for (size_t j = 0; j < wviol.size(); ++j)
+            for (Violation &v : wviol[j])
+              if (v.kind == LemmaTable && v.lemma == id)
+                v.cond = tableAt(t, wstates[j]);
+        }
         if (structural)
           lemmasHold = false;
-        else if (dropped.size() == before) { // cannot happen: a violation was seen; stay sound
+        else if (dropped.size() == before && refinedNow.empty()) { // cannot happen: a violation was seen; stay sound
           unknownSeen = true;
           break;
         }
@@ -1935,13 +2402,13 @@ ProofReport Prover::run() {
           q.set(quick);
           std::vector<std::pair<z3::expr, z3::expr>> prefs; // (param, preferred value), first ones first
           for (auto &[n, e] : params)
-            if (n.starts_with("program_id_"))
+            if (n.starts_with("program_id_") || n == "cluster_rank")
               prefs.push_back({e, c.int_val(0)}); // the first CTA: the one a replay shows first
           for (auto &[n, v] : options.launch)
             if (auto it = params.find(n); it != params.end())
               prefs.push_back({it->second, c.int_val(v)});
           for (auto &[n, e] : params) {
-            if (!n.starts_with("num_programs_") && !n.starts_with("program_id_")) {
+            if (!n.starts_with("num_programs_") && !n.starts_with("program_id_") && n != "cluster_rank") {
               prefs.push_back({e >= 1, c.bool_val(true)}); // positive sizes read as real launches,
               prefs.push_back({e >= 0, c.bool_val(true)}); // else non-negative ones
             }

@@ -17,7 +17,16 @@
 //     complete phase: parity 1 on a fresh barrier); arrivals come in whole phases (init count);
 //   - tx-balance: the bytes each barrier expects (barrier_expect) equal the TMA box bytes that
 //     complete on it, per lock-step iteration and in total;
-//   - slot-range: every barrier index (memdesc_index of a barrier array) lies within the array.
+//   - slot-range: every barrier index (memdesc_index of a barrier array) lies within the array;
+//   - stage-ownership (per data buffer): a TMA write of stage j follows the writer's wait on slot j of the
+//     barrier the readers release it with, a read of stage j follows the reader's wait on slot j of the barrier
+//     its TMA fill completes on; and (wgmma depth) no stage is overwritten or released while an async wgmma
+//     reading it may still be in flight, given the `pendings` of the warp_group_dot_waits since;
+//   - proxy-fence (per data buffer): an async-proxy read of a generically written buffer follows a
+//     fence_async_shared on every path.
+// Cluster kernels: nvgpu.cluster_id is a launch quantity in [0, ttg.num-ctas); multicast TMA bytes and remote /
+// ctaMask arrives reach this CTA's barriers from every issuer of the cluster (the issuer's rank substituted, when
+// the peers' loop states provably agree; else not analyzed, with a note); 2-CTA ops are not analyzed.
 // Verdicts: `counterexample` (bounded model checking found a launch and iteration that violate
 // the property: concrete arguments, grid, program id, step and loop iteration), `proved` (the
 // property and its lemmas hold for all trip counts: k-induction over the lock-step steps,
@@ -63,7 +72,7 @@ struct ProofOptions {
 
 /// One verdict (design.md: `proofs: [{property, verdict, partitions, location, bound, witness}]`).
 struct ProofResult {
-  std::string property; ///< wait-parity | phase-balance | tx-balance | slot-range
+  std::string property; ///< wait-parity | phase-balance | tx-balance | slot-range | stage-ownership | proxy-fence
   std::string barrier;  ///< the barrier allocation (Python name) the property is about
   std::string verdict;  ///< proved | bounded | counterexample | timeout
   std::vector<std::string> partitions;
