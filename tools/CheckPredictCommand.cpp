@@ -86,7 +86,8 @@ int run(bool predict) {
   if (!jsonOpt)
     printProofs(proofs, outs());
   if (proofs.unsatAssumptions)
-    return badInput("the --assume constraints admit no launch of this kernel");
+    return badInput("the --assume constraints admit no launch of this kernel (the prover also takes each scalar "
+                    "argument within +-2^30, its tt.divisibility, and at most 2^20 programs per grid axis)");
   return findings.empty() && !proofs.counterexample ? kClean : kFindings;
 }
 

@@ -1,12 +1,18 @@
 #include "tools/ProofReport.h"
 
 #include <cstdlib>
+#include <map>
+#include <set>
 
 #include "tools/CheckOptions.h"
 #include "tools/CommandLine.h"
 #include "tools/Simulation.h"
 
 #include "verifier/Verifier.h"
+#include "ir/Location.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/BuiltinTypes.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -74,8 +80,26 @@ bool readPreconditions(std::vector<std::string> &out) {
   return true;
 }
 
+/// The names an assumption may constrain: the kernel's integer scalar arguments (by their Python
+/// names, as in launch.json) and the grid quantities num_programs_x|y|z, program_id_x|y|z.
+std::set<std::string> assumableNames(mlir::ModuleOp module) {
+  std::set<std::string> names;
+  for (const char *axis : {"x", "y", "z"}) {
+    names.insert(std::string("num_programs_") + axis);
+    names.insert(std::string("program_id_") + axis);
+  }
+  for (mlir::Operation &op : module.getBody()->getOperations())
+    if (op.getName().getStringRef() == "tt.func" && op.getNumRegions() == 1 && !op.getRegion(0).empty())
+      for (mlir::BlockArgument arg : op.getRegion(0).front().getArguments())
+        if (mlir::isa<mlir::IntegerType>(arg.getType()))
+          if (auto name = ir::variableName(arg.getLoc()))
+            names.insert(*name);
+  return names;
+}
+
 cl::opt<int> proofStepsOpt("proof-steps",
-                           cl::desc("Lock-step iterations of bounded model checking (default 4 x stages + 4)"),
+                           cl::desc("Lock-step iterations of bounded model checking, 1 to 64 (default 2 x stages "
+                                    "+ 1, raised to what the induction needs)"),
                            cl::init(0), cl::sub(checkCommand()));
 
 /// Re-runs the simulation at the counterexample's launch; returns a one-line summary.
@@ -160,6 +184,12 @@ ProofOutcome runProofs(mlir::ModuleOp module, bool traceCounterexample) {
     out.badAssumptions = true;
     return out;
   }
+  if (proofStepsOpt < 0 || proofStepsOpt > verifier::proof::kMaxBmcSteps) {
+    errs() << "tlx-sim: error: --proof-steps takes 1 to " << verifier::proof::kMaxBmcSteps
+           << " lock-step steps (0: the default, 2 x stages + 1), got " << proofStepsOpt << "\n";
+    out.badAssumptions = true;
+    return out;
+  }
   verifier::proof::ProofOptions options;
   options.timeoutSeconds = timeoutOpt;
   options.budgetSeconds = budgetOpt;
@@ -171,9 +201,17 @@ ProofOutcome runProofs(mlir::ModuleOp module, bool traceCounterexample) {
   }
   out.preconditions = texts;
   texts.insert(texts.end(), assumeOpts.begin(), assumeOpts.end());
+  std::set<std::string> names = assumableNames(module);
   for (const std::string &text : texts) {
     verifier::proof::Assumption a;
     std::string err = verifier::proof::parseAssumption(text, a);
+    if (err.empty() && !names.count(a.name))
+      err = "'" + a.name + "' is neither a scalar argument of the kernel (" +
+            llvm::join(llvm::make_filter_range(names, [](const std::string &n) {
+                         return !StringRef(n).starts_with("num_programs_") && !StringRef(n).starts_with("program_id_");
+                       }),
+                       ", ") +
+            ") nor num_programs_x|y|z / program_id_x|y|z";
     if (!err.empty()) {
       errs() << "tlx-sim: error: " << (out.assumptions.size() < out.preconditions.size() ? "launch precondition" : "--assume")
              << ": " << err << "\n";
@@ -244,8 +282,16 @@ void printProofs(const ProofOutcome &outcome, raw_ostream &os) {
   }
   for (const auto &n : outcome.report.notes)
     os << "tlx-sim: note: proof: " << n << "\n";
-  os << formatv("tlx-sim: proofs: {0} verdict{1}, {2:F2} s of Z3\n", outcome.report.results.size(),
-                outcome.report.results.size() == 1 ? "" : "s", outcome.report.seconds);
+  std::map<std::string, int> byVerdict;
+  for (const auto &r : outcome.report.results)
+    ++byVerdict[r.verdict];
+  std::string counts;
+  for (const char *v : {"counterexample", "timeout", "bounded", "proved"})
+    if (byVerdict.count(v))
+      counts += (counts.empty() ? " (" : ", ") + std::to_string(byVerdict[v]) + " " + v;
+  os << formatv("tlx-sim: proofs: {0} verdict{1}{2}, {3:F2} s of Z3\n", outcome.report.results.size(),
+                outcome.report.results.size() == 1 ? "" : "s", counts.empty() ? "" : counts + ")",
+                outcome.report.seconds);
 }
 
 json::Array proofsJson(const ProofOutcome &outcome) {

@@ -186,6 +186,12 @@ struct Violation {
   int lemma = -1; ///< learned lemma id (LemmaTable)
 };
 
+/// A Z3 `timeout` parameter (milliseconds, unsigned) for `seconds`: at least 1 ms, at most
+/// UINT_MAX ms (49.7 days; a larger value would wrap around to a tiny limit).
+unsigned queryMilliseconds(double seconds) {
+  return static_cast<unsigned>(std::clamp(seconds * 1000, 1.0, 4294967295.0));
+}
+
 /// A duration in seconds as the user wrote it (`%g`: 120, 0.5, 0.0001).
 std::string secondsText(double seconds) {
   std::string out;
@@ -196,7 +202,7 @@ std::string secondsText(double seconds) {
 class Prover {
 public:
   Prover(ModuleOp module, const ProofOptions &options) : module(module), options(options), solverParams(c) {
-    unsigned ms = static_cast<unsigned>(std::max(1.0, options.timeoutSeconds * 1000));
+    unsigned ms = queryMilliseconds(options.timeoutSeconds);
     solverParams.set("timeout", ms);
     solverParams.set("rlimit", static_cast<unsigned>(std::min<double>(4e9, ms * 20000.0)));
   }
@@ -210,6 +216,7 @@ private:
   z3::params solverParams;
   ProofReport report;
   bool budgetExhausted = false; ///< a query was refused because the kernel's budget was spent
+  Clock::time_point runStart = Clock::now(); ///< the budget counts from here (encoding included)
 
   Operation *func = nullptr;
   std::vector<Operation *> prefix; ///< kernel ops before ttg.warp_specialize
@@ -331,14 +338,14 @@ private:
   /// without running, so no sequence of queries (Houdini retries, counterexample searches) can
   /// outlast it. `seconds` and the report's total accumulate the wall time.
   z3::check_result check(z3::solver &s, double &seconds) {
-    double left = options.budgetSeconds - totalSeconds;
+    double left = options.budgetSeconds - std::chrono::duration<double>(Clock::now() - runStart).count();
     if (left <= 0) {
       budgetExhausted = true;
       return z3::unknown;
     }
     if (left < options.timeoutSeconds) {
       z3::params p(c);
-      p.set("timeout", static_cast<unsigned>(std::max(1.0, left * 1000)));
+      p.set("timeout", queryMilliseconds(left));
       s.set(p);
     }
     auto t0 = Clock::now();
@@ -1650,6 +1657,15 @@ void Prover::describeCounterexample(z3::model &m, const std::vector<State> &stat
 }
 
 ProofReport Prover::run() {
+  runStart = Clock::now();
+  bool namedBarriers = false;
+  module.walk([&](Operation *op) {
+    if (op->getName().getStringRef().ends_with("barrier_named"))
+      namedBarriers = true;
+  });
+  if (namedBarriers)
+    report.notes.push_back("named barriers (bar.sync / bar.arrive) are not encoded: the verdicts cover the mbarrier "
+                           "protocol only; named-barrier deadlocks and counts come from the simulation");
   try {
     findStructure();
   } catch (const Unsupported &u) {
@@ -1710,7 +1726,7 @@ ProofReport Prover::run() {
       else
         paramConstraints.push_back(e < (1 << 20));
     } else {
-      paramConstraints.push_back(e >= -(1 << 30) && e <= (1 << 30));
+      paramConstraints.push_back(e >= -kArgumentBound && e <= kArgumentBound);
       smallConstraints.push_back(e >= 0 && e <= 4096);
     }
   }
@@ -2397,7 +2413,7 @@ ProofReport Prover::run() {
             q.add(a.var == a.exact);
           z3::params quick(c);
           // A resource limit rather than a time limit: the launch chosen must not depend on the load.
-          quick.set("timeout", static_cast<unsigned>(std::max(1.0, options.timeoutSeconds * 1000)));
+          quick.set("timeout", queryMilliseconds(options.timeoutSeconds));
           quick.set("rlimit", 40000000u);
           q.set(quick);
           std::vector<std::pair<z3::expr, z3::expr>> prefs; // (param, preferred value), first ones first

@@ -53,15 +53,22 @@ struct Assumption {
   int64_t value = 0;
 };
 
+/// The range the prover gives a scalar kernel argument, |value| <= 2^30, so that i32 index
+/// arithmetic on it cannot overflow; an assumption outside it admits no launch.
+constexpr int64_t kArgumentBound = int64_t(1) << 30;
+/// The most lock-step steps of bounded model checking `ProofOptions::bmcSteps` may ask for (the
+/// default is 2 x stages + 1; each step adds a copy of the kernel's encoding to every query).
+constexpr int kMaxBmcSteps = 64;
+
 /// Parses `K>=64` (also `64<=K`); returns an error message, empty on success.
 std::string parseAssumption(const std::string &text, Assumption &out);
 
 struct ProofOptions {
   std::vector<Assumption> assumptions;
   double timeoutSeconds = 10; ///< per Z3 query (also bounds the rlimit)
-  /// Wall time for all Z3 queries of one kernel, seconds: the bound on `check --proofs` whatever
-  /// the number of properties, retries and counterexample searches; queries past it are `unknown`
-  /// (verdict `timeout`, with a note).
+  /// Wall time for the proofs of one kernel (encoding and all Z3 queries), seconds: the bound on
+  /// `check --proofs` whatever the number of properties, retries and counterexample searches;
+  /// queries past it are `unknown` (verdict `timeout`, with a note).
   double budgetSeconds = 120;
   int bmcSteps = 0;           ///< lock-step steps of bounded model checking; 0: 4 * max stages + 4
   /// The launch `check` simulates (scalar arguments by Python name, `num_programs_x|y|z`): a
