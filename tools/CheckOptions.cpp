@@ -122,7 +122,7 @@ int writeTraceOut(PreparedSimulation &prepared, const std::string &scheduleName,
   return kClean;
 }
 
-int finishCheck(PreparedSimulation &prepared, std::vector<verifier::Finding> &findings) {
+int runSchedules(PreparedSimulation &prepared, std::vector<verifier::Finding> &findings) {
   if (schedulesOpt < 1 || schedulesOpt > 1000)
     return badInput("--schedules must be between 1 and 1000, got " + std::to_string(schedulesOpt));
   if (schedulesOpt > 1) {
@@ -134,22 +134,36 @@ int finishCheck(PreparedSimulation &prepared, std::vector<verifier::Finding> &fi
       if (int code = runSchedule(prepared, schedules[i], seen, findings))
         return code;
   }
-  if (!writeBaselineOpt.empty())
+  return kClean;
+}
+
+llvm::Expected<std::set<std::string>> acceptedFingerprints() {
+  if (baselineOpt.empty())
+    return std::set<std::string>{};
+  return verifier::readBaseline(baselineOpt);
+}
+
+int finishCheck(PreparedSimulation &prepared, std::vector<verifier::Finding> &findings,
+                std::vector<verifier::Finding> &proofFindings, const std::set<std::string> &accepted) {
+  if (!writeBaselineOpt.empty()) {
+    std::vector<verifier::Finding> all = findings;
+    all.insert(all.end(), proofFindings.begin(), proofFindings.end());
     if (auto err = writeOutputFile(writeBaselineOpt, "the baseline", [&](raw_ostream &os) {
-          os << formatv("{0:2}", verifier::baselineJson(findings)) << "\n";
+          os << formatv("{0:2}", verifier::baselineJson(all)) << "\n";
         }))
       return badInput(toString(std::move(err)));
-  if (!baselineOpt.empty()) {
-    auto accepted = verifier::readBaseline(baselineOpt);
-    if (!accepted)
-      return badInput(toString(accepted.takeError()));
-    std::erase_if(findings, [&](const verifier::Finding &f) { return accepted->count(verifier::fingerprint(f)); });
   }
-  if (!sarifOpt.empty())
+  auto isAccepted = [&](const verifier::Finding &f) { return accepted.count(verifier::fingerprint(f)) != 0; };
+  std::erase_if(findings, isAccepted);
+  std::erase_if(proofFindings, isAccepted);
+  if (!sarifOpt.empty()) {
+    std::vector<verifier::Finding> all = findings;
+    all.insert(all.end(), proofFindings.begin(), proofFindings.end());
     if (auto err = writeOutputFile(sarifOpt, "SARIF", [&](raw_ostream &os) {
-          os << formatv("{0:2}", json::Value(verifier::toSarif(findings))) << "\n";
+          os << formatv("{0:2}", json::Value(verifier::toSarif(all))) << "\n";
         }))
       return badInput(toString(std::move(err)));
+  }
   if (traceOutRequested() && !findings.empty())
     return writeTraceOut(prepared, findings.front().schedule,
                          "schedule '" + findings.front().schedule + "', which exposed the first finding");

@@ -6,15 +6,28 @@
 #include "tools/Simulation.h"
 #include "verifier/Finding.h"
 
+#include "llvm/Support/Error.h"
+
+#include <set>
+#include <string>
 #include <vector>
 
 namespace tlxsim::tool {
 
 /// Adds the findings of the extra schedules (--schedules N > 1) to `findings` (from the default schedule),
-/// deduplicated by class and location (the first schedule that exposed a finding names it), then applies
-/// --write-baseline, --baseline and --sarif, and with --trace-out writes the trace of the schedule that exposed
-/// the first remaining finding. Returns kClean, or kBadInput / kInternal after printing why.
-int finishCheck(PreparedSimulation &prepared, std::vector<verifier::Finding> &findings);
+/// deduplicated by class and location (the first schedule that exposed a finding names it). Returns kClean, or
+/// kBadInput / kInternal after printing why.
+int runSchedules(PreparedSimulation &prepared, std::vector<verifier::Finding> &findings);
+
+/// The fingerprints of --baseline's file (empty without --baseline). Errors: as verifier::readBaseline.
+llvm::Expected<std::set<std::string>> acceptedFingerprints();
+
+/// Applies --write-baseline (all findings and proof counterexamples of the run), removes the ones `accepted`
+/// (the --baseline) from both lists, writes --sarif with the rest, and with --trace-out writes the trace of the
+/// schedule that exposed the first remaining dynamic finding. `proofFindings` are the Z3 counterexamples as
+/// findings of class `proof:<property>` (tools/ProofReport.h). Returns kClean, or kBadInput after printing why.
+int finishCheck(PreparedSimulation &prepared, std::vector<verifier::Finding> &findings,
+                std::vector<verifier::Finding> &proofFindings, const std::set<std::string> &accepted);
 
 /// Whether --trace-out was given.
 bool traceOutRequested();

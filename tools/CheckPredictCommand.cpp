@@ -1,6 +1,7 @@
 // `tlx-sim check` and `tlx-sim predict`: simulate one launch with the verifier's checkers
 // attached; check prints the findings, predict the summary view (design.md output contract).
 #include "tools/CheckOptions.h"
+#include "verifier/Baseline.h"
 #include "tools/CommandLine.h"
 #include "tools/PredictSweep.h"
 #include "tools/ProofReport.h"
@@ -41,12 +42,24 @@ int run(bool predict) {
 
   std::vector<verifier::Finding> findings = checks.findings();
   ProofOutcome proofs; // Z3 verdicts for all trip counts (check only)
+  size_t suppressedCounterexamples = 0;
   if (!predict) {
-    if (int code = finishCheck(prepared, findings)) // --schedules, --baseline, --sarif (tools/CheckOptions.cpp)
+    if (int code = runSchedules(prepared, findings)) // --schedules (tools/CheckOptions.cpp)
       return code;
-    proofs = runProofs(*prepared.module, /*traceCounterexample=*/findings.empty());
+    auto accepted = acceptedFingerprints();
+    if (!accepted)
+      return badInput(toString(accepted.takeError()));
+    bool dynamicLeft = llvm::any_of(
+        findings, [&](const verifier::Finding &f) { return !accepted->count(verifier::fingerprint(f)); });
+    proofs = runProofs(*prepared.module, /*traceCounterexample=*/!dynamicLeft);
     if (proofs.badAssumptions)
       return kBadInput;
+    std::vector<verifier::Finding> proofFindings = counterexampleFindings(proofs);
+    size_t counterexamples = proofFindings.size();
+    if (int code = finishCheck(prepared, findings, proofFindings, *accepted)) // --baseline, --sarif, --trace-out
+      return code;
+    suppressedCounterexamples = counterexamples - proofFindings.size();
+    proofs.counterexample = !proofFindings.empty();
   }
   json::Array findingsJson, warningsJson;
   for (const auto &f : findings)
@@ -83,8 +96,12 @@ int run(bool predict) {
       outs() << "tlx-sim " << (predict ? "predict" : "check") << ": " << findings.size() << " finding"
              << (findings.size() == 1 ? "" : "s") << (predict ? "; no time predicted" : "") << "\n";
   }
-  if (!jsonOpt)
+  if (!jsonOpt) {
     printProofs(proofs, outs());
+    if (suppressedCounterexamples)
+      outs() << "tlx-sim: " << suppressedCounterexamples << " proof counterexample"
+             << (suppressedCounterexamples == 1 ? "" : "s") << " accepted by the baseline (--baseline)\n";
+  }
   if (proofs.unsatAssumptions)
     return badInput("the --assume constraints admit no launch of this kernel (the prover also takes each scalar "
                     "argument within +-2^30, its tt.divisibility, and at most 2^20 programs per grid axis)");

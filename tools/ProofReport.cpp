@@ -294,6 +294,20 @@ void printProofs(const ProofOutcome &outcome, raw_ostream &os) {
                 outcome.report.seconds);
 }
 
+std::vector<verifier::Finding> counterexampleFindings(const ProofOutcome &outcome) {
+  std::vector<verifier::Finding> out;
+  for (const auto &r : outcome.report.results)
+    if (r.verdict == "counterexample") {
+      verifier::Finding f;
+      f.cls = "proof:" + r.property;
+      f.location = r.location;
+      f.message = r.property + " on " + r.barrier + ": counterexample: " + r.witness;
+      f.schedule = "proof";
+      out.push_back(std::move(f));
+    }
+  return out;
+}
+
 json::Array proofsJson(const ProofOutcome &outcome) {
   json::Array out;
   size_t replay = 0;

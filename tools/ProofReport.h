@@ -3,6 +3,7 @@
 // in the simulator, and printing the verdicts (text and the `proofs` JSON array of design.md).
 #pragma once
 
+#include "verifier/Finding.h"
 #include "verifier/proof/Prover.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -28,6 +29,11 @@ struct ProofOutcome {
   std::vector<std::string> preconditions;
   std::vector<std::string> assumptions; ///< every assumption of the proofs: preconditions, then --assume
 };
+
+/// The `counterexample` verdicts of `outcome` as findings of class `proof:<property>` at the verdict's
+/// location (message: property, barrier and witness), for --sarif and baselines (the JSON output keeps them
+/// under `proofs`).
+std::vector<verifier::Finding> counterexampleFindings(const ProofOutcome &outcome);
 
 /// Runs the prover on `module` with the command-line options; replays counterexamples by
 /// re-running the simulation of `check` at the counterexample's arguments and grid. With

@@ -26,6 +26,12 @@ const std::map<std::string, std::string> &ruleTexts() {
       {"missing-fence", "Generic-proxy write read by the async proxy without fence.proxy.async"},
       {"named-barrier", "Hardware named barrier misuse: thread counts, arrive vs sync, id collisions"},
       {"cluster-barrier", "Cluster barrier misuse: threads of the cluster that never arrive"},
+      {"proof:wait-parity", "Z3 counterexample: a wait targets a phase its producers do not complete"},
+      {"proof:phase-balance", "Z3 counterexample: arrivals and waited phases do not balance for some launch"},
+      {"proof:tx-balance", "Z3 counterexample: expected tx bytes differ from the TMA bytes for some launch"},
+      {"proof:slot-range", "Z3 counterexample: a barrier index outside its array for some launch"},
+      {"proof:stage-ownership", "Z3 counterexample: a writer and an in-flight reader hold the same stage"},
+      {"proof:proxy-fence", "Z3 counterexample: a generic write reaches an async-proxy read with no fence"},
   };
   return rules;
 }
