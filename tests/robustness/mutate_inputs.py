@@ -89,8 +89,10 @@ def main() -> int:
                 forms.append(("generic", generic))
             for form, source in forms:
                 rng = random.Random(f"{path.relative_to(args.input_root)}:{form}")
-                for label, variant in variants(source, args.cuts, args.corruptions, rng):
-                    name = f"{index}-{form}-{label}"
+                for serial, (label, variant) in enumerate(variants(source, args.cuts, args.corruptions, rng)):
+                    # the serial keeps two variants with the same label (two cuts at one random offset) from
+                    # sharing a file that one thread rewrites while another's tlx-sim reads it (read empty: exit 0)
+                    name = f"{index}-{form}-{serial}-{label}"
                     jobs.append((path, form, label, pool.submit(check, args.tlx_sim, name, variant, workdir)))
         for path, form, label, job in jobs:
             total += 1
