@@ -16,6 +16,9 @@ void print(const Finding &f, llvm::raw_ostream &os) {
     os << r.location.str() << ": note: " << r.message << "\n";
   for (const auto &[loc, text] : f.notes)
     os << loc.str() << ": note: " << text << "\n";
+  if (f.schedule != "default" && f.schedule != "proof") // --schedules keeps the first schedule exposing it
+    os << f.location.str() << ": note: exposed by schedule '" << f.schedule
+       << "' of --schedules; the default schedule does not show it\n";
 }
 
 llvm::json::Object toJson(const Finding &f) {
