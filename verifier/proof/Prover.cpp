@@ -2452,7 +2452,9 @@ ProofReport Prover::run() {
           std::string ps;
           for (auto &[n, v] : r.params)
             ps += (ps.empty() ? "" : ", ") + n + "=" + std::to_string(v);
-          r.witness = ps + "; " + r.iteration + " (lock-step step " + std::to_string(r.step) + ")";
+          std::string where = r.iteration.empty() ? "lock-step step " + std::to_string(r.step)
+                                                  : r.iteration + " (lock-step step " + std::to_string(r.step) + ")";
+          r.witness = ps.empty() ? "any launch; " + where : ps + "; " + where;
         } else if (res == z3::unknown && r.verdict.empty()) {
           r.verdict = "timeout";
           r.witness = budgetExhausted
