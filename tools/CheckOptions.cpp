@@ -123,6 +123,10 @@ int writeTraceOut(PreparedSimulation &prepared, const std::string &scheduleName,
 }
 
 int runSchedules(PreparedSimulation &prepared, std::vector<verifier::Finding> &findings) {
+  if (jsonOpt)
+    for (const auto *opt : {&sarifOpt, &writeBaselineOpt, &traceOutOpt})
+      if (opt->getValue() == "-")
+        return badInput("--" + opt->ArgStr.str() + " - and --json would both write to standard output: give a file");
   if (schedulesOpt < 1 || schedulesOpt > 1000)
     return badInput("--schedules must be between 1 and 1000, got " + std::to_string(schedulesOpt));
   if (schedulesOpt > 1) {
