@@ -1,7 +1,7 @@
-#include "tools/OutputFile.h"
 #include "tools/CheckOptions.h"
 
 #include "tools/CommandLine.h"
+#include "tools/OutputFile.h"
 #include "verifier/Baseline.h"
 #include "verifier/Sarif.h"
 #include "verifier/Schedules.h"
@@ -10,7 +10,6 @@
 #include "sim/Timeline.h"
 #include "sim/TraceView.h"
 
-#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <map>
@@ -147,27 +146,30 @@ llvm::Expected<std::set<std::string>> acceptedFingerprints() {
   return verifier::readBaseline(baselineOpt);
 }
 
+bool isAccepted(const verifier::Finding &finding, const std::set<std::string> &accepted) {
+  return !accepted.empty() && accepted.count(verifier::fingerprint(finding));
+}
+
 int finishCheck(PreparedSimulation &prepared, std::vector<verifier::Finding> &findings,
                 std::vector<verifier::Finding> &proofFindings, const std::set<std::string> &accepted) {
-  if (!writeBaselineOpt.empty()) {
+  auto both = [&] { // the dynamic findings, then the Z3 counterexamples
     std::vector<verifier::Finding> all = findings;
     all.insert(all.end(), proofFindings.begin(), proofFindings.end());
+    return all;
+  };
+  if (!writeBaselineOpt.empty())
     if (auto err = writeOutputFile(writeBaselineOpt, "the baseline", [&](raw_ostream &os) {
-          os << formatv("{0:2}", verifier::baselineJson(all)) << "\n";
+          os << formatv("{0:2}", verifier::baselineJson(both())) << "\n";
         }))
       return badInput(toString(std::move(err)));
-  }
-  auto isAccepted = [&](const verifier::Finding &f) { return accepted.count(verifier::fingerprint(f)) != 0; };
-  std::erase_if(findings, isAccepted);
-  std::erase_if(proofFindings, isAccepted);
-  if (!sarifOpt.empty()) {
-    std::vector<verifier::Finding> all = findings;
-    all.insert(all.end(), proofFindings.begin(), proofFindings.end());
+  auto accept = [&](const verifier::Finding &f) { return isAccepted(f, accepted); };
+  std::erase_if(findings, accept);
+  std::erase_if(proofFindings, accept);
+  if (!sarifOpt.empty())
     if (auto err = writeOutputFile(sarifOpt, "SARIF", [&](raw_ostream &os) {
-          os << formatv("{0:2}", json::Value(verifier::toSarif(all))) << "\n";
+          os << formatv("{0:2}", json::Value(verifier::toSarif(both()))) << "\n";
         }))
       return badInput(toString(std::move(err)));
-  }
   if (traceOutRequested() && !findings.empty())
     return writeTraceOut(prepared, findings.front().schedule,
                          "schedule '" + findings.front().schedule + "', which exposed the first finding");

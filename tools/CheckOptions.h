@@ -22,6 +22,10 @@ int runSchedules(PreparedSimulation &prepared, std::vector<verifier::Finding> &f
 /// The fingerprints of --baseline's file (empty without --baseline). Errors: as verifier::readBaseline.
 llvm::Expected<std::set<std::string>> acceptedFingerprints();
 
+/// Whether `finding` is in `accepted` (acceptedFingerprints()); computes its fingerprint (which reads the
+/// source line) only when a baseline was given.
+bool isAccepted(const verifier::Finding &finding, const std::set<std::string> &accepted);
+
 /// Applies --write-baseline (all findings and proof counterexamples of the run), removes the ones `accepted`
 /// (the --baseline) from both lists, writes --sarif with the rest, and with --trace-out writes the trace of the
 /// schedule that exposed the first remaining dynamic finding. `proofFindings` are the Z3 counterexamples as

@@ -1,7 +1,6 @@
 // `tlx-sim check` and `tlx-sim predict`: simulate one launch with the verifier's checkers
 // attached; check prints the findings, predict the summary view (design.md output contract).
 #include "tools/CheckOptions.h"
-#include "verifier/Baseline.h"
 #include "tools/CommandLine.h"
 #include "tools/PredictSweep.h"
 #include "tools/ProofReport.h"
@@ -49,10 +48,10 @@ int run(bool predict) {
     auto accepted = acceptedFingerprints();
     if (!accepted)
       return badInput(toString(accepted.takeError()));
-    bool dynamicLeft = llvm::any_of(
-        findings, [&](const verifier::Finding &f) { return !accepted->count(verifier::fingerprint(f)); });
+    bool dynamicLeft =
+        llvm::any_of(findings, [&](const verifier::Finding &f) { return !isAccepted(f, *accepted); });
     proofs = runProofs(*prepared.module, /*traceCounterexample=*/!dynamicLeft);
-    if (proofs.badAssumptions)
+    if (proofs.badInput)
       return kBadInput;
     std::vector<verifier::Finding> proofFindings = counterexampleFindings(proofs);
     size_t counterexamples = proofFindings.size();

@@ -80,14 +80,10 @@ bool readPreconditions(std::vector<std::string> &out) {
   return true;
 }
 
-/// The names an assumption may constrain: the kernel's integer scalar arguments (by their Python
-/// names, as in launch.json) and the grid quantities num_programs_x|y|z, program_id_x|y|z.
-std::set<std::string> assumableNames(mlir::ModuleOp module) {
+/// The kernel's integer scalar arguments by their Python names (as in launch.json): with the grid
+/// quantities, the names an assumption may constrain.
+std::set<std::string> scalarArguments(mlir::ModuleOp module) {
   std::set<std::string> names;
-  for (const char *axis : {"x", "y", "z"}) {
-    names.insert(std::string("num_programs_") + axis);
-    names.insert(std::string("program_id_") + axis);
-  }
   for (mlir::Operation &op : module.getBody()->getOperations())
     if (op.getName().getStringRef() == "tt.func" && op.getNumRegions() == 1 && !op.getRegion(0).empty())
       for (mlir::BlockArgument arg : op.getRegion(0).front().getArguments())
@@ -95,6 +91,12 @@ std::set<std::string> assumableNames(mlir::ModuleOp module) {
           if (auto name = ir::variableName(arg.getLoc()))
             names.insert(*name);
   return names;
+}
+
+/// Whether `name` is num_programs_x|y|z or program_id_x|y|z.
+bool isGridQuantity(StringRef name) {
+  return (name.consume_front("num_programs_") || name.consume_front("program_id_")) &&
+         (name == "x" || name == "y" || name == "z");
 }
 
 cl::opt<int> proofStepsOpt("proof-steps",
@@ -181,13 +183,13 @@ ProofOutcome runProofs(mlir::ModuleOp module, bool traceCounterexample) {
   if (!(timeoutOpt > 0) || !(budgetOpt > 0)) {
     errs() << "tlx-sim: error: --timeout and --proof-budget take a positive number of seconds (got "
            << format("%g", timeoutOpt.getValue()) << " and " << format("%g", budgetOpt.getValue()) << ")\n";
-    out.badAssumptions = true;
+    out.badInput = true;
     return out;
   }
   if (proofStepsOpt < 0 || proofStepsOpt > verifier::proof::kMaxBmcSteps) {
     errs() << "tlx-sim: error: --proof-steps takes 1 to " << verifier::proof::kMaxBmcSteps
            << " lock-step steps (0: the default, 2 x stages + 1), got " << proofStepsOpt << "\n";
-    out.badAssumptions = true;
+    out.badInput = true;
     return out;
   }
   verifier::proof::ProofOptions options;
@@ -196,26 +198,22 @@ ProofOutcome runProofs(mlir::ModuleOp module, bool traceCounterexample) {
   options.bmcSteps = proofStepsOpt;
   std::vector<std::string> texts;
   if (!readPreconditions(texts)) {
-    out.badAssumptions = true;
+    out.badInput = true;
     return out;
   }
   out.preconditions = texts;
   texts.insert(texts.end(), assumeOpts.begin(), assumeOpts.end());
-  std::set<std::string> names = assumableNames(module);
+  std::set<std::string> arguments = scalarArguments(module);
   for (const std::string &text : texts) {
     verifier::proof::Assumption a;
     std::string err = verifier::proof::parseAssumption(text, a);
-    if (err.empty() && !names.count(a.name))
-      err = "'" + a.name + "' is neither a scalar argument of the kernel (" +
-            llvm::join(llvm::make_filter_range(names, [](const std::string &n) {
-                         return !StringRef(n).starts_with("num_programs_") && !StringRef(n).starts_with("program_id_");
-                       }),
-                       ", ") +
+    if (err.empty() && !isGridQuantity(a.name) && !arguments.count(a.name))
+      err = "'" + a.name + "' is neither a scalar argument of the kernel (" + llvm::join(arguments, ", ") +
             ") nor num_programs_x|y|z / program_id_x|y|z";
     if (!err.empty()) {
       errs() << "tlx-sim: error: " << (out.assumptions.size() < out.preconditions.size() ? "launch precondition" : "--assume")
              << ": " << err << "\n";
-      out.badAssumptions = true;
+      out.badInput = true;
       return out;
     }
     options.assumptions.push_back(a);

@@ -22,7 +22,7 @@ struct ProofOutcome {
   std::vector<std::string> replays;     ///< one line per counterexample (same order)
   bool counterexample = false;          ///< any verdict is `counterexample` (exit code 1)
   bool counterexampleTraced = false;    ///< the first counterexample's replay was considered for --trace-out
-  bool badAssumptions = false;          ///< an --assume does not parse (exit code 2)
+  bool badInput = false;                ///< a proof option or assumption is invalid, said on stderr (exit code 2)
   bool unsatAssumptions = false;        ///< the assumptions admit no launch (exit code 2)
   /// The launch preconditions of the --launch file (launch.json "preconditions", e.g. "K>=1"): assumed
   /// unless --no-preconditions.

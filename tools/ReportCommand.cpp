@@ -4,8 +4,8 @@
 // listener), the verifier's findings and the largest wait sites at their Python source
 // lines, and the GPU model with the source of every parameter. The page has no script and
 // references no file or network resource (its style sheet is embedded).
-#include "tools/OutputFile.h"
 #include "tools/CommandLine.h"
+#include "tools/OutputFile.h"
 #include "tools/Simulation.h"
 #include "report/ReportAssets.h"
 

@@ -2,15 +2,14 @@
 // Chrome/Perfetto trace of one SM (sim/TraceView.h), built by the Timeline listener.
 // Findings of the verifier are printed as diagnostics (stderr) and make the exit code 1;
 // the trace is written either way (a deadlocked kernel's trace shows where it stalls).
-#include "tools/OutputFile.h"
 #include "tools/CommandLine.h"
+#include "tools/OutputFile.h"
 #include "tools/Simulation.h"
 
 #include "sim/Timeline.h"
 #include "sim/TraceView.h"
 #include "verifier/Verifier.h"
 
-#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace llvm;
