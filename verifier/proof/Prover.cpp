@@ -216,7 +216,7 @@ private:
   z3::params solverParams;
   ProofReport report;
   bool budgetExhausted = false; ///< a query was refused because the kernel's budget was spent
-  Clock::time_point runStart = Clock::now(); ///< the budget counts from here (encoding included)
+  Clock::time_point runStart; ///< set by run(): the budget counts from there (encoding included)
 
   Operation *func = nullptr;
   std::vector<Operation *> prefix; ///< kernel ops before ttg.warp_specialize
@@ -333,6 +333,11 @@ private:
   State mergeState(const z3::expr &cond, const State &a, const State &b);
 
   // ---- queries ------------------------------------------------------------------------------
+  /// "the proof budget of B s (--proof-budget) was spent", for witnesses and the note.
+  std::string budgetSpent() const {
+    return "the proof budget of " + secondsText(options.budgetSeconds) + " s (--proof-budget) was spent";
+  }
+
   /// One Z3 query under the per-query limit and the kernel's remaining wall-time budget
   /// (`ProofOptions::budgetSeconds`): once the budget is spent every query answers `unknown`
   /// without running, so no sequence of queries (Houdini retries, counterexample searches) can
@@ -2458,8 +2463,7 @@ ProofReport Prover::run() {
         } else if (res == z3::unknown && r.verdict.empty()) {
           r.verdict = "timeout";
           r.witness = budgetExhausted
-                          ? "the proof budget of " + secondsText(options.budgetSeconds) +
-                                " s (--proof-budget) was spent before the bounded check finished"
+                          ? budgetSpent() + " before the bounded check finished"
                           : "Z3 answered unknown within " + llvm::formatv("{0}", options.timeoutSeconds).str() +
                                 " s (bounded check)";
         }
@@ -2543,8 +2547,7 @@ ProofReport Prover::run() {
     }
   }
   if (budgetExhausted)
-    report.notes.push_back("the proof budget of " + secondsText(options.budgetSeconds) +
-                           " s (--proof-budget) was spent: the queries after it were not run, their properties read "
+    report.notes.push_back(budgetSpent() + ": the queries after it were not run, their properties read "
                            "'timeout'");
   report.seconds = totalSeconds;
   report.results = std::move(results);
