@@ -2,8 +2,8 @@
 // (tools/runner/), check it against a CPU reference, time it, and optionally record it.
 #include "tools/CommandLine.h"
 
-#include "tools/runner/Record.h"
-#include "tools/runner/Runner.h"
+#include "runner/Record.h"
+#include "runner/Runner.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"

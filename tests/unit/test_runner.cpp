@@ -3,16 +3,16 @@
 // The GPU itself is replaced by a fake device (host memory, a CPU "kernel"), so the whole
 // `tlx-sim run` flow is exercised without a GPU. (tests/python/test_runner_params.py compares
 // the packing with Triton's own launcher for every capture.)
-#include "tools/runner/Capture.h"
-#include "tools/runner/CubinParams.h"
-#include "tools/runner/Cupti.h"
-#include "tools/runner/HostData.h"
-#include "tools/runner/JsonOrder.h"
-#include "tools/runner/ParamLayout.h"
-#include "tools/runner/Record.h"
-#include "tools/runner/Reference.h"
-#include "tools/runner/Runner.h"
-#include "tools/runner/Timing.h"
+#include "runner/Capture.h"
+#include "runner/CubinParams.h"
+#include "runner/Cupti.h"
+#include "runner/HostData.h"
+#include "runner/JsonOrder.h"
+#include "runner/ParamLayout.h"
+#include "runner/Record.h"
+#include "runner/Reference.h"
+#include "runner/Runner.h"
+#include "runner/Timing.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"

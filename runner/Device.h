@@ -4,7 +4,7 @@
 // clear message (`tlx-sim run` exits 2).
 #pragma once
 
-#include "tools/runner/ParamLayout.h"
+#include "runner/ParamLayout.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"

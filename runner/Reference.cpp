@@ -1,6 +1,6 @@
-#include "tools/runner/Reference.h"
+#include "runner/Reference.h"
 
-#include "tools/runner/HostData.h"
+#include "runner/HostData.h"
 
 #include "llvm/Support/FormatVariadic.h"
 

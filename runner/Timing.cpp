@@ -1,4 +1,4 @@
-#include "tools/runner/Timing.h"
+#include "runner/Timing.h"
 
 #include <algorithm>
 #include <cmath>

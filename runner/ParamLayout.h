@@ -12,7 +12,7 @@
 // No GPU is involved: pointer values are filled in by the runner once buffers exist.
 #pragma once
 
-#include "tools/runner/Capture.h"
+#include "runner/Capture.h"
 
 #include "llvm/Support/Error.h"
 

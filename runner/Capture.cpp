@@ -1,6 +1,6 @@
-#include "tools/runner/Capture.h"
+#include "runner/Capture.h"
 
-#include "tools/runner/JsonOrder.h"
+#include "runner/JsonOrder.h"
 
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"

@@ -1,6 +1,6 @@
-#include "tools/runner/HostData.h"
+#include "runner/HostData.h"
 
-#include "tools/runner/Capture.h"
+#include "runner/Capture.h"
 
 #include <algorithm>
 #include <cmath>

@@ -2,7 +2,7 @@
 // Debian's libamdhip64-dev 5.2.3 is used for types only, with __HIP_PLATFORM_AMD__ defined).
 // Launches follow triton/backends/amd/driver.py: hipModuleLaunchKernel with
 // blockDim.x = warp_size * num_warps and the metadata's shared memory.
-#include "tools/runner/Device.h"
+#include "runner/Device.h"
 
 #ifdef TLXSIM_RUNNER_HAVE_HIP
 #ifndef __HIP_PLATFORM_AMD__

@@ -3,13 +3,13 @@
 // of CUPTI kernel records; events alone where CUPTI is absent), and report.
 #pragma once
 
-#include "tools/runner/Capture.h"
-#include "tools/runner/CubinParams.h"
-#include "tools/runner/Cupti.h"
-#include "tools/runner/Device.h"
-#include "tools/runner/ParamLayout.h"
-#include "tools/runner/Reference.h"
-#include "tools/runner/Timing.h"
+#include "runner/Capture.h"
+#include "runner/CubinParams.h"
+#include "runner/Cupti.h"
+#include "runner/Device.h"
+#include "runner/ParamLayout.h"
+#include "runner/Reference.h"
+#include "runner/Timing.h"
 
 #include "llvm/Support/Error.h"
 

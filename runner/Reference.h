@@ -15,7 +15,7 @@
 // Anything else has no reference and is reported as unchecked.
 #pragma once
 
-#include "tools/runner/Capture.h"
+#include "runner/Capture.h"
 
 #include "llvm/Support/Error.h"
 

@@ -1,4 +1,4 @@
-#include "tools/runner/JsonOrder.h"
+#include "runner/JsonOrder.h"
 
 #include "llvm/Support/JSON.h"
 

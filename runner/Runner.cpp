@@ -1,6 +1,6 @@
-#include "tools/runner/Runner.h"
+#include "runner/Runner.h"
 
-#include "tools/runner/HostData.h"
+#include "runner/HostData.h"
 
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"

@@ -1,4 +1,4 @@
-#include "tools/runner/CubinParams.h"
+#include "runner/CubinParams.h"
 
 #include "llvm/BinaryFormat/ELF.h"
 

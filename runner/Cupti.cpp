@@ -1,4 +1,4 @@
-#include "tools/runner/Cupti.h"
+#include "runner/Cupti.h"
 
 #include "llvm/ADT/StringExtras.h"
 

@@ -1,6 +1,6 @@
-#include "tools/runner/ParamLayout.h"
+#include "runner/ParamLayout.h"
 
-#include "tools/runner/HostData.h"
+#include "runner/HostData.h"
 
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/JSON.h"

@@ -1,6 +1,6 @@
 // Device over the CUDA driver API, loaded with dlopen("libcuda.so.1") and cuGetProcAddress
 // (cuda.h is used for types and enums only; nothing links against libcuda).
-#include "tools/runner/Device.h"
+#include "runner/Device.h"
 
 #ifdef TLXSIM_RUNNER_HAVE_CUDA
 #include <cuda.h>

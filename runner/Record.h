@@ -3,8 +3,8 @@
 // into traces/<gpu>/captures/<kernel>/<config>-<sha256 of the binary, 8 hex>/.
 #pragma once
 
-#include "tools/runner/Capture.h"
-#include "tools/runner/Runner.h"
+#include "runner/Capture.h"
+#include "runner/Runner.h"
 
 #include "llvm/Support/Error.h"
 #include "llvm/Support/JSON.h"

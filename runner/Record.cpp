@@ -1,4 +1,4 @@
-#include "tools/runner/Record.h"
+#include "runner/Record.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
