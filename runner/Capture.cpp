@@ -284,6 +284,8 @@ llvm::Expected<Capture> parseCapture(llvm::StringRef launchText, llvm::StringRef
 }
 
 llvm::Expected<Capture> readCapture(llvm::StringRef path) {
+  if (!llvm::sys::fs::exists(path))
+    return fail(path, "no such capture folder or launch.json");
   llvm::SmallString<256> dir(path);
   if (!llvm::sys::fs::is_directory(dir))
     llvm::sys::path::remove_filename(dir);

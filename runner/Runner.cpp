@@ -1,6 +1,7 @@
 #include "runner/Runner.h"
 
 #include "runner/HostData.h"
+#include "runner/Measure.h"
 
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -8,6 +9,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
+#include <memory>
 #include <thread>
 
 namespace tlxsim::runner {
@@ -101,37 +104,16 @@ llvm::Expected<ParamLayout> layoutForCapture(const Capture &c, std::optional<Cub
   return layout;
 }
 
-llvm::Expected<RunResult> runCapture(const Capture &c, Device &device, const RunOptions &options) {
-  RunResult result;
-  result.device = device.info();
-  auto layout = layoutForCapture(c);
-  if (!layout)
-    return layout.takeError();
-  result.layout = *layout;
-  auto reference = findReference(c, options.reference);
-  if (!reference)
-    return reference.takeError();
-  result.reference = *reference;
+namespace {
 
-  auto binary = readBinary(c);
-  if (!binary)
-    return binary.takeError();
-  if (auto err = device.loadKernel((*binary)->getBuffer(), c.metadata.name, uint32_t(c.metadata.shared)))
-    return err;
-  auto regs = device.kernelRegistersAndMaxThreads();
-  if (!regs)
-    return regs.takeError();
-  result.registers = regs->first;
-  const int threads = c.metadata.numWarps * c.metadata.warpSize;
-  if (threads > regs->second)
-    return llvm::createStringError("the kernel needs %d threads per block but the driver allows %d (out of "
-                                   "resources, as Triton would report)",
-                                   threads, regs->second);
+/// Device addresses of the tensors by name, plus "global_scratch" / "profile_scratch".
+using Addresses = std::map<std::string, uint64_t>;
 
-  // Inputs: one allocation per tensor, filled with seeded normal data.
-  Allocations allocations{device, {}};
-  HostTensors host;
-  std::map<std::string, uint64_t> addresses;
+/// One allocation per tensor, filled with seeded normal data (HostData.h fillRandom) and uploaded;
+/// then the kernel's global and profile scratch (per CTA sizes times the CTAs). Adds the tensors'
+/// bytes to result.bytes.
+llvm::Error uploadInputs(const Capture &c, Device &device, const RunOptions &options, Allocations &allocations,
+                         HostTensors &host, Addresses &addresses, RunResult &result) {
   unsigned fillThreads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
   for (const auto &[name, t] : c.tensors) {
     size_t bytes = size_t(t.extentElements()) * dtypeBytes(t.dtype);
@@ -160,23 +142,28 @@ llvm::Expected<RunResult> runCapture(const Capture &c, Device &device, const Run
       return a.takeError();
     addresses["profile_scratch"] = *a;
   }
+  return llvm::Error::success();
+}
 
-  // The parameter values, each at a naturally aligned host address (the driver copies them to
-  // the offsets of the kernel's parameter space).
+/// The parameter values, each at a naturally aligned host address of `storage` (the driver
+/// copies them to the offsets of the kernel's parameter space): scalars, device pointers (null
+/// for an absent tensor) and 128-byte tensor maps encoded by the device. Returns one pointer
+/// per parameter, as cuLaunchKernelEx's kernelParams wants them.
+llvm::Expected<std::vector<void *>> packParams(const ParamLayout &layout, Device &device, const Addresses &addresses,
+                                               std::unique_ptr<uint8_t, decltype(&std::free)> &storage) {
   std::vector<size_t> hostOffsets;
   size_t hostSize = 0;
-  for (const Param &p : result.layout.params) {
+  for (const Param &p : layout.params) {
     hostSize = (hostSize + p.align - 1) / p.align * p.align;
     hostOffsets.push_back(hostSize);
     hostSize += p.size;
   }
-  std::unique_ptr<uint8_t, decltype(&std::free)> paramBytes(
-      static_cast<uint8_t *>(std::aligned_alloc(128, (hostSize + 127) / 128 * 128)), &std::free);
-  std::memset(paramBytes.get(), 0, hostSize);
+  storage.reset(static_cast<uint8_t *>(std::aligned_alloc(128, (hostSize + 127) / 128 * 128)));
+  std::memset(storage.get(), 0, hostSize);
   std::vector<void *> params;
-  for (size_t i = 0; i < result.layout.params.size(); ++i) {
-    const Param &p = result.layout.params[i];
-    uint8_t *slot = paramBytes.get() + hostOffsets[i];
+  for (size_t i = 0; i < layout.params.size(); ++i) {
+    const Param &p = layout.params[i];
+    uint8_t *slot = storage.get() + hostOffsets[i];
     params.push_back(slot);
     switch (p.kind) {
     case ParamKind::Scalar:
@@ -198,173 +185,122 @@ llvm::Expected<RunResult> runCapture(const Capture &c, Device &device, const Run
     }
     }
   }
+  return params;
+}
 
+/// Triton's launch geometry: grid x times the cluster size, num_warps * warp_size threads.
+LaunchGeometry launchGeometry(const Capture &c) {
   LaunchGeometry geometry;
   geometry.grid = {uint32_t(c.grid[0] * c.metadata.numCtas), uint32_t(c.grid[1]), uint32_t(c.grid[2])};
-  geometry.block = {uint32_t(threads), 1, 1};
+  geometry.block = {uint32_t(c.metadata.numWarps * c.metadata.warpSize), 1, 1};
   geometry.sharedBytes = uint32_t(c.metadata.shared);
   geometry.clusterX = uint32_t(c.metadata.numCtas);
   geometry.cooperative = c.metadata.launchCooperativeGrid;
   geometry.pdl = c.metadata.launchPdl;
-  auto launchOnce = [&]() -> llvm::Error { return device.launch(geometry, params.data()); };
-  auto kernelFailed = [&](llvm::Error err) {
+  return geometry;
+}
+
+/// The first launch, then (with a reference) the checked launch over a NaN-poisoned output,
+/// its download and result.check. A failing launch or kernel sets result.kernelFailure.
+llvm::Error launchAndCheck(const Capture &c, const PreparedLaunch &launch, const RunOptions &options,
+                           HostTensors &host, Addresses &addresses, RunResult &result) {
+  Device &device = launch.device;
+  auto failed = [&](llvm::Error err) {
     result.kernelFailure = llvm::toString(std::move(err));
-    return std::move(result);
+    return llvm::Error::success();
   };
-
-  // First launch, then the checked launch over a NaN-poisoned output.
-  if (auto err = launchOnce())
-    return kernelFailed(std::move(err));
+  if (auto err = launch.launch())
+    return failed(std::move(err));
   if (auto err = device.synchronize())
-    return kernelFailed(std::move(err));
-  if (result.reference.kind != ReferenceKind::None) {
-    const std::string &out = result.reference.output();
-    const TensorSpec &spec = c.tensors.at(out);
-    std::vector<uint8_t> &data = host[out];
-    if (auto nan = nanPattern(spec.dtype)) {
-      llvm::Error err = nan->second == 2 ? device.fill16(addresses[out], uint16_t(nan->first), data.size() / 2)
-                                         : device.fill32(addresses[out], nan->first, data.size() / 4);
-      if (err)
-        return err;
-      if (auto err = device.synchronize())
-        return err;
-    }
-    if (auto err = launchOnce())
-      return kernelFailed(std::move(err));
-    if (auto err = device.synchronize())
-      return kernelFailed(std::move(err));
-    if (auto err = device.download(data.data(), addresses[out], data.size()))
+    return failed(std::move(err));
+  if (result.reference.kind == ReferenceKind::None)
+    return llvm::Error::success();
+  const std::string &out = result.reference.output();
+  const TensorSpec &spec = c.tensors.at(out);
+  std::vector<uint8_t> &data = host[out];
+  if (auto nan = nanPattern(spec.dtype)) {
+    llvm::Error err = nan->second == 2 ? device.fill16(addresses[out], uint16_t(nan->first), data.size() / 2)
+                                       : device.fill32(addresses[out], nan->first, data.size() / 4);
+    if (err)
       return err;
-    result.check = checkReference(result.reference, c, host, options.seed, options.threads);
-    if (!result.check->ok)
-      return result; // a timing of a wrong kernel is worthless
+    if (auto err = device.synchronize())
+      return err;
   }
+  if (auto err = launch.launch())
+    return failed(std::move(err));
+  if (auto err = device.synchronize())
+    return failed(std::move(err));
+  if (auto err = device.download(data.data(), addresses[out], data.size()))
+    return err;
+  result.check = checkReference(result.reference, c, host, options.seed, options.threads);
+  return llvm::Error::success();
+}
 
-  // Timing, as tlx_sim/record.py: do_bench rounds (an estimate from 5 launches, warm-up, then each
-  // launch between two events after zeroing a 256 MiB buffer: the L2 flush), re-timed while their
-  // CV is high; then, with a device-duration timer, more flushed launches timed by CUPTI.
-  uint64_t flush = 0;
-  const size_t flushWords = size_t(256) << 20 >> 2;
+} // namespace
+
+llvm::Expected<RunResult> runCapture(const Capture &c, Device &device, const RunOptions &options) {
+  RunResult result;
+  result.device = device.info();
+  auto layout = layoutForCapture(c);
+  if (!layout)
+    return layout.takeError();
+  result.layout = *layout;
+  auto reference = findReference(c, options.reference);
+  if (!reference)
+    return reference.takeError();
+  result.reference = *reference;
+
+  auto binary = readBinary(c);
+  if (!binary)
+    return binary.takeError();
+  if (auto err = device.loadKernel((*binary)->getBuffer(), c.metadata.name, uint32_t(c.metadata.shared)))
+    return err;
+  auto regs = device.kernelRegistersAndMaxThreads();
+  if (!regs)
+    return regs.takeError();
+  result.registers = regs->first;
+  const int threads = c.metadata.numWarps * c.metadata.warpSize;
+  if (threads > regs->second)
+    return llvm::createStringError("the kernel needs %d threads per block but the driver allows %d (out of "
+                                   "resources, as Triton would report)",
+                                   threads, regs->second);
+
+  Allocations allocations{device, {}};
+  HostTensors host;
+  Addresses addresses;
+  if (auto err = uploadInputs(c, device, options, allocations, host, addresses, result))
+    return err;
+  std::unique_ptr<uint8_t, decltype(&std::free)> paramStorage(nullptr, &std::free);
+  auto params = packParams(result.layout, device, addresses, paramStorage);
+  if (!params)
+    return params.takeError();
+  PreparedLaunch launch{device, launchGeometry(c), params->data()};
+
+  if (auto err = launchAndCheck(c, launch, options, host, addresses, result))
+    return err;
+  if (!result.kernelFailure.empty() || (result.check && !result.check->ok))
+    return result; // a timing of a wrong kernel is worthless
+
+  // Timing, as tlx_sim/record.py (runner/Measure.h).
   if (options.flushL2) {
-    auto a = allocations.get(flushWords * 4);
+    launch.flushWords = size_t(256) << 20 >> 2;
+    auto a = allocations.get(launch.flushWords * 4);
     if (!a)
       return a.takeError();
-    flush = *a;
+    launch.flushBuffer = *a;
   }
-  auto flushL2 = [&]() -> llvm::Error {
-    return options.flushL2 ? device.fill32(flush, 0, flushWords) : llvm::Error::success();
-  };
   if (auto clock = readSmClock()) {
     result.smClockBeforeMHz = clock->first;
     result.smClockMaxMHz = clock->second;
   }
-  if (auto err = device.createEvents(2))
+  if (auto err = timeEventRounds(launch, options, result))
     return err;
-  if (auto err = device.recordEvent(0))
+  if (!result.kernelFailure.empty())
+    return result;
+  if (auto err = timeWithKernelTimer(launch, c.metadata.name, options, result))
     return err;
-  for (int i = 0; i < 5; ++i) {
-    if (auto err = flushL2())
-      return err;
-    if (auto err = launchOnce())
-      return kernelFailed(std::move(err));
-  }
-  if (auto err = device.recordEvent(1))
-    return err;
-  if (auto err = device.synchronize())
-    return kernelFailed(std::move(err));
-  auto estimate = device.elapsedMs(0, 1);
-  if (!estimate)
-    return estimate.takeError();
-  const double estimateMs = *estimate / 5;
-  result.warmupIters = iterationsFor(options.warmupMs, estimateMs);
-  result.itersPerRound = options.iters > 0 ? options.iters : iterationsFor(options.repMs, estimateMs);
-  if (auto err = device.createEvents(2 * size_t(result.itersPerRound)))
-    return err;
-  std::vector<double> bestAll, bestRounds;
-  double bestCv = 0;
-  for (int attempt = 0; attempt <= std::max(0, options.retries); ++attempt) {
-    std::vector<double> all, rounds;
-    for (int round = 0; round < std::max(1, options.rounds); ++round) {
-      for (int i = 0; i < result.warmupIters; ++i)
-        if (auto err = launchOnce())
-          return kernelFailed(std::move(err));
-      for (int i = 0; i < result.itersPerRound; ++i) {
-        if (auto err = flushL2())
-          return err;
-        if (auto err = device.recordEvent(2 * i))
-          return err;
-        if (auto err = launchOnce())
-          return kernelFailed(std::move(err));
-        if (auto err = device.recordEvent(2 * i + 1))
-          return err;
-      }
-      if (auto err = device.synchronize())
-        return kernelFailed(std::move(err));
-      std::vector<double> times;
-      for (int i = 0; i < result.itersPerRound; ++i) {
-        auto ms = device.elapsedMs(2 * i, 2 * i + 1);
-        if (!ms)
-          return ms.takeError();
-        times.push_back(*ms * 1000.0);
-      }
-      all.insert(all.end(), times.begin(), times.end());
-      rounds.push_back(summarize(times).median);
-    }
-    ++result.attempts;
-    double cv = sampleCv(rounds);
-    if (attempt == 0 || cv < bestCv)
-      bestAll = std::move(all), bestRounds = std::move(rounds), bestCv = cv;
-    if (cv <= options.maxCv)
-      break;
-  }
-  result.roundMedianUs = bestRounds;
-  result.timeUs = summarize(bestAll);
-  result.medianUs = result.eventsMedianUs = summarize(bestRounds).median;
-  result.eventsCv = bestCv;
-
-  if (options.timer) {
-    // Device durations of `timerIters` launches, each after an L2 flush (record.py
-    // kernel_durations_us), in `rounds` groups whose medians give the measurement.
-    bool launchFailed = false; // a launch or the kernel failed (not the timer)
-    auto timed = [&]() -> llvm::Expected<std::vector<double>> {
-      if (auto err = options.timer->start())
-        return err;
-      for (int i = 0; i < options.timerIters; ++i) {
-        if (auto err = flushL2()) {
-          llvm::consumeError(options.timer->stop(c.metadata.name).takeError());
-          return err;
-        }
-        if (auto err = launchOnce()) {
-          launchFailed = true;
-          llvm::consumeError(options.timer->stop(c.metadata.name).takeError());
-          return err;
-        }
-      }
-      llvm::Error synced = device.synchronize();
-      auto durations = options.timer->stop(c.metadata.name);
-      if (synced) {
-        launchFailed = true;
-        llvm::consumeError(durations.takeError());
-        return synced;
-      }
-      if (durations && int(durations->size()) != options.timerIters)
-        return llvm::createStringError("%s reported %zu launches of %s, not %d", options.timer->description().c_str(),
-                                       durations->size(), c.metadata.name.c_str(), options.timerIters);
-      return durations;
-    }();
-    if (!timed && launchFailed)
-      return kernelFailed(timed.takeError());
-    if (timed) {
-      result.timer = "cupti";
-      result.roundMedianUs = groupMedians(*timed, std::max(1, options.rounds));
-      result.timeUs = summarize(*timed);
-      result.medianUs = summarize(result.roundMedianUs).median;
-    } else if (options.requireTimer) {
-      return timed.takeError();
-    } else {
-      result.timerNote = options.timer->description() + ": " + llvm::toString(timed.takeError());
-    }
-  }
+  if (!result.kernelFailure.empty())
+    return result;
   if (auto clock = readSmClock())
     result.smClockAfterMHz = clock->first;
   return result;

@@ -1,4 +1,4 @@
-"""The measuring half of tools/runner/h200-check.sh (issue 9): `tlx-sim run` against tlx_sim/record.py on a GPU.
+"""The measuring half of tools/h200-check.sh (issue 9): `tlx-sim run` against tlx_sim/record.py on a GPU.
 
 For every captured sm_90 kernel of tests/inputs/hopper (``*_bug_*`` configs skipped; KERNEL arguments select
 folders), in one Python process that imports torch once, back to back (A-B-A, so both recorders see the GPU in
@@ -19,7 +19,7 @@ reported as not run (failing).
 
 Usage (from the repository root; h200-check.sh sets TLXSIM, TLXSIM_CUPTI and PYTHONPATH)::
 
-    python3 tools/runner/h200_check.py OUT WORK [KERNEL ...]
+    python3 tools/h200_check.py OUT WORK [KERNEL ...]
 """
 from __future__ import annotations
 
@@ -146,7 +146,7 @@ def main() -> int:
     parser.add_argument("work", type=Path)
     parser.add_argument("kernels", nargs="*")
     args = parser.parse_args()
-    tlxsim = os.environ.get("TLXSIM", "build-static/tools/runner/static/tlx-sim")
+    tlxsim = os.environ.get("TLXSIM", "build/static/tlx-sim")
     python_on = os.environ.get("PYTHON", "1") != "0"
     for sub in ("native", "python/traces", "traces/h200"):
         (args.work / sub).mkdir(parents=True, exist_ok=True)
