@@ -1,0 +1,129 @@
+"""The recipe table of ``tlx_sim.tlx_tutorials``: how to call each TLX tutorial and what to capture of it.
+
+Per tutorial (key: the file's stem): ``file`` in the wheel's tutorials folder, the host ``entry`` the
+tutorial itself uses (``matmul``, ``attention``), an ``inputs`` builder (``gemm``, ``attention``: stand-in
+tensors of ``shape``), the ``kernel`` whose launches are kept, ``configs`` (name -> a selector: entries of
+``triton.Config.all_kwargs()`` that pick exactly one config of the tutorial's own list; prefer configs the
+tutorial's own pruning keeps at that shape, see ``python -m tlx_sim.capture --tutorial X --list-configs``)
+and ``targets`` (every target the tutorial is written for).  ``configs_from_autotune=False`` for a kernel
+launched without the autotuner: then the one config name is just a label.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Callable
+
+from tlx_sim.fake_torch import FakeTensor
+
+
+def gemm(shape: dict):
+    """``matmul(a, b)``: a[M, K], b[K, N] row-major, of ``shape["dtype"]`` (default float16)."""
+    dt = shape.get("dtype", "float16")
+    return (FakeTensor([shape["M"], shape["K"]], dt), FakeTensor([shape["K"], shape["N"]], dt)), {}
+
+
+def gemm_bt(shape: dict):
+    """``matmul(a, b)`` with b given as b[N, K] row-major (tutorials computing a @ b.T)."""
+    dt = shape.get("dtype", "float16")
+    return (FakeTensor([shape["M"], shape["K"]], dt), FakeTensor([shape["N"], shape["K"]], dt)), {}
+
+
+def attention(shape: dict, causal=None):
+    """``attention(q, k, v, sm_scale[, causal])``: q, k, v [Z, H, N_CTX, D]; sm_scale = 1/sqrt(D)."""
+    dt = shape.get("dtype", "float16")
+    dims = [shape["Z"], shape["H"], shape["N_CTX"], shape["D"]]
+    q, k, v = (FakeTensor(dims, dt) for _ in range(3))
+    args = (q, k, v, 1.0 / math.sqrt(shape["D"]))
+    return (args + (causal, ) if causal is not None else args), {}
+
+
+def attention_causal(shape: dict):
+    """``attention(q, k, v, sm_scale, causal)`` with ``shape["causal"]`` (default False)."""
+    return attention(shape, causal=bool(shape.get("causal", False)))
+
+
+def vector_add2(shape: dict):
+    """``add2(x, y, a, b)``: four float32 vectors of ``shape["N"]`` elements."""
+    return tuple(FakeTensor([shape["N"]], shape.get("dtype", "float32")) for _ in range(4)), {}
+
+
+@dataclass
+class Recipe:
+    """How to capture one tutorial (see the module docstring)."""
+    file: str
+    entry: str
+    inputs: Callable
+    shape: dict
+    kernel: str
+    configs: dict
+    targets: list
+    configs_from_autotune: bool = True
+    note: str = ""
+    extra: dict = field(default_factory=dict)
+
+
+GEMM_4K = {"M": 4096, "N": 4096, "K": 4096}
+ATTN = {"Z": 4, "H": 32, "N_CTX": 4096, "D": 128}
+
+_HOPPER_GEMM_WS = dict(GROUP_SIZE_M=8, NUM_MMA_WARPS=8, NUM_MMA_GROUPS=2, USE_WARP_BARRIER=False)
+_BW_GEMM_WS = dict(BLOCK_SIZE_M=256, BLOCK_SIZE_K=64, GROUP_SIZE_M=8, NUM_MMA_GROUPS=2, SPLIT_K=1,
+                   INTERLEAVE_EPILOGUE=0, USE_WARP_BARRIER=False)
+
+RECIPES: dict[str, Recipe] = {
+    # --- Hopper (cuda:90) -------------------------------------------------------------------------------------
+    "hopper_gemm_ws": Recipe(
+        "hopper_gemm_ws.py", "matmul", gemm, GEMM_4K, "matmul_kernel_tlx_ws",
+        {"bn256_s3_sub": dict(BM=128, BN=256, BK=64, NUM_STAGES=3, EPILOGUE_SUBTILE=True, NUM_CTAS=1,
+                              **_HOPPER_GEMM_WS),
+         "bn128_s4": dict(BM=128, BN=128, BK=64, NUM_STAGES=4, EPILOGUE_SUBTILE=False, NUM_CTAS=1,
+                          **_HOPPER_GEMM_WS),
+         "bn128_s3_cta2": dict(BM=128, BN=128, BK=64, NUM_STAGES=3, EPILOGUE_SUBTILE=False, NUM_CTAS=2,
+                               **_HOPPER_GEMM_WS)},
+        ["cuda:90"]),
+    "hopper_gemm_pipelined": Recipe(
+        "hopper_gemm_pipelined.py", "matmul", gemm, GEMM_4K, "matmul_kernel_pipelined_hopper",
+        {"bn256_s3": dict(BLOCK_SIZE_M=128, BLOCK_SIZE_N=256, BLOCK_SIZE_K=64, NUM_STAGES=3)}, ["cuda:90"]),
+    "hopper_fa_ws": Recipe(
+        "hopper_fa_ws.py", "attention", attention, ATTN, "_attn_fwd_ws",
+        {"g1": dict(NUM_MMA_GROUPS=1), "g2": dict(NUM_MMA_GROUPS=2)}, ["cuda:90"]),
+    "hopper_fa_ws_pipelined": Recipe(
+        "hopper_fa_ws_pipelined.py", "attention", attention, ATTN, "_attn_fwd_ws_pipelined",
+        {"g1": dict(NUM_MMA_GROUPS=1), "g2": dict(NUM_MMA_GROUPS=2)}, ["cuda:90"]),
+    "hopper_fa_ws_pipelined_pingpong": Recipe(
+        "hopper_fa_ws_pipelined_pingpong.py", "attention", attention, ATTN, "_attn_fwd_ws_pipelined_pingpong",
+        {"g2": dict(NUM_MMA_GROUPS=2)}, ["cuda:90"]),
+    "hopper_fa_ws_pipelined_pingpong_persistent": Recipe(
+        "hopper_fa_ws_pipelined_pingpong_persistent.py", "attention", attention, ATTN,
+        "_attn_fwd_ws_pipelined_pingpong_persistent", {"g2": dict(NUM_MMA_GROUPS=2)}, ["cuda:90"]),
+    "hopper-persistent-gemm-ws-cooperative": Recipe(
+        "hopper-persistent-gemm-ws-cooperative.py", "matmul_tlx_ws_persistent", gemm, GEMM_4K,
+        "matmul_kernel_tlx_ws_persistent",
+        {"bm128_bn256_s3": dict(BM=128, BN=256, NUM_STAGES=3), "bm256_bn128_s4": dict(BM=256, BN=128, NUM_STAGES=4)},
+        ["cuda:90"]),
+    "hopper-persistent-gemm-ws-pingpong": Recipe(
+        "hopper-persistent-gemm-ws-pingpong.py", "matmul_tlx_ws_persistent", gemm, GEMM_4K,
+        "matmul_kernel_tlx_ws_persistent",
+        {"named_bar": dict(USE_NAMED_BARRIER=True), "mbar": dict(USE_NAMED_BARRIER=False)}, ["cuda:90"]),
+    # --- Blackwell (cuda:100) ---------------------------------------------------------------------------------
+    "blackwell_gemm_ws": Recipe(
+        "blackwell_gemm_ws.py", "matmul", gemm, GEMM_4K, "matmul_kernel_tma_ws_blackwell",
+        {"bm256_bn128_s4_t2_sub2": dict(BLOCK_SIZE_N=128, NUM_SMEM_BUFFERS=4, NUM_TMEM_BUFFERS=2, EPILOGUE_SUBTILE=2,
+                                        NUM_CTAS=1, **_BW_GEMM_WS),
+         "bm256_bn128_s5_t2_sub4_cta2": dict(BLOCK_SIZE_N=128, NUM_SMEM_BUFFERS=5, NUM_TMEM_BUFFERS=2,
+                                             EPILOGUE_SUBTILE=4, NUM_CTAS=2, **_BW_GEMM_WS)},
+        ["cuda:100"]),
+    "blackwell_gemm_pipelined": Recipe(
+        "blackwell_gemm_pipelined.py", "matmul", gemm, GEMM_4K, "matmul_kernel_tma_pipelined_blackwell",
+        {"bn256_bk64_s4": dict(BLOCK_SIZE_N=256, BLOCK_SIZE_K=64, NUM_STAGES=4),
+         "bn128_bk128_s2": dict(BLOCK_SIZE_N=128, BLOCK_SIZE_K=128, NUM_STAGES=2)}, ["cuda:100"]),
+    "blackwell_gemm_clc": Recipe(
+        "blackwell_gemm_clc.py", "matmul", gemm, GEMM_4K, "matmul_kernel_tma_ws_blackwell_clc",
+        {"bn256_bk64_s4_t2": dict(BLOCK_SIZE_N=256, BLOCK_SIZE_K=64, NUM_SMEM_BUFFERS=4, NUM_TMEM_BUFFERS=2,
+                                  USE_WARP_BARRIER=False),
+         "bn128_bk64_s3_t3": dict(BLOCK_SIZE_N=128, BLOCK_SIZE_K=64, NUM_SMEM_BUFFERS=3, NUM_TMEM_BUFFERS=3,
+                                  USE_WARP_BARRIER=False)}, ["cuda:100"]),
+    "blackwell_fa_ws": Recipe(
+        "blackwell_fa_ws.py", "attention", attention, ATTN, "_attn_fwd_ws",
+        {"bm256_kv3": dict(BLOCK_M=256, NUM_BUFFERS_KV=3)}, ["cuda:100"]),
+}
