@@ -112,9 +112,11 @@ class Launch:
     ``kernel``: the JITFunction; ``compiled``: Triton's CompiledKernel (``asm["ttgir"]``, ``asm["cubin"]``,
     ``metadata``); ``grid``: the evaluated grid (x, y, z); ``bound_args``: every argument by parameter name
     (constexprs included, as the binder bound them); ``signature`` / ``constexprs`` / ``attrs`` / ``options``:
-    what ``_pack_args`` handed the compiler; ``descs``: each descriptor argument as at compile time (block
+    what ``_pack_args`` handed the compiler; ``launch_options``: the launch's keywords that are not kernel
+    parameters (``num_warps``, ``num_stages``, ``num_ctas``, ``ctas_per_cga``, ``matrix_instr_nonkdim``, ...); ``descs``: each descriptor argument as at compile time (block
     shape after the config's pre_hook); ``config``: the autotune ``triton.Config`` (None for a direct launch),
-    ``config_name`` the name ``select`` gave it, ``kept_by_prune`` whether the kernel's own pruning kept it.
+    ``config_name`` the name ``select`` gave it, ``kept_by_prune`` whether the kernel's own pruning kept it; ``shape``: the problem shape, where the caller
+    records it.
     """
     kernel: object
     compiled: object
@@ -128,6 +130,8 @@ class Launch:
     config: object = None
     config_name: str | None = None
     kept_by_prune: bool | None = None
+    launch_options: dict = field(default_factory=dict)  # launch keywords that are not parameters (num_stages, ...)
+    shape: dict | None = None  # the problem shape the host code was called with, where the caller knows it
 
     @property
     def name(self) -> str:
@@ -181,6 +185,7 @@ def _jit_run(original):
             return original(self, *args, grid=grid, warmup=warmup, **kwargs)
         packed = {}
         pack = self._pack_args
+        options = {k: v for k, v in kwargs.items() if k not in self.arg_names}
 
         def recording_pack(backend, kw, bound_args, specialization, options):
             result = pack(backend, kw, bound_args, specialization, options)
@@ -196,14 +201,14 @@ def _jit_run(original):
         if hasattr(kernel, "result"):  # an async-compile future
             kernel = kernel.result()
         bound = packed["bound_args"]
-        options, signature, constexprs, attrs = packed["result"]
+        compile_options, signature, constexprs, attrs = packed["result"]
         g = grid(bound) if callable(grid) else grid
         g = tuple(int(x) for x in (tuple(g) + (1, 1, 1))[:3])
         config, name, kept = session.current or (None, None, None)
         session.launches.append(Launch(
             kernel=self, compiled=kernel, grid=g, bound_args=bound, signature=signature, constexprs=constexprs,
-            attrs=attrs, options=options, descs={k: _desc_snapshot(v) for k, v in bound.items() if _is_desc(v)},
-            config=config, config_name=name, kept_by_prune=kept))
+            attrs=attrs, options=compile_options, descs={k: _desc_snapshot(v) for k, v in bound.items() if _is_desc(v)},
+            config=config, config_name=name, kept_by_prune=kept, launch_options=options))
         return kernel
     return run
 

@@ -6,7 +6,8 @@ tensors of ``shape``), the ``kernel`` whose launches are kept, ``configs`` (name
 ``triton.Config.all_kwargs()`` that pick exactly one config of the tutorial's own list; prefer configs the
 tutorial's own pruning keeps at that shape, see ``python -m tlx_sim.capture --tutorial X --list-configs``)
 and ``targets`` (every target the tutorial is written for).  ``configs_from_autotune=False`` for a kernel
-launched without the autotuner: then the one config name is just a label.
+launched without the autotuner (the host entry picks its launch itself): then each config is the keywords to
+call the entry with (``{"config": {...}}`` or ``{}``), one call per config.
 """
 from __future__ import annotations
 
@@ -105,7 +106,26 @@ RECIPES: dict[str, Recipe] = {
         "hopper-persistent-gemm-ws-pingpong.py", "matmul_tlx_ws_persistent", gemm, GEMM_4K,
         "matmul_kernel_tlx_ws_persistent",
         {"named_bar": dict(USE_NAMED_BARRIER=True), "mbar": dict(USE_NAMED_BARRIER=False)}, ["cuda:90"]),
-    # --- Blackwell (cuda:100) ---------------------------------------------------------------------------------
+    # --- Blackwell (cuda:100) ----------------------------------------------------------------------------------
+    "blackwell_gemm_2cta": Recipe(
+        "blackwell_gemm_2cta.py", "matmul", gemm, GEMM_4K, "tcgen5_dot_kernel2cta_tma", {"default": {}},
+        ["cuda:100"], configs_from_autotune=False),
+    "blackwell_fa_ws_pipelined": Recipe(
+        "blackwell_fa_ws_pipelined.py", "attention", attention_causal, ATTN, "_attn_fwd_ws",
+        {"bm256_kv3": dict(BLOCK_M=256, NUM_BUFFERS_KV=3)}, ["cuda:100"]),
+    "blackwell_fa_ws_persistent": Recipe(
+        "blackwell_fa_ws_persistent.py", "attention", attention_causal, ATTN, "_attn_fwd_ws",
+        {"bm256_kv3": dict(BLOCK_M=256, NUM_BUFFERS_KV=3)}, ["cuda:100"]),
+    "blackwell_fa_ws_pipelined_persistent": Recipe(
+        "blackwell_fa_ws_pipelined_persistent.py", "attention", attention_causal, ATTN, "_attn_fwd_ws",
+        {"kv3": dict(NUM_BUFFERS_KV=3, GROUP_SIZE_N=1, RESCALE_OPT=False, USE_WHERE=False, USE_WARP_BARRIER=False),
+         "kv3_rescale_where": dict(NUM_BUFFERS_KV=3, GROUP_SIZE_N=1, RESCALE_OPT=True, USE_WHERE=True,
+                                   USE_WARP_BARRIER=False)}, ["cuda:100"]),
+    "blackwell_fa_clc": Recipe(
+        "blackwell_fa_clc.py", "attention", attention_causal, ATTN, "_attn_fwd_clc",
+        {"kv3": dict(NUM_BUFFERS_KV=3, GROUP_SIZE_N=1, RESCALE_OPT=False, USE_WHERE=False, USE_WARP_BARRIER=False),
+         "kv3_rescale_where": dict(NUM_BUFFERS_KV=3, GROUP_SIZE_N=1, RESCALE_OPT=True, USE_WHERE=True,
+                                   USE_WARP_BARRIER=False)}, ["cuda:100"]),
     "blackwell_gemm_ws": Recipe(
         "blackwell_gemm_ws.py", "matmul", gemm, GEMM_4K, "matmul_kernel_tma_ws_blackwell",
         {"bm256_bn128_s4_t2_sub2": dict(BLOCK_SIZE_N=128, NUM_SMEM_BUFFERS=4, NUM_TMEM_BUFFERS=2, EPILOGUE_SUBTILE=2,

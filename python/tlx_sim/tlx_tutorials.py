@@ -55,7 +55,7 @@ def load_tutorial(name: str):
     file = tutorials_dir() / recipe(name).file
     if not file.is_file():
         raise kmod.UsageError(f"{file}: no such tutorial in the installed fbtriton")
-    module_name = "tlx_tutorial_" + file.stem.replace("-", "_")
+    module_name = "tlx_tutorial_" + name.replace("-", "_")
     spec = importlib.util.spec_from_file_location(module_name, file)
     module = importlib.util.module_from_spec(spec)
     sys.modules[module_name] = module  # dataclasses / aggregates look their module up by name
@@ -80,10 +80,12 @@ def match_config(rcp: Recipe, config_name: str, configs: list):
 _MISSING = object()
 
 
-def run_tutorial(name: str, config_names: list[str], target) -> list[lc.Launch]:
-    """Import tutorial ``name``, call its host entry on stand-in inputs for ``target`` and compile the chosen
-    configs of its kernel ``recipe.kernel``; returns the launches of that kernel (one per config name)."""
+def run_tutorial(name: str, config_names: list[str], target, shape: dict | None = None) -> list[lc.Launch]:
+    """Import tutorial ``name``, call its host entry on stand-in inputs of ``shape`` (default: the recipe's) for
+    ``target`` and compile the chosen configs of its kernel ``recipe.kernel``; returns the launches of that
+    kernel (one per config name)."""
     rcp = recipe(name)
+    shape = dict(rcp.shape if shape is None else shape)
     for c in config_names:
         if c not in rcp.configs:
             raise kmod.UsageError(f"tutorial {name}: no config {c!r} (known: {', '.join(rcp.configs)})")
@@ -97,12 +99,19 @@ def run_tutorial(name: str, config_names: list[str], target) -> list[lc.Launch]:
 
     with kmod.fresh_triton_cache(), lc.intercepting(target, select) as launches:
         module = load_tutorial(name)
-        args, kwargs = rcp.inputs(rcp.shape)
-        getattr(module, rcp.entry)(*args, **kwargs)
+        args, kwargs = rcp.inputs(shape)
+        if rcp.configs_from_autotune:
+            getattr(module, rcp.entry)(*args, **kwargs)
+        else:  # the host entry launches the kernel itself: one call per config, its keywords from the recipe
+            for c in config_names:
+                before = len(launches)
+                getattr(module, rcp.entry)(*args, **kwargs, **rcp.configs[c])
+                for launch in launches[before:]:
+                    if launch.name == rcp.kernel:
+                        launch.config_name = c
+    for launch in launches:
+        launch.shape = shape
     mine = [launch for launch in launches if launch.name == rcp.kernel]
-    if not rcp.configs_from_autotune:  # a tutorial that launches its kernel directly: one launch per call
-        for launch, c in zip(mine, config_names):
-            launch.config_name = c
     got = [launch.config_name for launch in mine]
     if sorted(got) != sorted(config_names):
         raise kmod.UsageError(f"tutorial {name}: expected launches of {rcp.kernel} for {config_names}, got {got} "
@@ -126,10 +135,7 @@ def launch_json(name: str, launch: lc.Launch, target) -> dict:
     """launch.json (schema_version 1, kernels/README.md) for one captured tutorial launch."""
     import triton
     rcp = RECIPES[name]
-    params = set(launch.signature)
-    options = {}
-    if launch.config is not None:
-        options = {k: _plain(v) for k, v in launch.config.all_kwargs().items() if k not in params and k != "num_warps"}
+    options = {k: _plain(v) for k, v in launch.launch_options.items() if k != "num_warps" and v is not None}
     spec = {
         "schema_version": kmod.LAUNCH_SCHEMA_VERSION,
         "kernel": launch.name,
@@ -141,7 +147,7 @@ def launch_json(name: str, launch: lc.Launch, target) -> dict:
         "args": launch.scalar_args(),
         "descs": launch.descs,
         "constexprs": _plain(launch.constexpr_values()),
-        "shape": dict(rcp.shape),
+        "shape": dict(launch.shape or rcp.shape),
         "signature": dict(launch.signature),
         "divisibility": launch.attribute("tt.divisibility"),
     }
@@ -175,15 +181,18 @@ def write_launch(name: str, launch: lc.Launch, target, cdir: Path) -> Path:
 
 
 def default_outdir(name: str, target) -> Path:
-    """``tests/inputs/tlx/<arch>/<tutorial>`` (arch: hopper, blackwell, amd-gfx942, amd-gfx950)."""
-    return REPO_ROOT / "tests" / "inputs" / TLX_DIR / kmod.arch_dir(target) / Path(RECIPES[name].file).stem
+    """``tests/inputs/tlx/<arch>/<tutorial>`` (arch: hopper, blackwell, amd-gfx942, amd-gfx950; tutorial: the
+    recipe name, the file's stem or, below a subfolder, its path joined with ``_``)."""
+    return REPO_ROOT / "tests" / "inputs" / TLX_DIR / kmod.arch_dir(target) / name
 
 
-def capture(name: str, config_names: list[str], target, outdir: Path | None = None) -> list[Path]:
-    """Capture configs ``config_names`` of tutorial ``name`` for ``target`` into ``outdir/<config>/``."""
+def capture(name: str, config_names: list[str], target, outdir: Path | None = None,
+            shape: dict | None = None) -> list[Path]:
+    """Capture configs ``config_names`` of tutorial ``name`` for ``target`` (at ``shape``, default the recipe's)
+    into ``outdir/<config>/`` (default ``default_outdir``); returns the config directories."""
     outdir = Path(outdir) if outdir is not None else default_outdir(name, target)
     return [write_launch(name, launch, target, outdir / launch.config_name)
-            for launch in run_tutorial(name, config_names, target)]
+            for launch in run_tutorial(name, config_names, target, shape)]
 
 
 def list_configs(name: str, target) -> list[tuple[bool, object]]:
