@@ -12,7 +12,7 @@ call the entry with (``{"config": {...}}`` or ``{}``), one call per config.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable
 
 from tlx_sim.fake_torch import FakeTensor
@@ -61,10 +61,17 @@ class Recipe:
     targets: list
     configs_from_autotune: bool = True
     note: str = ""
-    extra: dict = field(default_factory=dict)
+
+    @property
+    def kernels(self) -> tuple:
+        """The kernel names whose launches are captured (``kernel``: one name, or several when the host entry
+        picks the kernel by config)."""
+        return (self.kernel, ) if isinstance(self.kernel, str) else tuple(self.kernel)
 
 
 GEMM_4K = {"M": 4096, "N": 4096, "K": 4096}
+GEMM_8K = {"M": 8192, "N": 8192, "K": 8192}
+GEMM_GFX9 = {"M": 4096, "N": 4096, "K": 8192}  # the shape of gfx9_gemm/a16w16/README.md
 ATTN = {"Z": 4, "H": 32, "N_CTX": 4096, "D": 128}
 
 _HOPPER_GEMM_WS = dict(GROUP_SIZE_M=8, NUM_MMA_WARPS=8, NUM_MMA_GROUPS=2, USE_WARP_BARRIER=False)
@@ -146,4 +153,29 @@ RECIPES: dict[str, Recipe] = {
     "blackwell_fa_ws": Recipe(
         "blackwell_fa_ws.py", "attention", attention, ATTN, "_attn_fwd_ws",
         {"bm256_kv3": dict(BLOCK_M=256, NUM_BUFFERS_KV=3)}, ["cuda:100"]),
+    # --- AMD (hip:gfx942 = MI300X, hip:gfx950 = MI355X) -------------------------------------------------------
+    "amd_gemm_pipelined": Recipe(
+        "amd_gemm_pipelined.py", "matmul", gemm, GEMM_4K, "matmul_kernel_pipelined_mi300",
+        {"bm256_bn256_bk64": dict(BLOCK_SIZE_M=256, BLOCK_SIZE_N=256, BLOCK_SIZE_K=64),
+         "bm128_bn128_bk128": dict(BLOCK_SIZE_M=128, BLOCK_SIZE_N=128, BLOCK_SIZE_K=128)}, ["hip:gfx942", "hip:gfx950"]),
+    "amd_fa_pipelined": Recipe(
+        "amd_fa_pipelined.py", "attention", attention_causal, ATTN, ("_attn_fwd_async_simple",
+                                                                     "_attn_fwd_async_prefetch"),
+        {"simple": {"config": {"BLOCK_M": 256, "BLOCK_N": 64, "num_warps": 4}},
+         "prefetch": {"config": {"BLOCK_M": 256, "BLOCK_N": 64, "num_warps": 4, "PREFETCH": True}}},
+        ["hip:gfx942", "hip:gfx950"], configs_from_autotune=False),
+    "amd_fa_persistent": Recipe(
+        "amd_fa_persistent.py", "flash_attn_persistent", attention_causal, ATTN, "_attn_fwd_persistent",
+        {"default": {}}, ["hip:gfx942", "hip:gfx950"], configs_from_autotune=False),
+    "amd_gemm_warp_pipeline": Recipe(
+        "amd_gemm_warp_pipeline.py", "matmul", gemm, GEMM_8K, "matmul_kernel_warp_pipeline", {"default": {}},
+        ["hip:gfx950"], configs_from_autotune=False),
+    **{f"gfx9_gemm_a16w16_{v}": Recipe(
+        f"gfx9_gemm/a16w16/{v}/matmul_kernel.py", "matmul", gemm, GEMM_GFX9, v, {"default": {}},
+        ["hip:gfx942", "hip:gfx950"], configs_from_autotune=False)
+       for v in ("v0_naive", "v1_buffer_load", "v2_async_copy", "v3_lds", "v4_global_prefetch",
+                 "v5_local_prefetch", "v6_loop_unroll", "v7_slice", "v8_warp_pipeline", "v9_beyond_hotloop")},
+    "gfx9_gemm_inter_wave_a16w16": Recipe(
+        "gfx9_gemm/inter_wave/a16w16/matmul_kernel.py", "matmul", gemm, GEMM_GFX9, "a16w16_8wave", {"default": {}},
+        ["hip:gfx950"], configs_from_autotune=False),
 }

@@ -14,7 +14,9 @@ and ``launch.json`` (``"compiler": "fbtriton"``).  Needs fbtriton (``triton.lang
 """
 from __future__ import annotations
 
+import contextlib
 import importlib.util
+import os
 import sys
 from pathlib import Path
 
@@ -80,6 +82,18 @@ def match_config(rcp: Recipe, config_name: str, configs: list):
 _MISSING = object()
 
 
+@contextlib.contextmanager
+def _environ_restored():
+    """Undo what a tutorial does to ``os.environ`` at import (``os.environ.setdefault("TRITON_...", ...)``) once
+    its capture is done, so it cannot change how later tutorials in the same process compile."""
+    saved = dict(os.environ)
+    try:
+        yield
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+
+
 def run_tutorial(name: str, config_names: list[str], target, shape: dict | None = None) -> list[lc.Launch]:
     """Import tutorial ``name``, call its host entry on stand-in inputs of ``shape`` (default: the recipe's) for
     ``target`` and compile the chosen configs of its kernel ``recipe.kernel``; returns the launches of that
@@ -93,11 +107,11 @@ def run_tutorial(name: str, config_names: list[str], target, shape: dict | None 
         raise kmod.UsageError(f"tutorial {name} is captured for {', '.join(rcp.targets)}, not {kmod.target_str(target)}")
 
     def select(autotuner, pruned):
-        if autotuner.base_fn.__name__ != rcp.kernel:
+        if autotuner.base_fn.__name__ not in rcp.kernels:
             return [(None, pruned[0])]
         return [(c, match_config(rcp, c, autotuner.configs)) for c in config_names]
 
-    with kmod.fresh_triton_cache(), lc.intercepting(target, select) as launches:
+    with kmod.fresh_triton_cache(), _environ_restored(), lc.intercepting(target, select) as launches:
         module = load_tutorial(name)
         args, kwargs = rcp.inputs(shape)
         if rcp.configs_from_autotune:
@@ -107,11 +121,11 @@ def run_tutorial(name: str, config_names: list[str], target, shape: dict | None 
                 before = len(launches)
                 getattr(module, rcp.entry)(*args, **kwargs, **rcp.configs[c])
                 for launch in launches[before:]:
-                    if launch.name == rcp.kernel:
+                    if launch.name in rcp.kernels:
                         launch.config_name = c
     for launch in launches:
         launch.shape = shape
-    mine = [launch for launch in launches if launch.name == rcp.kernel]
+    mine = [launch for launch in launches if launch.name in rcp.kernels]
     got = [launch.config_name for launch in mine]
     if sorted(got) != sorted(config_names):
         raise kmod.UsageError(f"tutorial {name}: expected launches of {rcp.kernel} for {config_names}, got {got} "
@@ -201,12 +215,12 @@ def list_configs(name: str, target) -> list[tuple[bool, object]]:
     seen = []
 
     def select(autotuner, pruned):
-        if autotuner.base_fn.__name__ == rcp.kernel:
+        if autotuner.base_fn.__name__ in rcp.kernels:
             seen.extend((any(c is p for p in pruned), c) for c in autotuner.configs)
             return []
         return [(None, pruned[0])]
 
-    with kmod.fresh_triton_cache(), lc.intercepting(target, select):
+    with kmod.fresh_triton_cache(), _environ_restored(), lc.intercepting(target, select):
         module = load_tutorial(name)
         args, kwargs = rcp.inputs(rcp.shape)
         try:
