@@ -169,20 +169,27 @@ def current_compiler() -> str:
         return "triton"
 
 
+_SKIP_MISSING = False  # --skip-missing-compiler
+
+
+class MissingCompiler(kmod.UsageError):
+    """The venv of a needed compiler is absent (exit 2, or 77 with ``--skip-missing-compiler``)."""
+
+
 def compiler_python(compiler: str) -> Path:
     """The python of the venv holding ``compiler``: ``$TLX_SIM_PYTHON_FBTRITON`` / ``$TLX_SIM_PYTHON_TRITON``, else
     ``.venv-tlx/bin/python3`` / ``.venv/bin/python3`` in the repository (or the current directory).
 
     UsageError when there is none (tools/setup.sh creates both venvs)."""
     env = os.environ.get(f"TLX_SIM_PYTHON_{compiler.upper()}")
-    if env:
+    if env and Path(env).exists():
         return Path(env)
     venv = ".venv-tlx" if compiler == "fbtriton" else ".venv"
     for base in (REPO_ROOT, Path.cwd()):
         python = base / venv / "bin" / "python3"
         if python.exists():
             return python
-    raise kmod.UsageError(f"capturing with {compiler} needs {venv}/bin/python3 in {REPO_ROOT} (tools/setup.sh makes "
+    raise MissingCompiler(f"capturing with {compiler} needs {venv}/bin/python3 in {REPO_ROOT} (tools/setup.sh makes "
                           f"it) or $TLX_SIM_PYTHON_{compiler.upper()}")
 
 
@@ -294,9 +301,10 @@ def check_dir(directory: Path, only: str | None = None) -> int:
         if compiler != here:
             if os.environ.get("TLX_SIM_CAPTURE_REEXEC"):
                 raise kmod.UsageError(f"{compiler_python(compiler)} does not have {compiler}")
-            rc = run_under(compiler, ["--check", str(directory), "--compiler", compiler])
-            if rc == 2:
-                return 2
+            rc = run_under(compiler, ["--check", str(directory), "--compiler", compiler]
+                           + (["--skip-missing-compiler"] if _SKIP_MISSING else []))
+            if rc in (2, 77):
+                return rc
             failures += rc != 0
     launches = by_compiler.get(here, [])
     with tempfile.TemporaryDirectory(prefix="tlx-sim-check-") as tmp:
@@ -408,7 +416,12 @@ def main(argv=None) -> int:
                         help="output directory (default: tests/inputs/<arch>/<kernel>, see KernelModule.capture_dir)")
     parser.add_argument("--check", type=Path, metavar="DIR",
                         help="re-capture every config under DIR (at any depth) and compare with what is there")
+    parser.add_argument("--skip-missing-compiler", action="store_true",
+                        help="exit 77 (a skipped test) instead of 2 when the venv of a needed compiler is missing")
     args = parser.parse_args(argv)
+    if args.skip_missing_compiler:
+        global _SKIP_MISSING
+        _SKIP_MISSING = True
 
     if args.check:
         if args.module or args.tutorial:
@@ -466,8 +479,16 @@ def main(argv=None) -> int:
 
 
 def cli() -> int:
-    """Entry point: ``main`` with usage errors as exit code 2."""
-    return kmod.run_cli(main)
+    """Entry point: ``main`` with usage errors as exit code 2 (a missing compiler venv: 77 with
+    ``--skip-missing-compiler``)."""
+    try:
+        return main()
+    except MissingCompiler as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 77 if _SKIP_MISSING else 2
+    except kmod.UsageError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":
