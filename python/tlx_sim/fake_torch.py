@@ -9,9 +9,9 @@ host-side grid logic, and ``ptr_range()`` (the byte size, for the hip backend's 
 properties of the target GPU (``DEVICE_PROPS``).
 
 ``FakeTensor`` holds shape, strides and dtype and no data; arithmetic and reductions return a FakeTensor of
-the result's shape.  ``install(target)`` puts a ``torch`` module (and a ``pytest`` whose decorators are
-no-ops, for tutorials that define tests at module level) into ``sys.modules`` unless real ones are importable
-and ``force`` is False.  Nothing here touches a GPU.
+the result's shape.  ``installed(target)`` puts a ``torch`` module (and a ``pytest`` whose decorators are
+no-ops, for tutorials that define tests at module level, and, where numpy is absent, a ``numpy`` with the two
+names ``triton._internal_testing`` needs at import) into ``sys.modules`` for the duration.  Nothing here touches a GPU.
 """
 from __future__ import annotations
 
@@ -115,6 +115,8 @@ class FakeTensor:
         self.dtype = dtype_
         self._strides = tuple(int(s) for s in strides) if strides is not None else _contiguous_strides(self.shape)
         self.device = device(device_ or "cuda")
+        if self.device.type == "cuda" and self.device.index is None:  # as torch: "cuda" allocates on cuda:0
+            self.device.index = 0
         self.requires_grad = False
         self.grad = None
 
@@ -404,17 +406,33 @@ def make_pytest() -> types.ModuleType:
     return pytest
 
 
+def make_numpy() -> types.ModuleType:
+    """A ``numpy`` stand-in with just the names ``triton._internal_testing`` binds at import (``ndarray``,
+    ``random.RandomState``): tutorials import ``is_blackwell`` from there; nothing computes with it."""
+    numpy = types.ModuleType("numpy")
+    numpy.__path__ = []
+    numpy.ndarray = type("ndarray", (), {})
+    random = types.ModuleType("numpy.random")
+    random.RandomState = type("RandomState", (), {"__init__": lambda self, *a, **k: None})
+    numpy.random = random
+    return numpy
+
+
 @contextlib.contextmanager
 def installed(target):
     """Put the stand-in ``torch`` (for ``target``) and ``pytest`` into ``sys.modules`` for the duration.
 
-    Replaces whatever is there (a real torch would try to find a GPU); restores it afterwards.
+    Replaces whatever torch/pytest is there (a real torch would try to find a GPU); restores it afterwards.
     """
+    import importlib.util
     saved = {name: sys.modules.get(name) for name in ("torch", "torch.cuda", "torch.autograd", "torch.version",
-                                                       "pytest")}
+                                                       "pytest", "numpy", "numpy.random")}
     torch = make_torch(target)
     sys.modules.update({"torch": torch, "torch.cuda": torch.cuda, "torch.autograd": torch.autograd,
                         "torch.version": torch.version, "pytest": make_pytest()})
+    if saved["numpy"] is None and importlib.util.find_spec("numpy") is None:
+        numpy = make_numpy()
+        sys.modules.update({"numpy": numpy, "numpy.random": numpy.random})
     try:
         yield torch
     finally:

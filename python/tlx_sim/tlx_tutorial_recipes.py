@@ -44,6 +44,13 @@ def attention_causal(shape: dict):
     return attention(shape, causal=bool(shape.get("causal", False)))
 
 
+def fused_attention(shape: dict):
+    """``attention(q, k, v, causal, sm_scale, baseVariant, SUBTILING, VECT_MUL, FADD2_REDUCE)`` of
+    fused_attention_ws_device_tma*.py: q, k, v [Z, H, N_CTX, D]; variant and flags from ``shape``."""
+    (q, k, v, sm_scale), _ = attention(shape)
+    return (q, k, v, False, sm_scale, shape.get("variant", "ws"), False, 0, False), {}
+
+
 def vector_add2(shape: dict):
     """``add2(x, y, a, b)``: four float32 vectors of ``shape["N"]`` elements."""
     return tuple(FakeTensor([shape["N"]], shape.get("dtype", "float32")) for _ in range(4)), {}
@@ -113,10 +120,22 @@ RECIPES: dict[str, Recipe] = {
         "hopper-persistent-gemm-ws-pingpong.py", "matmul_tlx_ws_persistent", gemm, GEMM_4K,
         "matmul_kernel_tlx_ws_persistent",
         {"named_bar": dict(USE_NAMED_BARRIER=True), "mbar": dict(USE_NAMED_BARRIER=False)}, ["cuda:90"]),
+    "vector-add2": Recipe(
+        "vector-add2.py", "add2_warp_specialized", vector_add2, {"N": 2**20}, "add2_warp_specialized_kernel",
+        {"default": {}}, ["cuda:90", "cuda:100"], configs_from_autotune=False),
     # --- Blackwell (cuda:100) ----------------------------------------------------------------------------------
     "blackwell_gemm_2cta": Recipe(
         "blackwell_gemm_2cta.py", "matmul", gemm, GEMM_4K, "tcgen5_dot_kernel2cta_tma", {"default": {}},
         ["cuda:100"], configs_from_autotune=False),
+    "blackwell-triton-addmm-2cta_test": Recipe(
+        "blackwell-triton-addmm-2cta_test.py", "matmul_2cta", gemm, GEMM_4K, "matmul_2cta_kernel", {"default": {}},
+        ["cuda:100"], configs_from_autotune=False),
+    "blackwell-triton-addmm-2cta_test_ws": Recipe(
+        "blackwell-triton-addmm-2cta_test.py", "matmul_2cta_ws", gemm, GEMM_4K, "matmul_2cta_ws_kernel",
+        {"default": {}}, ["cuda:100"], configs_from_autotune=False),
+    "fused_attention_ws_device_tma": Recipe(
+        "fused_attention_ws_device_tma.py", "attention", fused_attention, ATTN, "_attn_fwd",
+        {"bm256_dp2": dict(BLOCK_M=256, DP_FACTOR=2)}, ["cuda:100"]),
     "blackwell_fa_ws_pipelined": Recipe(
         "blackwell_fa_ws_pipelined.py", "attention", attention_causal, ATTN, "_attn_fwd_ws",
         {"bm256_kv3": dict(BLOCK_M=256, NUM_BUFFERS_KV=3)}, ["cuda:100"]),
