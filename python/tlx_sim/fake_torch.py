@@ -295,8 +295,14 @@ def _arange(*args, dtype=None, device=None, **kwargs):
 
 
 def _tensor(data, dtype=None, device=None, **kwargs):
-    shape = [len(data)] if isinstance(data, (list, tuple)) else []
-    return FakeTensor(shape, dtype or DTYPES["float32"], None, device)
+    """torch.tensor(data): shape from nested lists; dtype inferred as torch does (ints -> int64, bools -> bool)."""
+    shape, first = [], data
+    while isinstance(first, (list, tuple)):
+        shape.append(len(first))
+        first = first[0] if first else 0.0
+    if dtype is None:
+        dtype = DTYPES["bool" if isinstance(first, bool) else "int64" if isinstance(first, int) else "float32"]
+    return FakeTensor(shape, dtype, None, device)
 
 
 class _AutogradFunction:

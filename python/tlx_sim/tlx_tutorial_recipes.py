@@ -51,6 +51,20 @@ def fused_attention(shape: dict):
     return (q, k, v, False, sm_scale, shape.get("variant", "ws"), False, 0, False), {}
 
 
+def attention_dp(shape: dict):
+    """``attention(q, k, v, causal, sm_scale)`` of fused_attention_ws_device_tma_dp.py (its default variant)."""
+    (q, k, v, sm_scale), _ = attention(shape)
+    return (q, k, v, False, sm_scale), {}
+
+
+def grouped_gemm(shape: dict):
+    """``group_gemm_tlx_fn(group_A, group_B)``: ``shape["G"]`` problems a[M, K] @ b[N, K].T."""
+    dt = shape.get("dtype", "float16")
+    group_a = [FakeTensor([shape["M"], shape["K"]], dt) for _ in range(shape["G"])]
+    group_b = [FakeTensor([shape["N"], shape["K"]], dt) for _ in range(shape["G"])]
+    return (group_a, group_b), {}
+
+
 def vector_add2(shape: dict):
     """``add2(x, y, a, b)``: four float32 vectors of ``shape["N"]`` elements."""
     return tuple(FakeTensor([shape["N"]], shape.get("dtype", "float32")) for _ in range(4)), {}
@@ -136,6 +150,15 @@ RECIPES: dict[str, Recipe] = {
     "fused_attention_ws_device_tma": Recipe(
         "fused_attention_ws_device_tma.py", "attention", fused_attention, ATTN, "_attn_fwd",
         {"bm256_dp2": dict(BLOCK_M=256, DP_FACTOR=2)}, ["cuda:100"]),
+    "fused_attention_ws_device_tma_dp": Recipe(
+        "fused_attention_ws_device_tma_dp.py", "attention", attention_dp, ATTN, "_attn_fwd_persist",
+        {"bn128_pingpong": dict(BLOCK_N=128, SUBTILING=False, SUBTILING_P=False, maxRegAutoWS=192,
+                                pingpongAutoWS=True)}, ["cuda:100"]),
+    "blackwell-grouped-gemm_test": Recipe(
+        "blackwell-grouped-gemm_test.py", "group_gemm_tlx_fn", grouped_gemm, {"G": 4, "M": 4096, "N": 4096, "K": 4096},
+        "grouped_matmul_tlx_kernel",
+        {"bn256_bk128_s3_sub4": dict(BLOCK_SIZE_N=256, BLOCK_SIZE_K=128, NUM_SMEM_BUFFERS=3, EPILOGUE_SUBTILE=4,
+                                     NUM_CTAS=1)}, ["cuda:100"]),
     "blackwell_fa_ws_pipelined": Recipe(
         "blackwell_fa_ws_pipelined.py", "attention", attention_causal, ATTN, "_attn_fwd_ws",
         {"bm256_kv3": dict(BLOCK_M=256, NUM_BUFFERS_KV=3)}, ["cuda:100"]),
