@@ -209,6 +209,12 @@ RECIPES: dict[str, Recipe] = {
     "amd_fa_persistent": Recipe(
         "amd_fa_persistent.py", "flash_attn_persistent", attention_causal, ATTN, "_attn_fwd_persistent",
         {"default": {}}, ["hip:gfx942", "hip:gfx950"], configs_from_autotune=False),
+    "amd_fa_cluster": Recipe(  # CDNA4 (gfx950): a rotated 4-cluster pipeline
+        "amd_fa_cluster.py", "attention", attention_causal, ATTN, "_attn_fwd_cluster_pipeline", {"default": {}},
+        ["hip:gfx950"], configs_from_autotune=False),
+    "amd_fa_cluster_persistent": Recipe(
+        "amd_fa_cluster.py", "persistent_attention", attention_causal, ATTN, "_attn_fwd_cluster_persistent_pipeline",
+        {"default": {}}, ["hip:gfx950"], configs_from_autotune=False),
     "amd_gemm_warp_pipeline": Recipe(
         "amd_gemm_warp_pipeline.py", "matmul", gemm, GEMM_8K, "matmul_kernel_warp_pipeline", {"default": {}},
         ["hip:gfx950"], configs_from_autotune=False),
