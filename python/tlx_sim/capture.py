@@ -414,8 +414,9 @@ def main(argv=None) -> int:
     parser.add_argument("--shape", help="problem shape overrides, e.g. M=4096,N=4096 (default: DEFAULT_SHAPE)")
     parser.add_argument("-o", "--output", type=Path,
                         help="output directory (default: tests/inputs/<arch>/<kernel>, see KernelModule.capture_dir)")
-    parser.add_argument("--check", type=Path, metavar="DIR",
-                        help="re-capture every config under DIR (at any depth) and compare with what is there")
+    parser.add_argument("--check", type=Path, metavar="DIR", nargs="+",
+                        help="re-capture every config under DIR (at any depth; several DIRs: each) and compare with "
+                        "what is there")
     parser.add_argument("--skip-missing-compiler", action="store_true",
                         help="exit 77 (a skipped test) instead of 2 when the venv of a needed compiler is missing")
     args = parser.parse_args(argv)
@@ -426,7 +427,8 @@ def main(argv=None) -> int:
     if args.check:
         if args.module or args.tutorial:
             parser.error("--check takes no module (it reads launch.json)")
-        return check_dir(args.check, args.compiler)
+        codes = [check_dir(directory, args.compiler) for directory in args.check]
+        return next((code for code in (2, 77) if code in codes), max(codes))
     tutorial_args = [m for m in args.module if is_tutorial_path(m)]
     if tutorial_args:
         if len(tutorial_args) != len(args.module):
