@@ -91,16 +91,27 @@ def write_compiled(km: kmod.KernelModule, compiled, target, cdir: Path) -> None:
     (cdir / f"{name}.json").write_text(kmod.dump_json(kmod.metadata_json(compiled, km.root)))
 
 
-def cuobjdump_path() -> Path:
-    """The ``cuobjdump`` shipped in Triton's wheel (triton/backends/nvidia/bin/cuobjdump)."""
-    import triton
-    return Path(triton.__file__).parent / "backends" / "nvidia" / "bin" / "cuobjdump"
+def cuobjdump_path(compiler: str | None = None) -> Path:
+    """The ``cuobjdump`` shipped in the wheel of ``compiler`` (triton/backends/nvidia/bin/cuobjdump): the running
+    triton's for None or the running compiler, else the one in that compiler's venv (``compiler_python``).
+
+    fbtriton 3.7.4 ships CUDA 13.1's, triton 3.6.0 CUDA 12.8's, which shows an sm_100a cubin of CUDA 13 as
+    ``sm_100``: each capture is disassembled with its own compiler's."""
+    if compiler is None or compiler == current_compiler():
+        import triton
+        return Path(triton.__file__).parent / "backends" / "nvidia" / "bin" / "cuobjdump"
+    venv = compiler_python(compiler).parent.parent
+    found = sorted(venv.glob("lib/python*/site-packages/triton/backends/nvidia/bin/cuobjdump"))
+    if not found:
+        raise MissingCompiler(f"no cuobjdump in the {compiler} venv {venv}")
+    return found[0]
 
 
-def check_cubin(cubin: Path, target) -> str | None:
-    """Disassemble ``cubin`` with ``cuobjdump -sass``; None when it is code for the target's arch, else why not."""
+def check_cubin(cubin: Path, target, compiler: str | None = None) -> str | None:
+    """Disassemble ``cubin`` with ``cuobjdump -sass`` (of ``compiler``'s wheel, see ``cuobjdump_path``); None when it
+    is code for the target's arch, else why not."""
     arch = f"sm_{target.arch}a" if target.arch >= 90 else f"sm_{target.arch}"
-    proc = subprocess.run([str(cuobjdump_path()), "-sass", str(cubin)], capture_output=True, text=True)
+    proc = subprocess.run([str(cuobjdump_path(compiler)), "-sass", str(cubin)], capture_output=True, text=True)
     if proc.returncode != 0:
         return f"cuobjdump -sass failed (exit {proc.returncode}): {proc.stderr.strip()}"
     if f"code for {arch}" not in proc.stdout:
@@ -144,9 +155,9 @@ def check_hsaco(hsaco: Path, target) -> str | None:
     return None
 
 
-def check_binary(binary: Path, target) -> str | None:
-    """``check_cubin`` or ``check_hsaco`` by target."""
-    return check_cubin(binary, target) if binary_kind(target) == "cubin" else check_hsaco(binary, target)
+def check_binary(binary: Path, target, compiler: str | None = None) -> str | None:
+    """``check_cubin`` (with ``compiler``'s cuobjdump) or ``check_hsaco`` by target."""
+    return check_cubin(binary, target, compiler) if binary_kind(target) == "cubin" else check_hsaco(binary, target)
 
 
 def find_module_file(module_path: str, start: Path) -> Path:
@@ -242,7 +253,7 @@ def _compare(cdir: Path, fresh_dir: Path, kernel: str, committed: dict, target) 
         keys = sorted(k for k in set(fresh) | set(committed) if fresh.get(k) != committed.get(k))
         problems.append(f"launch.json differs ({', '.join(keys)})")
     binary = cdir / f"{kernel}.{binary_kind(target)}"
-    why = check_binary(binary, target) if binary.is_file() else "missing"
+    why = check_binary(binary, target, launch_compiler(committed)) if binary.is_file() else "missing"
     if why:
         problems.append(f"{binary.name}: {why}")
     return problems
