@@ -32,9 +32,18 @@ std::optional<OperandRange> getOperandGroup(Operation *op, llvm::StringRef group
   }
   // Without segment sizes the printing ODS had one non-single group (or SameVariadicOperandSize): an optional group
   // next to a variadic one was added later (e.g. TLX's multicast mask on a Triton 3.6 TMA copy) and is absent.
+  // The same holds for a variadic group a later version added (3.9's im2col `offsets` after `coord`): without
+  // segment sizes the first variadic group takes every non-single operand and the later groups are absent.
   bool optionalAbsent = !segments && !compiled.sameVariadicSize && variadic > 0 && open > variadic;
+  bool laterAbsent = !segments && !compiled.sameVariadicSize && variadic > 1;
+  const Decl *firstVariadic = nullptr;
+  for (const Decl &decl : compiled.operands)
+    if (!firstVariadic && decl.kind == Decl::Variadic)
+      firstVariadic = &decl;
   if (optionalAbsent)
     open = variadic;
+  if (laterAbsent)
+    open = 1;
   unsigned start = 0;
   for (size_t i = 0; i < compiled.operands.size(); ++i) {
     const Decl &decl = compiled.operands[i];
@@ -42,6 +51,8 @@ std::optional<OperandRange> getOperandGroup(Operation *op, llvm::StringRef group
     if (segments)
       size = segments[i];
     else if (decl.kind == Decl::Optional && optionalAbsent)
+      size = 0;
+    else if (decl.kind == Decl::Variadic && laterAbsent && &decl != firstVariadic)
       size = 0;
     else if (decl.kind != Decl::One) // the only non-single group, or equal groups (SameVariadicOperandSize)
       size = op->getNumOperands() >= singles ? (op->getNumOperands() - singles) / std::max<size_t>(open, 1) : 0;
