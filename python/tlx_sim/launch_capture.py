@@ -247,6 +247,7 @@ def _autotuner_run(original):
         if session is None or kwargs.get("warmup"):
             return original(self, *args, **kwargs)
         self.nargs = dict(zip(self.arg_names, args))
+        self.tlx_sim_call = (args, dict(kwargs))  # the launch as select() may need it (tlx_sim.tune)
         pruned = self.prune_configs(kwargs) if len(self.configs) > 1 else list(self.configs)
         chosen = session.select(self, pruned) if session.select else [(None, c) for c in pruned]
         ret = None
