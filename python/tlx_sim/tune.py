@@ -82,10 +82,10 @@ def load(job: dict) -> LoadedJob:
             return [(None, pruned[0])]
         args, kwargs = tuner.tlx_sim_call
         named = {**dict(zip(tuner.arg_names, args)), **kwargs}
-        scalars = {k: named[k] for k in job["shape"] if k in named}
+        scalars = [k for k in job["shape"] if k in named]
         seen.append({k: v for k, v in named.items() if isinstance(v, int) and not isinstance(v, bool)
                      and k in tuner.keys})
-        if all(named[k] == v for k, v in scalars.items()):
+        if all(named[k] == job["shape"][k] for k in scalars):
             found.append(LoadedJob(tuner, list(args), kwargs, list(tuner.configs if job["all_configs"] else pruned),
                                    seen))
             raise _Found()
