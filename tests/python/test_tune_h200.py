@@ -1,6 +1,6 @@
 """Hardware validation of tlx-sim's config ranking (issue 19) against the H200 records of TLX tutorials.
 
-For each ``traces/h200/tlx_*.json`` (records of ``tlx-sim run --record``, traces/README.md format: ``config``,
+For each ``traces/h200/tlx_*.json`` or ``traces/h200/tlx/tlx_*.json`` (records of ``tlx-sim run --record``, traces/README.md format: ``config``,
 ``shape``, ``measured_us``, ``capture`` relative to the folder) and each shape in it, every recorded config is
 predicted with ``tlx-sim predict`` on its own capture (``<capture>/<kernel>.ttgir`` with ``<capture>/launch.json``,
 or the record's ``launch``), the configs are ranked by predicted time, and the report gives per shape: the
@@ -78,7 +78,7 @@ def main() -> int:
     parser.add_argument("--traces", type=Path, default=ROOT / "traces" / "h200")
     parser.add_argument("--gate", action="store_true", help="fail unless pick/best <= 1.05 and best in the top 4")
     args = parser.parse_args()
-    files = sorted(args.traces.glob("tlx_*.json"))
+    files = sorted(args.traces.glob("tlx_*.json")) + sorted(args.traces.glob("tlx/tlx_*.json"))
     if not files:
         print(f"skipped: no tlx_*.json records in {args.traces}")
         return 77
