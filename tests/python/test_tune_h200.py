@@ -34,7 +34,7 @@ def predict(folder: Path, record: dict, kernel: str) -> float | None:
         return None
     launch = cdir / "launch.json"
     tmp = None
-    if "launch" in record:
+    if "launch" in record and not launch.is_file():
         spec = json.loads(launch.read_text()) if launch.is_file() else {}
         spec.update(record["launch"])
         tmp = tempfile.NamedTemporaryFile("w", suffix=".json", delete=False)
@@ -76,15 +76,18 @@ def validate(path: Path) -> list[dict]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--traces", type=Path, default=ROOT / "traces" / "h200")
+    parser.add_argument("--kernel", action="append", help="only these record files' kernels (tlx_hopper_gemm_ws)")
     parser.add_argument("--gate", action="store_true", help="fail unless pick/best <= 1.05 and best in the top 4")
     args = parser.parse_args()
     files = sorted(args.traces.glob("tlx_*.json")) + sorted(args.traces.glob("tlx/tlx_*.json"))
     if not files:
         print(f"skipped: no tlx_*.json records in {args.traces}")
         return 77
-    rows = [row for f in files for row in validate(f)]
-    failed = 0
-    for r in rows:
+    if args.kernel:
+        files = [f for f in files if f.stem in args.kernel]
+    rows, failed = [], 0
+    for r in (row for f in files for row in validate(f)):
+        rows.append(r)
         ok = r["pick_over_best"] <= 1.05 and r["best_in_top4"]
         failed += not ok
         shape = ",".join(f"{k}={v}" for k, v in r["shape"].items())
