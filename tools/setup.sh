@@ -26,7 +26,7 @@ if [ ! -x .venv/bin/python3 ]; then python3 -m venv .venv; fi
 .venv/bin/python3 -m pip install -q triton==3.6.0 jsonschema
 if [ ! -x .venv-tlx/bin/python3 ]; then python3 -m venv .venv-tlx; fi
 .venv-tlx/bin/python3 -m pip install -q --upgrade pip
-.venv-tlx/bin/python3 -m pip install -q fbtriton==3.7.4
+.venv-tlx/bin/python3 -m pip install -q fbtriton==3.7.4 ray==2.60.0  # ray: tlx-sim-tune sweeps (tests/python/test_autotune.py)
 
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPython3_EXECUTABLE="$PWD/.venv/bin/python3" > /dev/null
 ninja -C build

@@ -179,9 +179,11 @@ def capture_launch(kernel, grid, *args, target="cuda:90", out_dir=None, **kwargs
     import triton
     from triton import knobs
     from triton.compiler import make_backend
-    from triton.runtime.jit import create_function_from_signature
+    from triton.runtime.jit import JITFunction, create_function_from_signature
 
     tgt = kmod.parse_target(target) if isinstance(target, str) else target
+    if not isinstance(kernel, JITFunction):  # autotuned / heuristics: the launch path, one folder per config
+        return _capture_wrapped(kernel, grid, args, tgt, out_dir, kwargs)
     backend = make_backend(tgt)
     fn = kernel
     binder = create_function_from_signature(fn.signature, fn.params, backend)
@@ -227,6 +229,20 @@ def capture_launch(kernel, grid, *args, target="cuda:90", out_dir=None, **kwargs
         launch["ptrs"] = spec["ptrs"]
     (out / "launch.json").write_text(kmod.dump_json(launch))
     return out
+
+
+def _capture_wrapped(kernel, grid, args, target, out_dir, kwargs) -> Path:
+    """``capture_launch`` of an ``@triton.autotune`` / ``@triton.heuristics`` kernel: each config its own pruning
+    keeps is compiled under ``launch_capture.intercepting`` into ``out_dir/<config label>/``; returns ``out_dir``
+    (the one config's folder when there is one)."""
+    from tlx_sim import capture_folder
+    from tlx_sim import launch_capture as lc
+    with lc.intercepting(target) as launches:
+        kernel[grid](*args, **kwargs)
+    out = Path(out_dir) if out_dir else Path(tempfile.mkdtemp(prefix="tlx-sim-capture-"))
+    dirs = [capture_folder.write(launch, target, out / (launch.config_name or capture_folder.config_label(
+        launch.config) if launch.config is not None else launch.name)) for launch in launches]
+    return dirs[0] if len(dirs) == 1 else out
 
 
 def _run(command, kernel, grid, args, target, model, max_ctas, kwargs) -> Result:

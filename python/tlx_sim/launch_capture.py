@@ -178,38 +178,66 @@ class _Session:
 _SESSION: _Session | None = None
 
 
+def _innermost_jit(runner):
+    """The JITFunction under an autotuner / heuristics wrapper (``.fn`` links)."""
+    from triton.runtime.jit import JITFunction
+    fn = runner
+    while not isinstance(fn, JITFunction):
+        fn = fn.fn
+    return fn
+
+
+def compile_launch(runner, args, grid, kwargs, run=None) -> Launch:
+    """Compile ``runner[grid](*args, **kwargs)`` without launching it and return the ``Launch``.
+
+    ``runner``: a JITFunction or a Heuristics wrapper of one (not an Autotuner: pass the config's keywords in
+    ``kwargs``).  Triton's own ``run`` with ``warmup=True`` does the binding, specialization, ``_pack_args`` and
+    compile (Triton's on-disk cache makes a repeated compile cheap); the JIT's in-memory kernel cache is swapped
+    for a fresh one for the duration so this call compiles and records even when the kernel ran before.  Works
+    with the fake driver (under ``intercepting``) and with a real one (the current GPU's target).
+    """
+    fn = _innermost_jit(runner)
+    packed = {}
+    pack = fn._pack_args
+    options = {k: v for k, v in kwargs.items() if k not in fn.arg_names}
+
+    def recording_pack(backend, kw, bound_args, specialization, options):
+        result = pack(backend, kw, bound_args, specialization, options)
+        packed.update(bound_args=dict(bound_args), result=result)
+        return result
+
+    saved_caches = fn.device_caches
+    fn.device_caches = type(saved_caches)(saved_caches.default_factory) if hasattr(saved_caches, "default_factory") \
+        else {}
+    fn._pack_args = recording_pack
+    try:
+        if run is not None and runner is fn:
+            kernel = run(fn, *args, grid=grid, warmup=True, **kwargs)
+        else:
+            kernel = runner.run(*args, grid=grid, warmup=True, **kwargs)
+    finally:
+        del fn._pack_args
+        fn.device_caches = saved_caches
+    if hasattr(kernel, "result"):  # an async-compile future
+        kernel = kernel.result()
+    bound = packed["bound_args"]
+    compile_options, signature, constexprs, attrs = packed["result"]
+    g = grid(bound) if callable(grid) else grid
+    g = tuple(int(x) for x in (tuple(g) if isinstance(g, (tuple, list)) else (g, )) + (1, 1, 1))[:3]
+    return Launch(kernel=fn, compiled=kernel, grid=g, bound_args=bound, signature=signature, constexprs=constexprs,
+                  attrs=attrs, options=compile_options,
+                  descs={k: _desc_snapshot(v) for k, v in bound.items() if _is_desc(v)}, launch_options=options)
+
+
 def _jit_run(original):
     def run(self, *args, grid, warmup, **kwargs):
         session = _SESSION
         if session is None or warmup:
             return original(self, *args, grid=grid, warmup=warmup, **kwargs)
-        packed = {}
-        pack = self._pack_args
-        options = {k: v for k, v in kwargs.items() if k not in self.arg_names}
-
-        def recording_pack(backend, kw, bound_args, specialization, options):
-            result = pack(backend, kw, bound_args, specialization, options)
-            packed.update(bound_args=dict(bound_args), result=result)
-            return result
-
-        self.device_caches.clear()  # a fresh binder and kernel cache: this launch compiles
-        self._pack_args = recording_pack
-        try:
-            kernel = original(self, *args, grid=grid, warmup=True, **kwargs)
-        finally:
-            del self._pack_args
-        if hasattr(kernel, "result"):  # an async-compile future
-            kernel = kernel.result()
-        bound = packed["bound_args"]
-        compile_options, signature, constexprs, attrs = packed["result"]
-        g = grid(bound) if callable(grid) else grid
-        g = tuple(int(x) for x in (tuple(g) + (1, 1, 1))[:3])
-        config, name, kept = session.current or (None, None, None)
-        session.launches.append(Launch(
-            kernel=self, compiled=kernel, grid=g, bound_args=bound, signature=signature, constexprs=constexprs,
-            attrs=attrs, options=compile_options, descs={k: _desc_snapshot(v) for k, v in bound.items() if _is_desc(v)},
-            config=config, config_name=name, kept_by_prune=kept, launch_options=options))
-        return kernel
+        launch = compile_launch(self, args, grid, kwargs, run=original)
+        launch.config, launch.config_name, launch.kept_by_prune = session.current or (None, None, None)
+        session.launches.append(launch)
+        return launch.compiled
     return run
 
 
@@ -219,6 +247,7 @@ def _autotuner_run(original):
         if session is None or kwargs.get("warmup"):
             return original(self, *args, **kwargs)
         self.nargs = dict(zip(self.arg_names, args))
+        self.tlx_sim_call = (args, dict(kwargs))  # the launch as select() may need it (tlx_sim.tune)
         pruned = self.prune_configs(kwargs) if len(self.configs) > 1 else list(self.configs)
         chosen = session.select(self, pruned) if session.select else [(None, c) for c in pruned]
         ret = None
