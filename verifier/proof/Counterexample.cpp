@@ -101,6 +101,7 @@ void Driver::searchCounterexample(size_t i, size_t cexDepth, size_t fullDepth) {
                     ? budget.spentText() + " before the bounded check finished"
                     : "Z3 answered unknown within " + llvm::formatv("{0}", options.timeoutSeconds).str() +
                           " s (bounded check)";
+  }
 }
 
 // Moves the parameters toward the simulated launch where the violation allows it: each preference in turn is
