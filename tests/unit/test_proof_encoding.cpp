@@ -50,8 +50,10 @@ TEST_CASE("proof encoding: arith.divsi / remsi truncate toward zero; nonlinear t
   CHECK(z3::eq(a, b));
   CHECK(s.abstracted.size() == 1);
   CHECK(a.to_string() == "nl!0");
-  CHECK(s.fresh("x").to_string() == "x!0");
-  CHECK(s.fresh("x").to_string() == "x!1");
+  Symbols t;
+  CHECK(t.fresh("x").to_string() == "x!0");
+  CHECK(t.fresh("x").to_string() == "x!1");
+  CHECK(t.fresh("p", true).is_bool());
 }
 
 TEST_CASE("proof encoding: the dry run learns init counts, waiters and arrivers; a step waits on slot k % 3") {
