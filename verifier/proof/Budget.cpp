@@ -5,7 +5,9 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
+#include <fstream>
 
 namespace tlxsim::verifier::proof {
 
@@ -42,6 +44,27 @@ double QueryBudget::secondsLeft(Clock::time_point now) const {
   return options.budgetSeconds - std::chrono::duration<double>(now - runStart).count();
 }
 
+namespace {
+/// TLXSIM_PROOF_DUMP=DIR: writes the assertions of `s` as SMT-LIB 2 to DIR/NNNN.smt2 (NNNN counts the queries of
+/// the process from 0), headed by a comment with the assertions' Z3 AST ids. The let-names carry AST ids too: Z3
+/// orders terms by id, so two builds answer alike only when their dumps are identical, ids included (the
+/// regression check of the prover split against the single-file prover).
+void dumpQuery(z3::solver &s) {
+  const char *dumpDir = getenv("TLXSIM_PROOF_DUMP");
+  if (!dumpDir)
+    return;
+  static int dumpCount = 0;
+  char name[32];
+  snprintf(name, sizeof name, "/%04d.smt2", dumpCount++);
+  std::ofstream out(std::string(dumpDir) + name);
+  z3::expr_vector as = s.assertions();
+  out << "; assertion ids:";
+  for (unsigned i = 0; i < as.size(); ++i)
+    out << ' ' << Z3_get_ast_id(s.ctx(), as[i]);
+  out << "\n" << s.to_smt2();
+}
+} // namespace
+
 z3::check_result QueryBudget::check(z3::solver &s, double &seconds) {
   double left = secondsLeft();
   if (left <= 0) {
@@ -53,6 +76,7 @@ z3::check_result QueryBudget::check(z3::solver &s, double &seconds) {
     p.set("timeout", queryMilliseconds(left));
     s.set(p);
   }
+  dumpQuery(s);
   auto t0 = Clock::now();
   z3::check_result r = s.check();
   double d = std::chrono::duration<double>(Clock::now() - t0).count();

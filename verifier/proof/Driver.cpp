@@ -128,7 +128,7 @@ void Driver::constrainLaunch() {
 }
 
 bool Driver::launchesExist() {
-  z3::solver base(c);
+  z3::solver &base = launchSolver.emplace(c);
   base.set(solverParams);
   for (auto &e : paramConstraints)
     base.add(e);

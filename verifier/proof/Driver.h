@@ -11,6 +11,7 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <utility>
 #include <vector>
@@ -48,6 +49,9 @@ private:
   int anchor = -1;                     ///< the first partition with a loop (the tables' key reads its loop)
   int R = 2;                           ///< the `iterations left` feature's cap: max slots + 1
   bool lemmasHold = true;
+  /// The launch-existence query's solver, kept alive to the end of run(): freeing it earlier recycles Z3's AST ids
+  /// and changes later queries' term order (and so their models) against the pre-split prover.
+  std::optional<z3::solver> launchSolver;
 
   // ---- phases (Driver.cpp) ---------------------------------------------------------------------
   bool unrollFromStart(); ///< the dry run, then `depths.unroll` steps from the initial state
@@ -67,7 +71,8 @@ private:
 
   // ---- lemmas (Lemmas.cpp) ---------------------------------------------------------------------
   void learnLemmas();
-  std::vector<z3::model> takeSamples();
+  /// Appends the sample runs to `samples`, one query each on `sampler` (made by newSolver(true)).
+  void takeSamples(z3::solver &sampler, std::vector<z3::model> &samples);
   int learnTables(const std::vector<z3::model> &samples);
   void learnRangeLemmas(const std::vector<z3::model> &samples, int lemmaId);
   std::optional<z3::expr> varExpr(const State &st, const Cand &cd);

@@ -51,7 +51,11 @@ void Driver::learnLemmas() {
       anchor = static_cast<int>(i);
   R = maxSlots + 1;
   if (anchor >= 0 && windowOk) {
-    std::vector<z3::model> samples = takeSamples();
+    // The sampler lives until the lemmas are learned, as in the pre-split prover: Z3 recycles the AST ids of
+    // freed terms, and the ids order the terms of later queries (their models).
+    std::vector<z3::model> samples;
+    z3::solver sampler = newSolver(true);
+    takeSamples(sampler, samples);
     int lemmaId = learnTables(samples);
     learnRangeLemmas(samples, lemmaId);
   }
@@ -137,10 +141,8 @@ z3::expr Driver::tableAt(const Table &t, const State &st) {
 }
 
 /// Samples: a long run, a run that ends at the bound, and (tile loops) runs with many tiles.
-std::vector<z3::model> Driver::takeSamples() {
-  std::vector<z3::model> samples;
+void Driver::takeSamples(z3::solver &sampler, std::vector<z3::model> &samples) {
   // One solver for all samples (incremental: each sample is one push / check / pop).
-  z3::solver sampler = newSolver(true);
   auto sample = [&](const z3::expr &cond) {
     sampler.push();
     sampler.add(cond);
@@ -181,7 +183,6 @@ std::vector<z3::model> Driver::takeSamples() {
     sample(z3::sum(firsts) >= 4);
     sample(z3::sum(firsts) >= 2 && z3::sum(notFirsts) >= 4);
   }
-  return samples;
 }
 
 /// One table lemma per (barrier slot, waiter) whose samples some key determines; returns the next lemma id.
