@@ -1,0 +1,80 @@
+// Prover stages 3 and 5: the lemma tables' key choice (verifier/proof/Lemmas.h), the counterexample search's
+// launch preferences (verifier/proof/Driver.h), and the whole pipeline's counterexample on a tiny kernel.
+#include "ProofTestModule.h"
+
+#include "verifier/proof/Driver.h"
+
+#include <doctest/doctest.h>
+
+using namespace tlxsim;
+using namespace tlxsim::verifier::proof;
+
+TEST_CASE("proof lemmas: the smallest consistent key wins; none when no key determines the value") {
+  std::vector<Cand> cands = {{0, -1, 1}, {0, 0, 2}}; // no variable; the loop index mod 2
+  // B alternates with the index's parity; first / has / rem are constant.
+  std::vector<std::vector<Obs>> obs(2);
+  for (int64_t i = 0; i < 6; ++i) {
+    obs[0].push_back({{0, 0, 1, 5}, {i % 2, 0, 1}});
+    obs[1].push_back({{i % 2, 0, 1, 5}, {i % 2, 0, 1}});
+  }
+  auto choice = chooseTableKey(obs, cands);
+  REQUIRE(choice);
+  CHECK(choice->cand == 1);
+  CHECK(choice->mask == 1); // the residue alone
+  CHECK(choice->rows == std::map<TableKey, TableRow>{{{0, 0, 0, 0}, {0, 0, 1}}, {{1, 0, 0, 0}, {1, 0, 1}}});
+  // A constant value: the empty key of the first candidate (no features at all).
+  std::vector<std::vector<Obs>> flat(2);
+  for (int64_t i = 0; i < 4; ++i) {
+    flat[0].push_back({{0, i % 2, 1, i}, {2, 1, 1}});
+    flat[1].push_back({{i % 2, i % 2, 1, i}, {2, 1, 1}});
+  }
+  choice = chooseTableKey(flat, cands);
+  REQUIRE(choice);
+  CHECK(choice->cand == 0);
+  CHECK(choice->mask == 0);
+  CHECK(choice->rows.size() == 1);
+  // The value depends on nothing observed: no table.
+  std::vector<std::vector<Obs>> noise(2);
+  noise[0] = {{{0, 0, 1, 5}, {0, 0, 1}}, {{0, 0, 1, 5}, {1, 0, 1}}};
+  noise[1] = {{{0, 0, 1, 5}, {0, 0, 1}}, {{0, 0, 1, 5}, {1, 0, 1}}};
+  CHECK_FALSE(chooseTableKey(noise, cands));
+  CHECK_FALSE(chooseTableKey({{}, {}}, cands));
+}
+
+TEST_CASE("proof counterexamples: launch preferences put the first CTA, then the simulated launch, then sizes") {
+  z3::context c;
+  std::map<std::string, z3::expr> params;
+  for (const char *n : {"K", "M", "cluster_rank", "num_programs_x", "program_id_x"})
+    params.emplace(n, c.int_const(n));
+  auto prefs = launchPreferences(c, params, {{"K", 64}, {"absent", 1}});
+  std::vector<std::string> text;
+  for (auto &[lhs, v] : prefs)
+    text.push_back(lhs.to_string() + "=" + v.to_string());
+  CHECK(text == std::vector<std::string>{"cluster_rank=0", "program_id_x=0", "K=64", "(>= K 1)=true",
+                                         "(>= K 0)=true", "(>= M 1)=true", "(>= M 0)=true"});
+}
+
+TEST_CASE("proof pipeline: the tiny kernel's repeated wait parity is a counterexample from n = 4 on") {
+  prooftest::Kernel k;
+  REQUIRE(k.module);
+  ProofOptions options;
+  ProofReport report = proveProtocol(*k.module, options);
+  const ProofResult *parity = nullptr;
+  for (const ProofResult &r : report.results)
+    if (r.property == "wait-parity" && r.barrier == "bars")
+      parity = &r;
+  REQUIRE(parity);
+  CHECK(parity->verdict == "counterexample");
+  REQUIRE(parity->params.count("n"));
+  CHECK(parity->params.at("n") >= 4);
+  CHECK(parity->step == 4); // the 4th iteration (k = 3) revisits slot 0
+  CHECK(parity->iteration == "loop iteration 3");
+  CHECK(parity->location.line == 20);
+  CHECK(parity->partitions == std::vector<std::string>{"default"});
+  // With the launch n = 5 the search keeps the simulated value.
+  options.launch = {{"n", 5}};
+  report = proveProtocol(*k.module, options);
+  for (const ProofResult &r : report.results)
+    if (r.property == "wait-parity" && r.barrier == "bars")
+      CHECK(r.params.at("n") == 5);
+}

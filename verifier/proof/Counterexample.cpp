@@ -1,0 +1,202 @@
+// Counterexample search and description (Driver.h): per violated property a model over the whole bound, a small
+// launch where there is one, the abstracted tile counts concretized, the parameters moved toward the simulated
+// launch (launchPreferences), and the witness (launch, lock-step step and loop iteration) the replay runs.
+#include "verifier/proof/Driver.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+namespace tlxsim::verifier::proof {
+
+std::vector<std::pair<z3::expr, z3::expr>> launchPreferences(z3::context &c,
+                                                             const std::map<std::string, z3::expr> &params,
+                                                             const std::map<std::string, int64_t> &launch) {
+  std::vector<std::pair<z3::expr, z3::expr>> prefs; // (param, preferred value), first ones first
+  for (auto &[n, e] : params)
+    if (n.starts_with("program_id_") || n == "cluster_rank")
+      prefs.push_back({e, c.int_val(0)}); // the first CTA: the one a replay shows first
+  for (auto &[n, v] : launch)
+    if (auto it = params.find(n); it != params.end())
+      prefs.push_back({it->second, c.int_val(v)});
+  for (auto &[n, e] : params) {
+    if (!n.starts_with("num_programs_") && !n.starts_with("program_id_") && n != "cluster_rank") {
+      prefs.push_back({e >= 1, c.bool_val(true)}); // positive sizes read as real launches,
+      prefs.push_back({e >= 0, c.bool_val(true)}); // else non-negative ones
+    }
+  }
+  return prefs;
+}
+
+void Driver::searchCounterexample(size_t i, size_t cexDepth, size_t fullDepth) {
+  ProofResult &r = results[i];
+  size_t cexDepthFor = cexDepth;
+  z3::check_result res = z3::unsat;
+  std::optional<z3::model> model;
+  {
+    z3::solver q = newSolver(false);
+    q.add(anyViol(0, cexDepth, sels[i], viol));
+    res = check(q, r.seconds);
+    if (res == z3::unsat && cexDepth < fullDepth) { // the induction's base case needs the full depth
+      z3::solver full = newSolver(false);
+      full.add(anyViol(0, fullDepth, sels[i], viol));
+      res = check(full, r.seconds);
+      if (res == z3::sat) {
+        cexDepthFor = fullDepth;
+        model = full.get_model();
+      }
+    } else if (res == z3::sat)
+      model = q.get_model();
+    if (res == z3::sat) {
+      z3::solver small = newSolver(true); // a small launch reads better, when there is one
+      small.add(anyViol(0, cexDepthFor, sels[i], viol));
+      for (auto &a : abstracted)
+        small.add(a.var >= 0 && a.var <= 64);
+      if (check(small, r.seconds) == z3::sat)
+        model = small.get_model();
+    }
+  }
+  if (res == z3::sat && !abstracted.empty()) {
+    // Concretize: the abstracted terms take their exact values.
+    z3::solver q = newSolver(true);
+    q.add(anyViol(0, cexDepthFor, sels[i], viol));
+    for (auto &a : abstracted) {
+      z3::expr v = model->eval(a.var, true);
+      q.add(a.var == v && a.exact == v);
+    }
+    z3::check_result cr = check(q, r.seconds);
+    if (cr != z3::sat) {
+      z3::solver q2 = newSolver(false);
+      q2.add(anyViol(0, cexDepthFor, sels[i], viol));
+      for (auto &a : abstracted)
+        q2.add(a.var == a.exact);
+      cr = check(q2, r.seconds);
+      if (cr == z3::sat)
+        model = q2.get_model();
+    } else
+      model = q.get_model();
+    if (cr != z3::sat) {
+      res = z3::unknown;
+      r.verdict = cr == z3::unsat ? "bounded" : "timeout";
+      r.bound = N;
+      r.witness = cr == z3::unsat ? "the violation found on the linear abstraction of the tile count is not "
+                                    "realizable; no realizable violation within the bound"
+                                  : "a violation on the linear abstraction could not be concretized in time";
+    }
+  }
+  if (res == z3::sat && !options.launch.empty())
+    preferLaunch(i, cexDepthFor, *model);
+  if (res == z3::sat) {
+    r.verdict = "counterexample";
+    r.bound = N;
+    auto [kind, group] = *std::next(props.begin(), i);
+    describeCounterexample(*model, kind, group, r);
+    std::string ps;
+    for (auto &[n, v] : r.params)
+      ps += (ps.empty() ? "" : ", ") + n + "=" + std::to_string(v);
+    std::string where = r.iteration.empty() ? "lock-step step " + std::to_string(r.step)
+                                            : r.iteration + " (lock-step step " + std::to_string(r.step) + ")";
+    r.witness = ps.empty() ? "any launch; " + where : ps + "; " + where;
+  } else if (res == z3::unknown && r.verdict.empty()) {
+    r.verdict = "timeout";
+    r.witness = budget.exhausted()
+                    ? budget.spentText() + " before the bounded check finished"
+                    : "Z3 answered unknown within " + llvm::formatv("{0}", options.timeoutSeconds).str() +
+                          " s (bounded check)";
+  }
+}
+
+// Moves the parameters toward the simulated launch where the violation allows it: each preference in turn is
+// kept when the property's violation stays satisfiable with it (under a resource limit, so that the launch chosen
+// does not depend on the machine's load).
+void Driver::preferLaunch(size_t i, size_t depth, z3::model &model) {
+  ProofResult &r = results[i];
+  z3::solver q = newSolver(false);
+  q.add(anyViol(0, depth, sels[i], viol));
+  for (auto &a : abstracted)
+    q.add(a.var == a.exact);
+  z3::params quick(c);
+  // A resource limit rather than a time limit: the launch chosen must not depend on the load.
+  quick.set("timeout", queryMilliseconds(options.timeoutSeconds));
+  quick.set("rlimit", 40000000u);
+  q.set(quick);
+  std::vector<std::pair<z3::expr, z3::expr>> prefs = launchPreferences(c, params, options.launch);
+  for (auto &[lhs, v] : prefs) {
+    q.push();
+    q.add(lhs == v);
+    z3::check_result pr = check(q, r.seconds);
+    if (pr == z3::sat) {
+      model = q.get_model();
+      q.pop();
+      q.add(lhs == v);
+    } else {
+      q.pop();
+      if (pr == z3::unknown)
+        break; // out of resources: the later preferences would be too; keep the model found
+    }
+  }
+}
+
+// The parameters the violated formulas mention and the first step (with its partition, op and loop iteration)
+// where the violation holds in `m`.
+void Driver::describeCounterexample(z3::model &m, int kind, int group, ProofResult &r) {
+  // Parameters the violated formulas mention (the launch values that matter).
+  std::set<std::string> used;
+  {
+    std::set<unsigned> seen;
+    std::vector<z3::expr> todo;
+    for (auto &vs : viol)
+      for (const Violation &v : vs)
+        if (v.kind == kind && v.group == group)
+          todo.push_back(v.cond);
+    for (auto &a : abstracted)
+      todo.push_back(a.exact);
+    while (!todo.empty()) {
+      z3::expr e = todo.back();
+      todo.pop_back();
+      if (!seen.insert(Z3_get_ast_id(c, e)).second)
+        continue;
+      if (e.is_const() && !e.is_numeral())
+        used.insert(e.decl().name().str());
+      if (e.is_app())
+        for (unsigned i = 0; i < e.num_args(); ++i)
+          todo.push_back(e.arg(i));
+    }
+  }
+  for (auto &[n, e] : params) {
+    if (!used.count(n))
+      continue;
+    z3::expr v = m.eval(e, true);
+    if (v.is_numeral())
+      r.params[n] = v.get_numeral_int64();
+  }
+  for (size_t st = 0; st < viol.size(); ++st)
+    for (const Violation &v : viol[st]) {
+      if (v.kind != kind || v.group != group || !m.eval(v.cond, true).is_true())
+        continue;
+      r.step = static_cast<int64_t>(st);
+      if (v.op)
+        r.location = ir::pythonLocation(v.op->getLoc());
+      if (v.part >= 0) {
+        r.partitions = {parts[v.part].name};
+        // The loop iteration that ran in this step: the state before it.
+        const State &pre = states[st > 0 ? st - 1 : 0];
+        const PState &ps = pre.parts[v.part];
+        std::string it;
+        auto val = [&](const std::optional<z3::expr> &e) {
+          z3::expr x = m.eval(*e, true);
+          return x.is_numeral() ? std::to_string(x.get_numeral_int64()) : std::string("?");
+        };
+        if (st == 0)
+          it = "before the loop";
+        else {
+          if (ps.t)
+            it = "tile iteration " + val(ps.t) + ", ";
+          if (ps.k)
+            it += "loop iteration " + val(ps.k);
+        }
+        r.iteration = it;
+      }
+      return;
+    }
+}
+
+} // namespace tlxsim::verifier::proof

@@ -1,0 +1,499 @@
+// The k-induction / BMC driver (Driver.h): run() and its phases, from the unrolling to the induction.
+#include "verifier/proof/Driver.h"
+
+#include "ir/Location.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+
+using namespace mlir;
+
+namespace tlxsim::verifier::proof {
+
+Driver::Driver(Protocol protocol, const ProofOptions &options, QueryBudget &budget, ProofReport report)
+    : Encoder(std::move(protocol)), options(options), budget(budget), report(std::move(report)), solverParams(c) {
+  setQueryLimits(solverParams, options);
+}
+
+ProofReport Driver::run() {
+  maxSlots = mostSlots();
+  depths = proofDepths(maxSlots, options.bmcSteps, getenv("TLXSIM_PROOF_K"));
+  k = depths.k;
+  N = depths.bound;
+  if (!unrollFromStart())
+    return report;
+  constrainLaunch();
+  if (!launchesExist() || !collectProperties())
+    return report;
+  buildWindow();
+  if (!clusterPeersAgree())
+    return report;
+  learnLemmas();
+  runBmc();
+  runInduction();
+  if (budget.exhausted())
+    report.notes.push_back(budget.spentText() + ": the queries after it were not run, their properties read "
+                           "'timeout'");
+  report.seconds = budget.totalSeconds();
+  report.results = std::move(results);
+  return report;
+}
+
+bool Driver::unrollFromStart() {
+  try {
+    // Dry run: which partitions wait on / use each barrier (sizes the ghost state).
+    collecting = true;
+    {
+      std::vector<Violation> none;
+      State s0 = initial(none);
+      shape = s0;
+      step(s0, none);
+    }
+    collecting = false;
+    viol.emplace_back();
+    states.push_back(initial(viol.back()));
+    for (int i = 0; i < depths.unroll; ++i) {
+      viol.emplace_back();
+      states.push_back(step(states.back(), viol.back()));
+    }
+  } catch (const Unsupported &u) {
+    report.notes.push_back("not analyzed: " + u.why);
+    return false;
+  } catch (const z3::exception &e) {
+    report.notes.push_back(std::string("not analyzed: Z3 error: ") + e.msg());
+    return false;
+  }
+  return true;
+}
+
+void Driver::constrainLaunch() {
+  // Launch constraints: arguments within 2^30 (no i32 overflow in index arithmetic), their
+  // tt.divisibility, the grid, and the user's assumptions.
+  Block &body = func->getRegion(0).front();
+  for (auto &[n, e] : params) {
+    if (n.starts_with("num_programs_"))
+      paramConstraints.push_back(e >= 1 && e <= (1 << 20));
+    else if (n == "cluster_rank")
+      paramConstraints.push_back(e >= 0 && e < c.int_val(numCtas));
+    else if (n.starts_with("program_id_")) {
+      std::string axis = n.substr(std::string("program_id_").size());
+      auto np = params.find("num_programs_" + axis);
+      paramConstraints.push_back(e >= 0);
+      if (np != params.end())
+        paramConstraints.push_back(e < np->second);
+      else
+        paramConstraints.push_back(e < (1 << 20));
+    } else {
+      paramConstraints.push_back(e >= -kArgumentBound && e <= kArgumentBound);
+      smallConstraints.push_back(e >= 0 && e <= 4096);
+    }
+  }
+  if (numCtas > 1) {
+    // A cluster is numCtas consecutive CTAs along x (the simulator's reading of ctas_per_cga).
+    auto rank = params.find("cluster_rank");
+    auto pid = params.find("program_id_x"), np = params.find("num_programs_x");
+    if (rank != params.end() && pid != params.end())
+      paramConstraints.push_back(z3::mod(pid->second, c.int_val(numCtas)) == rank->second);
+    if (np != params.end())
+      paramConstraints.push_back(z3::mod(np->second, c.int_val(numCtas)) == 0);
+  }
+  for (unsigned i = 0; i < body.getNumArguments(); ++i) {
+    if (auto attrs = func->getAttrOfType<ArrayAttr>("arg_attrs"))
+      if (i < attrs.size())
+        if (auto dict = dyn_cast<DictionaryAttr>(attrs[i]))
+          if (auto d = dict.getAs<IntegerAttr>("tt.divisibility")) {
+            std::string n = ir::variableName(body.getArgument(i).getLoc()).value_or("");
+            auto it = params.find(n);
+            if (it != params.end() && d.getInt() > 1)
+              paramConstraints.push_back(z3::mod(it->second, c.int_val(d.getInt())) == 0);
+          }
+  }
+  for (auto &[n, e] : params)
+    if (n.starts_with("num_programs_"))
+      smallConstraints.push_back(e <= 4);
+  for (const Assumption &a : options.assumptions) {
+    auto it = params.find(a.name);
+    if (it == params.end()) {
+      report.notes.push_back("assumption on '" + a.name + "' ignored: the kernel's protocol does not use it");
+      continue;
+    }
+    z3::expr x = it->second, v = c.int_val(a.value);
+    z3::expr cond = a.op == ">=" ? x >= v : a.op == "<=" ? x <= v : a.op == ">" ? x > v : a.op == "<" ? x < v
+                    : a.op == "==" ? x == v : x != v;
+    paramConstraints.push_back(cond);
+  }
+}
+
+bool Driver::launchesExist() {
+  z3::solver &base = launchSolver.emplace(c);
+  base.set(solverParams);
+  for (auto &e : paramConstraints)
+    base.add(e);
+  double satSeconds = 0;
+  z3::check_result sat = check(base, satSeconds);
+  report.seconds += satSeconds;
+  if (sat == z3::unsat) {
+    report.assumptionsUnsat = true;
+    report.notes.push_back("the assumptions admit no launch: nothing is proved");
+    return false;
+  }
+  return true;
+}
+
+// Stage-ownership of buffers that other CTAs write is not analyzed (a note below): its checks leave.
+void Driver::dropRemote(std::vector<std::vector<Violation>> &vv) {
+  for (auto &vs : vv)
+    vs.erase(std::remove_if(vs.begin(), vs.end(),
+                            [&](const Violation &v) { return v.kind == StageOwnership && remoteData.count(v.group); }),
+             vs.end());
+}
+
+z3::expr Driver::anyViol(size_t from, size_t to, const Selector &sel, const std::vector<std::vector<Violation>> &vv) {
+  z3::expr_vector xs(c);
+  for (size_t st = from; st < to && st < vv.size(); ++st)
+    for (auto &v : vv[st])
+      if (sel(v) && !(v.kind == LemmaTable && dropped.count(v.lemma)))
+        xs.push_back(v.cond);
+  return z3::mk_or(xs);
+}
+
+z3::solver Driver::newSolver(bool small) {
+  z3::solver s(c);
+  s.set(solverParams);
+  for (auto &e : paramConstraints)
+    s.add(e);
+  if (small)
+    for (auto &e : smallConstraints)
+      s.add(e);
+  return s;
+}
+
+/// The reported properties (kind, barrier or buffer) the encoding emitted; false (with a note) when there is none.
+bool Driver::collectProperties() {
+  dropRemote(viol);
+  // Which (kind, group) properties exist.
+  for (auto &vs : viol)
+    for (auto &v : vs)
+      if (v.kind < LemmaAlign)
+        props.insert({v.kind, v.group});
+  for (int d : remoteData)
+    report.notes.push_back("stage-ownership on " + groups[d].name +
+                           " not analyzed: other CTAs of the cluster write it (TMA multicast), and their release "
+                           "of its stages is not encoded");
+  if (props.empty()) {
+    bool anyBarrier = std::any_of(groups.begin(), groups.end(), [](const Group &g) { return !g.data; });
+    report.notes.push_back(!anyBarrier
+                               ? "no mbarrier protocol: the kernel allocates no mbarrier, nothing to prove"
+                               : "no mbarrier protocol: no barrier is waited on, arrived at or filled by TMA in "
+                                 "the encoded code, nothing to prove");
+    report.seconds = budget.totalSeconds();
+    return false;
+  }
+  // One result per property, in `props` order (checked all at once by BMC, alone only when one fails).
+  for (auto [kind, group] : props) {
+    ProofResult r;
+    r.property = kindName(kind);
+    r.barrier = groups[group].name;
+    r.location = groups[group].loc;
+    for (int w : groups[group].users)
+      r.partitions.push_back(parts[w].name);
+    results.push_back(r);
+    sels.push_back([kind = kind, group = group](const Violation &v) { return v.kind == kind && v.group == group; });
+  }
+  return true;
+}
+
+void Driver::buildWindow() {
+  // The k-induction window: k + 1 steps from an arbitrary state.
+  try {
+    wviol.emplace_back();
+    wstates.push_back(freshState("w"));
+    for (int i = 0; i < k + 1; ++i) {
+      wviol.emplace_back();
+      wstates.push_back(step(wstates.back(), wviol.back()));
+    }
+  } catch (...) {
+    windowOk = false;
+  }
+  dropRemote(wviol);
+}
+
+bool Driver::clusterPeersAgree() {
+  // Cluster kernels: the peers' versions of the ops that reach this CTA's barriers substitute the issuer's rank
+  // (and program id) and keep everything else. That is exact only when nothing else they read differs between
+  // the CTAs: launch arguments, and loop-carried values that depend neither on the rank nor on the program id
+  // nor on values the prover does not follow (a fixed point over one step of the window).
+  if (!peerExprs.empty()) {
+    std::string why;
+    auto constsOf = [&](const z3::expr &root) {
+      std::set<std::string> out;
+      std::set<unsigned> seen;
+      std::vector<z3::expr> todo = {root};
+      while (!todo.empty()) {
+        z3::expr e = todo.back();
+        todo.pop_back();
+        if (!seen.insert(Z3_get_ast_id(c, e)).second || !e.is_app())
+          continue;
+        if (e.num_args() == 0 && e.decl().decl_kind() == Z3_OP_UNINTERPRETED)
+          out.insert(e.decl().name().str());
+        for (unsigned i = 0; i < e.num_args(); ++i)
+          todo.push_back(e.arg(i));
+      }
+      return out;
+    };
+    auto perCta = [](const std::string &n) { return n == "cluster_rank" || n.starts_with("program_id_"); };
+    // Abstracted terms (tile counts) are the same in every CTA unless they read the rank or program id.
+    std::map<std::string, bool> abstractedOk;
+    for (auto &a : abstracted) {
+      bool ok = true;
+      for (const std::string &n : constsOf(a.exact))
+        ok &= params.count(n) && !perCta(n);
+      abstractedOk[a.var.decl().name().str()] = ok;
+    }
+    // (window const, its next value, its initial value) per loop-carried component.
+    std::vector<std::tuple<std::optional<z3::expr>, std::optional<z3::expr>, std::optional<z3::expr>>> comps;
+    if (windowOk && wstates.size() >= 2) {
+      auto add = [&](const std::optional<z3::expr> &w, const std::optional<z3::expr> &n,
+                     const std::optional<z3::expr> &i) { comps.push_back({w, n, i}); };
+      add(wstates[0].done, wstates[1].done, states[0].done);
+      for (size_t q = 0; q < parts.size(); ++q) {
+        const PState &w = wstates[0].parts[q], &n = wstates[1].parts[q], &i = states[0].parts[q];
+        add(w.t, n.t, i.t);
+        add(w.k, n.k, i.k);
+        add(w.first, n.first, i.first);
+        add(w.ub, n.ub, i.ub);
+        for (size_t a = 0; a < w.outer.size(); ++a)
+          add(w.outer[a].e, a < n.outer.size() ? n.outer[a].e : std::nullopt,
+              a < i.outer.size() ? i.outer[a].e : std::nullopt);
+        for (size_t a = 0; a < w.inner.size(); ++a)
+          add(w.inner[a].e, a < n.inner.size() ? n.inner[a].e : std::nullopt,
+              a < i.inner.size() ? i.inner[a].e : std::nullopt);
+      }
+    } else
+      why = "the loop state of the window could not be built";
+    std::set<std::string> windowConsts, tainted;
+    for (auto &[w, n, i] : comps)
+      if (w && w->is_const())
+        windowConsts.insert(w->decl().name().str());
+    auto sameEverywhere = [&](const std::string &n) {
+      if (perCta(n))
+        return false;
+      if (params.count(n))
+        return true;
+      if (auto it = abstractedOk.find(n); it != abstractedOk.end())
+        return it->second;
+      return windowConsts.count(n) && !tainted.count(n);
+    };
+    for (bool changed = true; changed && why.empty();) {
+      changed = false;
+      for (auto &[w, n, i] : comps) {
+        if (!w || !w->is_const() || tainted.count(w->decl().name().str()))
+          continue;
+        bool ok = n && i;
+        for (const std::optional<z3::expr> &x : {n, i})
+          if (x)
+            for (const std::string &name : constsOf(*x))
+              ok &= sameEverywhere(name);
+        if (!ok) {
+          tainted.insert(w->decl().name().str());
+          changed = true;
+        }
+      }
+    }
+    for (auto &[deps, op] : peerExprs) {
+      if (!why.empty())
+        break;
+      for (const z3::expr &d : deps)
+        for (const std::string &name : constsOf(d))
+          if (!perCta(name) && !sameEverywhere(name)) {
+            why = ir::pythonLocation(op->getLoc()).str() + ": " + op->getName().getStringRef().str() +
+                  " reaches other CTAs' barriers and depends on a value that may differ between the CTAs (" + name +
+                  ")";
+            break;
+          }
+    }
+    if (!why.empty()) {
+      std::erase_if(report.notes, [](const std::string &n) { return n.starts_with("stage-ownership on "); });
+      report.notes.push_back("not analyzed: cluster kernel (ttg.num-ctas = " + std::to_string(numCtas) + "): " + why);
+      report.seconds = budget.totalSeconds();
+      return false;
+    }
+  }
+  return true;
+}
+
+// 1. Bounded model checking from the initial state, incrementally (one solver; a clean depth
+//    is asserted before the next is checked), properties and learned lemmas together: a
+//    violated lemma is dropped (Houdini) and the depth checked again; a violated property ends
+//    the search and each property is then checked alone for its counterexample.
+void Driver::runBmc() {
+  size_t bmcEnd = static_cast<size_t>(N) + 1; // viol[0] (before the loops) .. viol[N]
+  int failDepth = -1;
+  bool unknownSeen = false;
+  std::map<std::pair<int, int>, size_t> propIndex;
+  for (auto kg : props)
+    propIndex[kg] = propIndex.size();
+  std::set<size_t> failed; // properties violated: searched alone for their counterexample below
+  z3::solver s = newSolver(false);
+  auto sel = [&](const Violation &v) {
+    return v.kind < LemmaAlign ? !failed.count(propIndex.at({v.kind, v.group})) : lemmasHold;
+  };
+  for (size_t d = 0; d < bmcEnd && !unknownSeen; ++d) {
+    for (;;) {
+      z3::expr bad = anyViol(d, d + 1, sel, viol);
+      s.push();
+      s.add(bad);
+      double secs = 0;
+      z3::check_result r = check(s, secs);
+      if (r == z3::unsat) {
+        s.pop();
+        s.add(!bad);
+        break;
+      }
+      if (r == z3::unknown) {
+        s.pop();
+        unknownSeen = true;
+        break;
+      }
+      z3::model m = s.get_model();
+      s.pop();
+      bool propBad = false, structural = false;
+      size_t before = dropped.size();
+      std::set<int> refinedNow;
+      for (const Violation &v : viol[d]) {
+        if (!sel(v) || (v.kind == LemmaTable && dropped.count(v.lemma)) || !m.eval(v.cond, true).is_true())
+          continue;
+        if (v.kind < LemmaAlign) {
+          propBad = true;
+          failed.insert(propIndex.at({v.kind, v.group}));
+        } else if (v.kind == LemmaTable) {
+          // A table without a row for this reachable state learns it (when no row of the same key
+          // disagrees); otherwise the lemma is dropped.
+          if (refineTable(v.lemma, m, d, refinedNow))
+            continue;
+          dropped.insert(v.lemma);
+          if (getenv("TLXSIM_PROOF_DEBUG"))
+          {
+            llvm::errs() << "base case: dropped lemma " << v.lemma << " at step " << d << ":";
+            for (auto &[pn, pe] : params)
+              llvm::errs() << " " << pn << "=" << m.eval(pe, true).to_string();
+            llvm::errs() << "\n";
+          }
+        } else if (!structural) {
+          structural = true;
+          report.notes.push_back(std::string("lemma '") + kindName(v.kind) + "' fails at lock-step step " +
+                                 std::to_string(d) +
+                                 (v.group >= 0 ? " on " + groups[v.group].name : std::string()) +
+                                 ": properties are proved without it if possible");
+        }
+      }
+      if (propBad) { // the other properties and the lemmas go on
+        if (failDepth < 0)
+          failDepth = static_cast<int>(d);
+        continue;
+      }
+      updateRefined(refinedNow);
+      if (structural)
+        lemmasHold = false;
+      else if (dropped.size() == before && refinedNow.empty()) { // cannot happen: a violation was seen; stay sound
+        unknownSeen = true;
+        break;
+      }
+    }
+  }
+  z3::check_result any = failDepth >= 0 ? z3::sat : unknownSeen ? z3::unknown : z3::unsat;
+  // Each property's counterexample is searched over the whole bound: a deeper one often needs a more
+  // realistic launch (the parameters are then moved toward the simulated one).
+  size_t cexDepth = bmcEnd;
+  const size_t fullDepth = bmcEnd;
+  if (any != z3::unsat) {
+    if (unknownSeen)
+      lemmasHold = false; // their base case was not checked to the full depth
+    for (size_t i = 0; i < results.size(); ++i) {
+      if (!unknownSeen && !failed.count(i))
+        continue; // clean to the full depth: left to the induction
+      searchCounterexample(i, cexDepth, fullDepth);
+    }
+  }
+}
+
+// 2. k-induction from an arbitrary state over the clean properties and the lemmas together;
+//    whatever the step violates is removed from the set and the rest tried again (Houdini):
+//    the remaining set is k-inductive and its base case was checked above.
+void Driver::runInduction() {
+  std::map<std::pair<int, int>, size_t> resultOf;
+  size_t idx = 0;
+  for (auto kg : props)
+    resultOf[kg] = idx++;
+  std::set<size_t> active;
+  for (size_t i = 0; i < results.size(); ++i)
+    if (results[i].verdict.empty())
+      active.insert(i);
+  bool structOk = lemmasHold;
+  std::string why = "not " + std::to_string(k) + "-inductive";
+  double indSecs = 0;
+  std::set<size_t> open = active;
+  bool unknownSeen = false;
+  while (!active.empty() && windowOk) {
+    auto sel = [&](const Violation &v) {
+      if (v.kind < LemmaAlign)
+        return active.count(resultOf.at({v.kind, v.group})) > 0;
+      if (!lemmasHold)
+        return false;
+      return v.kind == LemmaTable || structOk;
+    };
+    z3::solver s = newSolver(false);
+    for (int i = 0; i <= k; ++i)
+      s.add(!anyViol(i, i + 1, sel, wviol));
+    s.add(anyViol(k + 1, k + 2, sel, wviol));
+    z3::check_result r = check(s, indSecs);
+    if (r == z3::unsat)
+      break;
+    if (r == z3::unknown) {
+      unknownSeen = true;
+      break;
+    }
+    z3::model m = s.get_model();
+    size_t before = active.size() + dropped.size() + (structOk ? 1 : 0);
+    for (const Violation &v : wviol[k + 1]) {
+      if (!sel(v) || (v.kind == LemmaTable && dropped.count(v.lemma)) || !m.eval(v.cond, true).is_true())
+        continue;
+      if (getenv("TLXSIM_PROOF_DEBUG"))
+        llvm::errs() << "induction step violates " << kindName(v.kind) << " "
+                     << (v.group >= 0 ? groups[v.group].name : "") << " lemma " << v.lemma << "\n";
+      if (v.kind < LemmaAlign)
+        active.erase(resultOf.at({v.kind, v.group}));
+      else if (v.kind == LemmaTable)
+        dropped.insert(v.lemma);
+      else
+        structOk = false;
+    }
+    if (active.size() + dropped.size() + (structOk ? 1 : 0) == before) { // nothing removed: stay sound
+      unknownSeen = true;
+      break;
+    }
+  }
+  for (size_t i : open) {
+    ProofResult &r = results[i];
+    r.seconds += indSecs / open.size();
+    if (windowOk && !unknownSeen && active.count(i)) {
+      r.verdict = "proved";
+      r.witness = std::to_string(k) + "-induction over lock-step loop iterations (base case: " +
+                  std::to_string(N) + " steps)";
+    } else if (windowOk && unknownSeen && active.count(i)) {
+      r.verdict = "timeout";
+      r.bound = N;
+      r.witness = "no violation within " + std::to_string(N) + " lock-step steps; the induction step " +
+                  (budget.exhausted() ? "ran out of the proof budget (--proof-budget)" : "timed out");
+    } else {
+      r.verdict = "bounded";
+      r.bound = N;
+      r.witness = "no violation within " + std::to_string(N) + " lock-step steps; " + why;
+    }
+  }
+}
+
+} // namespace tlxsim::verifier::proof

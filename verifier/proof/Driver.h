@@ -1,0 +1,101 @@
+// The k-induction / bounded-model-checking driver (internal to verifier/proof/): unrolls the encoding from the
+// initial state and over the induction window, constrains the launch, learns lemmas (Lemmas.h), checks the
+// properties by BMC (Houdini over the lemmas), searches each violated property's counterexample
+// (Counterexample.cpp) and proves the rest by k-induction, all under the budgets of Budget.h.
+#pragma once
+
+#include "verifier/proof/Budget.h"
+#include "verifier/proof/Encoder.h"
+#include "verifier/proof/Lemmas.h"
+#include "verifier/proof/Prover.h"
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+#include <utility>
+#include <vector>
+
+namespace tlxsim::verifier::proof {
+
+/// The proofs of one kernel: the encoding of its extracted protocol plus the queries' state. run() is the
+/// whole pipeline; each phase is a member function that reads and extends the state below.
+class Driver : public Encoder {
+public:
+  /// `report` holds the notes of the stages before (named barriers); `budget` has been started.
+  Driver(Protocol protocol, const ProofOptions &options, QueryBudget &budget, ProofReport report);
+  /// Proves the protocol; throws z3::exception or Unsupported only where the original encoding would.
+  ProofReport run();
+
+private:
+  using Selector = std::function<bool(const Violation &)>;
+  const ProofOptions &options;
+  QueryBudget &budget;
+  ProofReport report;
+  z3::params solverParams;
+  ProofDepths depths;
+  int k = 1, N = 1;  ///< induction depth and BMC bound (depths.k, depths.bound)
+  int maxSlots = 1;
+  std::vector<State> states;                ///< unrolled from the initial state
+  std::vector<std::vector<Violation>> viol; ///< per step of `states`
+  std::vector<State> wstates;               ///< the k-induction window: k + 1 steps from an arbitrary state
+  std::vector<std::vector<Violation>> wviol;
+  bool windowOk = true;
+  std::set<std::pair<int, int>> props; ///< (kind, group) of the reported properties
+  std::vector<ProofResult> results;    ///< one per property, in `props` order
+  std::vector<Selector> sels;          ///< the violations of each property
+  std::set<int> dropped;               ///< learned lemmas refuted (by BMC or the induction step)
+  std::map<int, Table> tables;         ///< lemma id -> learned table
+  int anchor = -1;                     ///< the first partition with a loop (the tables' key reads its loop)
+  int R = 2;                           ///< the `iterations left` feature's cap: max slots + 1
+  bool lemmasHold = true;
+  /// The launch-existence query's solver, kept alive to the end of run(): freeing it earlier recycles Z3's AST ids
+  /// and changes later queries' term order (and so their models) against the pre-split prover.
+  std::optional<z3::solver> launchSolver;
+
+  // ---- phases (Driver.cpp) ---------------------------------------------------------------------
+  bool unrollFromStart(); ///< the dry run, then `depths.unroll` steps from the initial state
+  void constrainLaunch(); ///< argument ranges, tt.divisibility, grid, clusters, assumptions
+  bool launchesExist();   ///< false (with a note) when the assumptions admit no launch
+  bool collectProperties();
+  void buildWindow();
+  bool clusterPeersAgree(); ///< cluster kernels: false (with a note) when a peer's ops may differ
+  void runBmc();
+  void runInduction();
+
+  // ---- queries (Driver.cpp) --------------------------------------------------------------------
+  z3::check_result check(z3::solver &s, double &seconds) { return budget.check(s, seconds); }
+  z3::expr anyViol(size_t from, size_t to, const Selector &sel, const std::vector<std::vector<Violation>> &vv);
+  z3::solver newSolver(bool small);
+  void dropRemote(std::vector<std::vector<Violation>> &vv);
+
+  // ---- lemmas (Lemmas.cpp) ---------------------------------------------------------------------
+  void learnLemmas();
+  /// Appends the sample runs to `samples`, one query each on `sampler` (made by newSolver(true)).
+  void takeSamples(z3::solver &sampler, std::vector<z3::model> &samples);
+  int learnTables(const std::vector<z3::model> &samples);
+  void learnRangeLemmas(const std::vector<z3::model> &samples, int lemmaId);
+  std::optional<z3::expr> varExpr(const State &st, const Cand &cd);
+  z3::expr remOf(const State &st);
+  z3::expr tableAt(const Table &t, const State &st);
+  std::optional<std::pair<TableKey, TableRow>> observe(const Table &t, const z3::model &m, const State &st);
+  /// Base case: a table without a row for the reachable state `d` of `m` learns it; false: it cannot.
+  bool refineTable(int lemma, const z3::model &m, size_t d, std::set<int> &refinedNow);
+  void updateRefined(const std::set<int> &refinedNow);
+
+  // ---- counterexamples (Counterexample.cpp) ----------------------------------------------------
+  /// Property `i`, violated (or unknown) in the base case: its counterexample over `cexDepth` steps (the full
+  /// bound `fullDepth` when needed), or `bounded` / `timeout` with the reason.
+  void searchCounterexample(size_t i, size_t cexDepth, size_t fullDepth);
+  void preferLaunch(size_t i, size_t depth, z3::model &model);
+  void describeCounterexample(z3::model &m, int kind, int group, ProofResult &r);
+};
+
+/// The launch a counterexample search prefers, first ones first: program ids and the cluster rank 0 (the CTA a
+/// replay shows first), the simulated launch's values (`launch`), then positive, else non-negative, sizes of the
+/// other scalar arguments. Each pair is (the parameter or a condition on it, the value it should take).
+std::vector<std::pair<z3::expr, z3::expr>> launchPreferences(z3::context &c,
+                                                             const std::map<std::string, z3::expr> &params,
+                                                             const std::map<std::string, int64_t> &launch);
+
+} // namespace tlxsim::verifier::proof

@@ -1,0 +1,118 @@
+// The transition encoding (internal to verifier/proof/): symbolic execution of the partitions' ops (execOp, one
+// function per op family), the lock-step transition system over the loop nests (initial, step), the ghost state,
+// and the events' effect on it with the properties' violation conditions (apply, checkEnd).
+#pragma once
+
+#include "verifier/proof/Protocol.h"
+#include "verifier/proof/Symbols.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/DenseMap.h"
+
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace tlxsim::verifier::proof {
+
+class Encoder;
+using Env = llvm::DenseMap<mlir::Value, Val>;
+
+/// One op under symbolic execution: its operands' values and the helpers that record its results and emit its
+/// events (`events` null: a run that only computes values, e.g. a loop's bounds).
+struct OpCtx {
+  Encoder &E;
+  mlir::Operation &op;
+  Env &env;
+  const z3::expr &guard;
+  std::vector<Event> *events;
+  int part;
+  llvm::StringRef name;
+
+  Val in(unsigned i) const;
+  void setInt(const z3::expr &e);
+  void setBool(const z3::expr &e);
+  /// Results the prover does not follow: fresh values of their types.
+  void opaque();
+  /// The barrier of operand group `group` (nullopt when absent); throws Unsupported when it is not traced.
+  std::optional<Val> groupOperand(const char *group) const;
+  /// The predicate of operand group `group` (true when absent, fresh when not followed).
+  z3::expr predOf(const char *group) const;
+  /// A barrier event; records the group's users, waiters, arrivers and async completion.
+  void emit(Event::K k, const Val &bar, const z3::expr &pred, const z3::expr &parity, int64_t amount);
+  /// A read of a data stage (how: 0 generic, 1 async MMA operand, 2 TMA store).
+  void emitRead(mlir::Value v, const z3::expr &pred, int64_t how = 0);
+  /// A generic-proxy write of a data stage.
+  void emitWrite(mlir::Value v);
+};
+
+/// The encoding of one kernel's protocol: built on the extracted Protocol (whose groups the dry run completes)
+/// and the Symbols of the launch. Every function throws Unsupported for code it does not encode.
+class Encoder : public Symbols, public Protocol {
+public:
+  explicit Encoder(Protocol p) : Protocol(std::move(p)) {}
+
+  std::optional<State> shape; ///< the initial state: kinds and barrier groups of loop-carried values
+  /// Cluster kernels: the barrier views `ttng.map_to_remote_buffer` makes (the local view, the target CTA).
+  struct RemoteView {
+    Val bar;
+    z3::expr target;
+  };
+  llvm::DenseMap<mlir::Value, RemoteView> remoteViews;
+  /// Expressions of the ops that reach other CTAs' barriers, and the op: the peers' versions substitute the
+  /// issuer's rank, which is exact only when nothing else in them differs between the CTAs (checked by the driver).
+  std::vector<std::pair<std::vector<z3::expr>, mlir::Operation *>> peerExprs;
+  std::set<int> remoteData; ///< data buffers that other CTAs' multicasts write (stage-ownership not analyzed)
+  int64_t ageCap = 1;       ///< the deepest warp_group_dot_wait pendings + 1 (ages beyond it all retire alike)
+  bool collecting = false;  ///< dry run that only learns which partitions use which barrier
+
+  // ---- symbolic execution (Encoder.cpp, Exec*.cpp) --------------------------------------------
+  Val get(Env &env, mlir::Value v);
+  Val typedFresh(mlir::Type t, const std::string &name);
+  void execOps(llvm::ArrayRef<mlir::Operation *> ops, Env &env, const z3::expr &guard, std::vector<Event> *events,
+               int part);
+  /// Executes one op under `guard`: updates `env`, appends its events (when `events` is not null).
+  void execOp(mlir::Operation &op, Env &env, const z3::expr &guard, std::vector<Event> *events, int part);
+  /// The environment of partition `part` at its block's start: kernel arguments, the prefix, the captures.
+  Env baseEnv(int part);
+
+  // ---- transition system (Transition.cpp, Ghost.cpp) -------------------------------------------
+  State freshState(const std::string &tag);
+  State initial(std::vector<Violation> &viol);
+  State step(const State &s, std::vector<Violation> &viol);
+  Ghost freshGhost(const std::string &tag);
+  Ghost initGhost();
+  Val mergeVal(const z3::expr &cond, const Val &a, const Val &b);
+  State mergeState(const z3::expr &cond, const State &a, const State &b);
+
+  // ---- properties (Properties.cpp) -------------------------------------------------------------
+  /// The events of one step on the ghost state, appending the properties' violation conditions.
+  void apply(Ghost &g, const std::vector<Event> &events, std::vector<Violation> &viol);
+  /// phase-balance and tx-balance at the kernel's end (when `when` holds).
+  void checkEnd(const Ghost &g, const z3::expr &when, std::vector<Violation> &viol);
+  /// The tx-per-step lemma at a step boundary (when `when` holds).
+  void checkBoundary(const State &s, const z3::expr &when, std::vector<Violation> &viol);
+
+private:
+  friend struct OpCtx;
+  // Op families of execOp, each called for the ops of its family only (in execOp's order).
+  void execValue(OpCtx &x);   ///< constants, program ids, cluster rank, integer arith (ExecValues.cpp)
+  void execIf(OpCtx &x);      ///< scf.if (ExecValues.cpp)
+  void execMemory(OpCtx &x);  ///< local_alloc, memdesc_index, init_barrier (ExecBarriers.cpp)
+  bool execCluster(OpCtx &x); ///< cluster kernels: remote and multicast ops; false: not one (ExecBarriers.cpp)
+  void execBarrier(OpCtx &x); ///< wait, arrive, expect, TMA load, tcgen05 commit (ExecBarriers.cpp)
+  void execAsync(OpCtx &x);   ///< MMAs, wgmma waits, loads, stores, TMA store, proxy fence (ExecAsync.cpp)
+  void execOther(OpCtx &x);   ///< anything else: opaque, or Unsupported when it synchronizes (ExecAsync.cpp)
+  /// Applies one barrier event's slot accounting (phase balance, parity, tx-count, slot range).
+  void applySlots(Ghost &g, const Event &e, std::vector<Violation> &viol);
+  struct StepAcc;
+  void stepPartition(size_t i, const State &s, State &out, const z3::expr &active, StepAcc &acc,
+                     std::vector<Violation> &viol);
+};
+
+/// An integer attribute of `op`, `dflt` when absent.
+int64_t intAttr(mlir::Operation &op, const char *name, int64_t dflt);
+
+} // namespace tlxsim::verifier::proof

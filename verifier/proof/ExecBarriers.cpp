@@ -1,0 +1,220 @@
+// Op family: barriers and their memory (local_alloc, memdesc_index, init_barrier, wait / arrive / expect, TMA
+// loads, tcgen05 commits, and the cluster kernels' multicast and remote arrivals) of execOp.
+#include "verifier/proof/Encoder.h"
+
+#include "ir/OpSyntax.h"
+#include "ir/Types.h"
+
+using namespace mlir;
+
+namespace tlxsim::verifier::proof {
+
+void Encoder::execMemory(OpCtx &x) {
+  Operation &op = x.op;
+  Env &env = x.env;
+  llvm::StringRef name = x.name;
+  auto in = [&](unsigned i) { return x.in(i); };
+  const z3::expr &guard = x.guard;
+  std::vector<Event> *events = x.events;
+  int part = x.part;
+  auto groupOperand = [&](const char *g) { return x.groupOperand(g); };
+  if (name == "ttg.local_alloc") {
+    auto it = groupOfAlloc.find(&op);
+    if (it != groupOfAlloc.end())
+      env[op.getResult(0)] = {groups[it->second].data ? Val::Buf : Val::Bar, c.int_val(0), it->second};
+    if (events && it != groupOfAlloc.end() && groups[it->second].data && op.getNumOperands() > 0) {
+      // Initialized from registers: a generic-proxy write.
+      groups[it->second].genericWriters.insert(part);
+      groups[it->second].users.insert(part);
+      events->push_back({Event::Write, it->second, c.int_val(0), guard, c.int_val(0), 0, &op, part});
+    }
+    return;
+  }
+  if (name == "ttg.memdesc_index" || name == "ttg.memdesc_subview") {
+    Val src = in(0), idx = in(1);
+    if (src.k == Val::Bar || src.k == Val::Buf)
+      env[op.getResult(0)] = {src.k, idx.k == Val::Int ? *idx.e : fresh("index"), src.group};
+    return;
+  }
+  if (name == "ttng.init_barrier") {
+    if (auto bar = groupOperand("alloc")) {
+      Group &g = groups[bar->group];
+      z3::expr idx = bar->e->simplify();
+      if (idx.is_numeral() && idx.get_numeral_int64() >= 0 && idx.get_numeral_int64() < g.slots)
+        g.count[idx.get_numeral_int64()] = intAttr(op, "count", 1);
+    }
+    return;
+  }
+}
+
+bool Encoder::execCluster(OpCtx &x) {
+  Operation &op = x.op;
+  Env &env = x.env;
+  llvm::StringRef name = x.name;
+  auto in = [&](unsigned i) { return x.in(i); };
+  const z3::expr &guard = x.guard;
+  std::vector<Event> *events = x.events;
+  int part = x.part;
+  auto groupOperand = [&](const char *g) { return x.groupOperand(g); };
+  auto predOf = [&](const char *g) { return x.predOf(g); };
+  if (numCtas > 1) {
+    // The prover follows one CTA, rank `cluster_rank`, and assumes its peers run the same code on the same loop
+    // state (checked in run()). A TMA multicast completes its bytes on the barriers of every CTA of its mask, a
+    // remote arrive (map_to_remote_buffer) or a ctaMask arrive arrives on other CTAs' barriers: this CTA's
+    // barrier receives them from every issuer whose mask or target names it (events `peer`). 2-CTA copies and
+    // MMAs and layout-implied multicasts are not encoded.
+    if (op.hasAttr("two_cta") || op.hasAttr("two_ctas") || op.hasAttr("multicast") ||
+        (op.hasAttr("ctaMask") && name != "ttng.arrive_barrier"))
+      throw Unsupported{ir::pythonLocation(op.getLoc()).str() + ": cluster kernel (ttg.num-ctas = " +
+                        std::to_string(numCtas) + "): " + name.str() +
+                        " spans the CTAs of a pair or a CTA layout, whose barriers then count the peers' copies and "
+                        "arrivals; not encoded"};
+    z3::expr rank = *param("cluster_rank").e;
+    auto peers = [&](Event templ, const z3::expr &sel, bool isMask) {
+      if (!events)
+        return;
+      std::vector<z3::expr> deps = {templ.guard, templ.idx, sel};
+      if (templ.didx)
+        deps.push_back(*templ.didx);
+      peerExprs.push_back({deps, &op});
+      Event issue = templ;
+      issue.issueOnly = true;
+      events->push_back(issue);
+      for (int64_t cta = 0; cta < numCtas; ++cta) {
+        Event e = templ;
+        z3::expr sc = forPeer(sel, cta);
+        z3::expr reach = c.bool_val(false);
+        if (isMask) {
+          for (int64_t r = 0; r < numCtas; ++r)
+            reach = reach || (rank == c.int_val(r) && z3::mod(sc / c.int_val(int64_t(1) << r), 2) == 1);
+        } else
+          reach = sc == rank;
+        e.guard = forPeer(templ.guard, cta) && reach;
+        e.idx = forPeer(templ.idx, cta);
+        if (e.didx)
+          e.didx = forPeer(*e.didx, cta);
+        e.peer = true;
+        events->push_back(e);
+      }
+    };
+    if (name == "ttng.map_to_remote_buffer") {
+      Val src = in(0), target = in(1);
+      if (src.k != Val::Bar || target.k != Val::Int)
+        throw Unsupported{ir::pythonLocation(op.getLoc()).str() + ": cluster kernel: a remote view of a barrier or "
+                          "a target CTA the prover cannot follow"};
+      remoteViews.erase(op.getResult(0)); // this execution's view (an earlier step's expressions are stale)
+      remoteViews.insert({op.getResult(0), RemoteView{src, *target.e}});
+      return true;
+    }
+    if (name == "ttng.arrive_barrier") {
+      auto range = ir::getOperandGroup(&op, "alloc");
+      auto rv = range && !range->empty() ? remoteViews.find((*range)[0]) : remoteViews.end();
+      if (rv != remoteViews.end() || op.hasAttr("ctaMask")) {
+        Val bar = rv != remoteViews.end() ? rv->second.bar : *groupOperand("alloc");
+        z3::expr sel = rv != remoteViews.end() ? rv->second.target : c.int_val(intAttr(op, "ctaMask", 0));
+        if (events) {
+          groups[bar.group].users.insert(part);
+          groups[bar.group].arrivers.insert(part);
+        }
+        peers({Event::Arrive, bar.group, *bar.e, guard && predOf("pred"), c.int_val(0), intAttr(op, "count", 1), &op,
+               part},
+              sel, rv == remoteViews.end());
+        return true;
+      }
+    }
+    auto mask = ir::getOperandGroup(&op, "multicastTargets");
+    if (name == "ttng.async_tma_copy_global_to_local" && mask && !mask->empty()) {
+      Val m = get(env, (*mask)[0]);
+      auto desc = ir::getOperandGroup(&op, "desc");
+      int64_t bytes = 0;
+      if (desc && !desc->empty())
+        if (auto t = dyn_cast<ir::TensorDescType>((*desc)[0].getType()))
+          bytes = t.getBlockBytes();
+      auto bar = groupOperand("barrier");
+      if (!bar || m.k != Val::Int)
+        throw Unsupported{ir::pythonLocation(op.getLoc()).str() + ": cluster kernel: a multicast whose mask or "
+                          "barrier the prover cannot follow"};
+      auto dst = ir::getOperandGroup(&op, "result");
+      Val d = dst && !dst->empty() ? get(env, (*dst)[0]) : Val{};
+      Event e{Event::Tma, bar->group, *bar->e, guard && predOf("pred"), c.int_val(0), bytes, &op, part};
+      if (events) {
+        groups[bar->group].users.insert(part);
+        groups[bar->group].asyncSignals = true;
+        if (d.k == Val::Buf) {
+          groups[d.group].fill.insert(bar->group);
+          groups[d.group].tmaWriters.insert(part);
+          groups[d.group].users.insert(part);
+          remoteData.insert(d.group);
+        }
+      }
+      if (d.k == Val::Buf) {
+        e.dgroup = d.group;
+        e.didx = *d.e;
+      }
+      peers(e, *m.e, true);
+      return true;
+    }
+  }
+  return false;
+}
+
+void Encoder::execBarrier(OpCtx &x) {
+  Operation &op = x.op;
+  Env &env = x.env;
+  llvm::StringRef name = x.name;
+  std::vector<Event> *events = x.events;
+  int part = x.part;
+  auto groupOperand = [&](const char *g) { return x.groupOperand(g); };
+  auto predOf = [&](const char *g) { return x.predOf(g); };
+  auto emit = [&](Event::K k, const Val &bar, const z3::expr &pred, const z3::expr &parity, int64_t amount) {
+    x.emit(k, bar, pred, parity, amount);
+  };
+  if (name == "ttng.wait_barrier") {
+    auto bar = groupOperand("alloc");
+    auto range = ir::getOperandGroup(&op, "phase");
+    Val ph = range && !range->empty() ? get(env, (*range)[0]) : Val{};
+    z3::expr parity = ph.k == Val::Int ? z3::mod(*ph.e, 2)
+                      : ph.k == Val::Bool ? z3::ite(*ph.e, c.int_val(1), c.int_val(0))
+                                          : z3::mod(fresh("phase"), 2);
+    if (bar)
+      emit(Event::Wait, *bar, predOf("pred"), parity, 0);
+    return;
+  }
+  if (name == "ttng.arrive_barrier") {
+    if (auto bar = groupOperand("alloc"))
+      emit(Event::Arrive, *bar, predOf("pred"), c.int_val(0), intAttr(op, "count", 1));
+    return;
+  }
+  if (name == "ttng.barrier_expect") {
+    if (auto bar = groupOperand("alloc"))
+      emit(Event::Expect, *bar, predOf("pred"), c.int_val(0), intAttr(op, "size", 0));
+    return;
+  }
+  if (name == "ttng.async_tma_copy_global_to_local") {
+    auto desc = ir::getOperandGroup(&op, "desc");
+    int64_t bytes = 0;
+    if (desc && !desc->empty())
+      if (auto t = dyn_cast<ir::TensorDescType>((*desc)[0].getType()))
+        bytes = t.getBlockBytes();
+    if (auto bar = groupOperand("barrier")) {
+      emit(Event::Tma, *bar, predOf("pred"), c.int_val(0), bytes);
+      auto dst = ir::getOperandGroup(&op, "result");
+      Val d = dst && !dst->empty() ? get(env, (*dst)[0]) : Val{};
+      if (events && d.k == Val::Buf) {
+        events->back().dgroup = d.group;
+        events->back().didx = *d.e;
+        groups[d.group].fill.insert(bar->group);
+        groups[d.group].tmaWriters.insert(part);
+        groups[d.group].users.insert(part);
+      }
+    }
+    return;
+  }
+  if (name == "ttng.tc_gen5_commit") {
+    if (auto bar = groupOperand("barrier"))
+      emit(Event::Arrive, *bar, predOf("pred"), c.int_val(0), 1);
+    return;
+  }
+}
+
+} // namespace tlxsim::verifier::proof

@@ -1,0 +1,165 @@
+// Op family: values and control flow (constants, launch quantities, integer arith, scf.if) of execOp.
+#include "verifier/proof/Encoder.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+
+using namespace mlir;
+
+namespace tlxsim::verifier::proof {
+
+// Integer and boolean arith ops are exact on unbounded integers (the launch bounds keep i32 arithmetic from
+// overflowing); products and quotients of two symbols are abstracted (Symbols::nonlinear).
+void Encoder::execValue(OpCtx &x) {
+  Operation &op = x.op;
+  Env &env = x.env;
+  llvm::StringRef name = x.name;
+  auto in = [&](unsigned i) { return x.in(i); };
+  auto setInt = [&](const z3::expr &e) { x.setInt(e); };
+  auto setBool = [&](const z3::expr &e) { x.setBool(e); };
+  auto opaque = [&]() { x.opaque(); };
+  if (auto cst = dyn_cast<arith::ConstantOp>(op)) {
+    if (auto ia = dyn_cast<IntegerAttr>(cst.getValue())) {
+      if (ia.getType().isInteger(1))
+        setBool(c.bool_val(ia.getValue().getBoolValue()));
+      else
+        setInt(c.int_val(static_cast<int64_t>(ia.getValue().getSExtValue())));
+    } else
+      opaque();
+    return;
+  }
+  if (name == "nvgpu.cluster_id") {
+    // The CTA's rank in its cluster: one launch quantity per CTA, in [0, ttg.num-ctas) (constrained in run()).
+    env[op.getResult(0)] = param("cluster_rank");
+    return;
+  }
+  if (name == "tt.get_program_id" || name == "tt.get_num_programs") {
+    int64_t axis = intAttr(op, "axis", 0);
+    const char *ax[] = {"x", "y", "z"};
+    std::string n = std::string(name == "tt.get_program_id" ? "program_id_" : "num_programs_") + ax[((axis % 3) + 3) % 3];
+    env[op.getResult(0)] = param(n);
+    return;
+  }
+  if (name.starts_with("arith.") && op.getNumResults() == 1 && op.getResult(0).getType().isIntOrIndex()) {
+    bool isBool = op.getResult(0).getType().isInteger(1);
+    Val a = in(0), b = in(1);
+    auto both = [&](Val::K k) { return a.k == k && b.k == k; };
+    if (name == "arith.cmpi") {
+      if (!both(Val::Int) && !both(Val::Bool))
+        return opaque();
+      auto pred = cast<arith::CmpIOp>(op).getPredicate();
+      if (a.k == Val::Bool) {
+        if (pred == arith::CmpIPredicate::eq)
+          return setBool(*a.e == *b.e);
+        if (pred == arith::CmpIPredicate::ne)
+          return setBool(*a.e != *b.e);
+        return opaque();
+      }
+      const z3::expr &x = *a.e, &y = *b.e;
+      switch (pred) {
+      case arith::CmpIPredicate::eq: return setBool(x == y);
+      case arith::CmpIPredicate::ne: return setBool(x != y);
+      case arith::CmpIPredicate::slt: case arith::CmpIPredicate::ult: return setBool(x < y);
+      case arith::CmpIPredicate::sle: case arith::CmpIPredicate::ule: return setBool(x <= y);
+      case arith::CmpIPredicate::sgt: case arith::CmpIPredicate::ugt: return setBool(x > y);
+      case arith::CmpIPredicate::sge: case arith::CmpIPredicate::uge: return setBool(x >= y);
+      }
+      return opaque();
+    }
+    if (name == "arith.select") {
+      Val t = in(1), f = in(2);
+      if (a.k != Val::Bool || t.k != f.k || (t.k != Val::Int && t.k != Val::Bool))
+        return opaque();
+      env[op.getResult(0)] = {t.k, z3::ite(*a.e, *t.e, *f.e), -1};
+      return;
+    }
+    if (name == "arith.extsi" || name == "arith.extui" || name == "arith.trunci" || name == "arith.index_cast" ||
+        name == "arith.index_castui") {
+      if (a.k == Val::Bool && !isBool)
+        return setInt(z3::ite(*a.e, c.int_val(name == "arith.extsi" ? -1 : 1), c.int_val(0)));
+      if (a.k == Val::Int && isBool)
+        return setBool(z3::mod(*a.e, 2) == 1);
+      if (a.k != Val::None)
+        env[op.getResult(0)] = a;
+      else
+        opaque();
+      return;
+    }
+    if (isBool && both(Val::Bool)) {
+      if (name == "arith.andi")
+        return setBool(*a.e && *b.e);
+      if (name == "arith.ori")
+        return setBool(*a.e || *b.e);
+      if (name == "arith.xori")
+        return setBool(*a.e != *b.e);
+      return opaque();
+    }
+    if (!both(Val::Int))
+      return opaque();
+    const z3::expr &x = *a.e, &y = *b.e;
+    if (name == "arith.addi")
+      return setInt(x + y);
+    if (name == "arith.subi")
+      return setInt(x - y);
+    if (name == "arith.muli")
+      return setInt(x.is_numeral() || y.is_numeral() ? x * y : nonlinear('*', x, y, [&] { return x * y; }));
+    if (name == "arith.divsi" || name == "arith.divui")
+      return setInt(y.is_numeral() ? divS(x, y) : nonlinear('/', x, y, [&] { return divS(x, y); }));
+    if (name == "arith.remsi" || name == "arith.remui")
+      return setInt(y.is_numeral() ? remS(x, y) : nonlinear('%', x, y, [&] { return remS(x, y); }));
+    if (name == "arith.floordivsi" && y.is_numeral() && y.get_numeral_int64() > 0)
+      return setInt(x / y);
+    if (name == "arith.ceildivsi" && y.is_numeral() && y.get_numeral_int64() > 0)
+      return setInt(-((-x) / y));
+    if (name == "arith.minsi" || name == "arith.minui")
+      return setInt(z3::ite(x < y, x, y));
+    if (name == "arith.maxsi" || name == "arith.maxui")
+      return setInt(z3::ite(x > y, x, y));
+    // Bitwise ops with the constant 1 (parity bits); exact on all integers (Z3's mod is Euclidean).
+    auto one = [](const z3::expr &e) { return e.is_numeral() && e.get_numeral_int64() == 1; };
+    if (name == "arith.andi" && (one(x) || one(y)))
+      return setInt(z3::mod(one(y) ? x : y, 2));
+    if (name == "arith.xori" && (one(x) || one(y))) {
+      z3::expr v = one(y) ? x : y;
+      return setInt(v + 1 - 2 * z3::mod(v, 2));
+    }
+    if (name == "arith.ori" && (one(x) || one(y))) {
+      z3::expr v = one(y) ? x : y;
+      return setInt(v + 1 - z3::mod(v, 2));
+    }
+    return opaque();
+  }
+}
+
+// Both branches run under their conditions; the results merge by ite where the kinds agree.
+void Encoder::execIf(OpCtx &x) {
+  Operation &op = x.op;
+  Env &env = x.env;
+  llvm::StringRef name = x.name;
+  auto in = [&](unsigned i) { return x.in(i); };
+  const z3::expr &guard = x.guard;
+  std::vector<Event> *events = x.events;
+  int part = x.part;
+  if (name == "scf.if") {
+    Val cond = in(0);
+    z3::expr cnd = cond.k == Val::Bool ? *cond.e : fresh("cond", true);
+    Block *thenB = op.getRegion(0).empty() ? nullptr : &op.getRegion(0).front();
+    Block *elseB = op.getRegion(1).empty() ? nullptr : &op.getRegion(1).front();
+    if (thenB)
+      execOps(opsAfter(*thenB, nullptr), env, guard && cnd, events, part);
+    if (elseB)
+      execOps(opsAfter(*elseB, nullptr), env, guard && !cnd, events, part);
+    for (unsigned i = 0; i < op.getNumResults(); ++i) {
+      Val t = thenB ? get(env, thenB->getTerminator()->getOperand(i)) : Val{};
+      Val f = elseB && elseB->mightHaveTerminator() ? get(env, elseB->getTerminator()->getOperand(i)) : Val{};
+      if (t.k == f.k && (t.k == Val::Int || t.k == Val::Bool))
+        env[op.getResult(i)] = {t.k, z3::ite(cnd, *t.e, *f.e), -1};
+      else if ((t.k == Val::Bar || t.k == Val::Buf) && f.k == t.k && t.group == f.group)
+        env[op.getResult(i)] = {t.k, z3::ite(cnd, *t.e, *f.e), t.group};
+      else
+        env[op.getResult(i)] = typedFresh(op.getResult(i).getType(), "if");
+    }
+    return;
+  }
+}
+
+} // namespace tlxsim::verifier::proof

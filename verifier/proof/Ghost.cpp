@@ -1,0 +1,62 @@
+// The ghost state of the encoding (Encoder.h): its initial value (nothing waited, balanced) and a fresh,
+// arbitrary one for the k-induction window.
+#include "verifier/proof/Encoder.h"
+
+namespace tlxsim::verifier::proof {
+
+Ghost Encoder::initGhost() {
+  Ghost g;
+  for (size_t gi = 0; gi < groups.size(); ++gi)
+    for (int w : groups[gi].genericWriters)
+      g.dirty.insert_or_assign({w, static_cast<int>(gi)}, c.bool_val(false));
+  for (size_t gi = 0; gi < groups.size(); ++gi)
+    for (int r : groups[gi].wgmmaReaders) {
+      g.inflight.insert_or_assign({r, static_cast<int>(gi)}, std::vector<z3::expr>(groups[gi].slots, c.bool_val(false)));
+      g.age.insert_or_assign({r, static_cast<int>(gi)}, std::vector<z3::expr>(groups[gi].slots, c.int_val(0)));
+    }
+  for (size_t gi = 0; gi < groups.size(); ++gi) {
+    g.tx.push_back(std::vector<z3::expr>(groups[gi].slots, c.int_val(0)));
+    for (int w : groups[gi].waiters) {
+      auto key = std::make_pair(static_cast<int>(gi), w);
+      g.B[key] = std::vector<z3::expr>(groups[gi].slots, c.int_val(0));
+      g.D[key] = std::vector<z3::expr>(groups[gi].slots, c.bool_val(false));
+      g.has[key] = std::vector<z3::expr>(groups[gi].slots, c.bool_val(false));
+      g.last[key] = std::vector<z3::expr>(groups[gi].slots, c.int_val(0));
+    }
+  }
+  return g;
+}
+
+Ghost Encoder::freshGhost(const std::string &tag) {
+  Ghost g = initGhost();
+  for (auto &v : g.tx)
+    for (auto &e : v)
+      e = fresh(tag + "tx");
+  for (auto &[k, v] : g.B)
+    for (auto &e : v)
+      e = fresh(tag + "B");
+  for (auto &[k, v] : g.D)
+    for (auto &e : v)
+      e = fresh(tag + "D", true);
+  for (auto &[k, v] : g.has)
+    for (auto &e : v)
+      e = fresh(tag + "has", true);
+  for (auto &[k, e] : g.dirty)
+    e = fresh(tag + "dirty", true);
+  for (auto &[k, v] : g.inflight)
+    for (auto &e : v)
+      e = fresh(tag + "inflight", true);
+  for (auto &[k, v] : g.age)
+    for (auto &e : v) {
+      e = fresh(tag + "age");
+      paramConstraints.push_back(e >= 0 && e <= c.int_val(ageCap));
+    }
+  for (auto &[k, v] : g.last)
+    for (size_t i = 0; i < v.size(); ++i) {
+      v[i] = fresh(tag + "last");
+      paramConstraints.push_back(v[i] == 0 || v[i] == 1);
+    }
+  return g;
+}
+
+} // namespace tlxsim::verifier::proof

@@ -1,0 +1,332 @@
+// Learned lemmas of the k-induction (Lemmas.h): sampling bounded runs, the table lemmas over the ghost state,
+// the range lemmas on loop counters, and their refinement by base-case counterexamples.
+#include "verifier/proof/Driver.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <climits>
+
+namespace tlxsim::verifier::proof {
+
+std::optional<TableChoice> chooseTableKey(const std::vector<std::vector<Obs>> &obsPerCand,
+                                          const std::vector<Cand> &cands) {
+  std::optional<TableChoice> chosen;
+  // The visited flag is part of the value when some key determines it, else part of the key.
+  for (int hasInKey = 0; hasInKey < 2 && !chosen; ++hasInKey)
+    for (int pop = 0; pop <= 4 && !chosen; ++pop)
+      for (size_t ci = 0; ci < cands.size() && !chosen; ++ci)
+        for (int mask = 0; mask < 16 && !chosen; ++mask) {
+          if (__builtin_popcount(mask) != pop || ((mask & 1) != 0) != (cands[ci].var >= 0) ||
+              ((mask & 4) != 0) != (hasInKey != 0))
+            continue;
+          std::map<TableKey, TableRow> r;
+          bool ok = !obsPerCand[ci].empty();
+          for (const Obs &o : obsPerCand[ci]) {
+            TableKey k4 = o.key;
+            for (int f = 0; f < 4; ++f)
+              if (!(mask & (1 << f)))
+                k4[f] = 0;
+            TableRow val = o.val;
+            if (hasInKey)
+              val[2] = -1;
+            auto [it, inserted] = r.emplace(k4, val);
+            if (!inserted && it->second != val) {
+              ok = false;
+              break;
+            }
+          }
+          if (ok)
+            chosen = TableChoice{ci, mask, std::move(r)};
+        }
+  return chosen;
+}
+
+// 2. Learned lemmas: the phase balance, first-wait parity and visited flag of every (barrier
+//    slot, waiter) as a table over (a loop-carried value mod the stage count, first iteration
+//    of the K loop, visited, iterations left), sampled from bounded runs and then checked like
+//    every other lemma (bounded model checking for the base case, induction for the step).
+void Driver::learnLemmas() {
+  for (size_t i = 0; i < parts.size(); ++i)
+    if (parts[i].depth > 0 && anchor < 0)
+      anchor = static_cast<int>(i);
+  R = maxSlots + 1;
+  if (anchor >= 0 && windowOk) {
+    // The sampler lives until the lemmas are learned, as in the pre-split prover: Z3 recycles the AST ids of
+    // freed terms, and the ids order the terms of later queries (their models).
+    std::vector<z3::model> samples;
+    z3::solver sampler = newSolver(true);
+    takeSamples(sampler, samples);
+    int lemmaId = learnTables(samples);
+    learnRangeLemmas(samples, lemmaId);
+  }
+}
+
+namespace {
+/// The value of `e` in `m` as an integer (booleans 0 / 1), INT64_MIN when it has none.
+int64_t num(const z3::model &m, const z3::expr &e) {
+  z3::expr v = m.eval(e, true);
+  if (v.is_bool())
+    return v.is_true() ? 1 : 0;
+  int64_t x = 0;
+  return v.is_numeral_i64(x) ? x : INT64_MIN;
+}
+} // namespace
+
+std::optional<z3::expr> Driver::varExpr(const State &st, const Cand &cd) {
+  const PState &ps = st.parts[cd.part];
+  if (cd.var == 0)
+    return ps.k;
+  if (cd.var >= 100) {
+    size_t i = cd.var - 100;
+    return i < ps.outer.size() && ps.outer[i].k == Val::Int ? ps.outer[i].e : std::nullopt;
+  }
+  size_t i = cd.var - 1;
+  return i < ps.inner.size() && ps.inner[i].k == Val::Int ? ps.inner[i].e : std::nullopt;
+}
+
+/// The anchor's iterations left, capped to [-1, R].
+z3::expr Driver::remOf(const State &st) {
+  const PState &ps = st.parts[anchor];
+  z3::expr d = *ps.ub - *ps.k;
+  return z3::ite(d > R, c.int_val(R), z3::ite(d < 0, c.int_val(-1), d));
+}
+
+// A learned table lemma: the ghost state (B, D, has) of one (barrier slot, waiter) as a function of the
+// key (residue of a loop-carried value, first iteration of the K loop, visited flag, iterations left),
+// with the features not in `mask` ignored. Rows come from sampled runs and from base-case
+// counterexamples (a state reachable from the start: its row is a fact, added when no row with the
+// same key disagrees); the lemma is checked whole by the base case and the induction.
+std::optional<std::pair<TableKey, TableRow>> Driver::observe(const Table &t, const z3::model &m, const State &st) {
+  int64_t res = 0;
+  if (t.cd.var >= 0) {
+    auto v = varExpr(st, t.cd);
+    if (!v)
+      return std::nullopt;
+    int64_t x = num(m, *v);
+    if (x == INT64_MIN)
+      return std::nullopt;
+    res = ((x % t.cd.mod) + t.cd.mod) % t.cd.mod;
+  }
+  TableKey k4 = {res, num(m, *st.parts[anchor].first), num(m, st.ghost->has.at(t.key)[t.slot]), num(m, remOf(st))};
+  for (int f = 0; f < 4; ++f)
+    if (!(t.mask & (1 << f)))
+      k4[f] = 0;
+  TableRow val = {num(m, st.ghost->B.at(t.key)[t.slot]), num(m, st.ghost->D.at(t.key)[t.slot]),
+             (t.mask & 4) ? -1 : num(m, st.ghost->has.at(t.key)[t.slot])};
+  if (val[0] == INT64_MIN)
+    return std::nullopt;
+  return std::make_pair(k4, val);
+}
+
+/// The violation condition of table `t` at `st`: the kernel runs and no row holds.
+z3::expr Driver::tableAt(const Table &t, const State &st) {
+  z3::expr_vector alts(c);
+  std::optional<z3::expr> v = t.cd.var >= 0 ? varExpr(st, t.cd) : std::nullopt;
+  for (auto &[k4, val] : t.rows) {
+    z3::expr e = st.ghost->B.at(t.key)[t.slot] == c.int_val(val[0]) &&
+                 st.ghost->D.at(t.key)[t.slot] == c.bool_val(val[1] != 0);
+    if (val[2] >= 0)
+      e = e && st.ghost->has.at(t.key)[t.slot] == c.bool_val(val[2] != 0);
+    if ((t.mask & 1) && v)
+      e = e && z3::mod(*v, t.cd.mod) == c.int_val(k4[0]);
+    if (t.mask & 2)
+      e = e && *st.parts[anchor].first == c.bool_val(k4[1] != 0);
+    if (t.mask & 4)
+      e = e && st.ghost->has.at(t.key)[t.slot] == c.bool_val(k4[2] != 0);
+    if (t.mask & 8)
+      e = e && remOf(st) == c.int_val(k4[3]);
+    alts.push_back(e);
+  }
+  return !*st.done && !z3::mk_or(alts);
+}
+
+/// Samples: a long run, a run that ends at the bound, and (tile loops) runs with many tiles.
+void Driver::takeSamples(z3::solver &sampler, std::vector<z3::model> &samples) {
+  // One solver for all samples (incremental: each sample is one push / check / pop).
+  auto sample = [&](const z3::expr &cond) {
+    sampler.push();
+    sampler.add(cond);
+    double secs = 0;
+    if (check(sampler, secs) == z3::sat)
+      samples.push_back(sampler.get_model());
+    sampler.pop();
+  };
+  sample(!*states.back().done);
+  // Every short trip count of the first innermost loop: runs of one length may differ in their trip count
+  // (a loop that runs zero times and one whose bound lies below its start both end after one step; a
+  // pipelined prologue issues work for the first iterations whatever the loop then runs).
+  for (int d = 0; d <= R; ++d) {
+    const PState &p0 = states[0].parts[anchor];
+    sample(*p0.ub - *p0.k == d);
+  }
+  // A loop whose bound lies below its start (a negative size argument): the small launches above never
+  // show it, yet predicated prologues (Triton's pipeliner: `num_k > j`) take a value there of their own.
+  {
+    z3::solver wide = newSolver(false);
+    const PState &p0 = states[0].parts[anchor];
+    wide.add(*p0.ub - *p0.k < 0);
+    double secs = 0;
+    if (check(wide, secs) == z3::sat)
+      samples.push_back(wide.get_model());
+  }
+  sample(*states.back().done && !*states[states.size() - 2].done);
+  // Short runs, one per length up to R + 1 + 2 S steps: every number of iterations left (the `rem`
+  // feature, capped at R) is seen at every residue of the stage index.
+  for (size_t j = 1; j + 1 < states.size() && static_cast<int>(j) <= R + 1 + 2 * maxSlots; ++j)
+    sample(*states[j].done && !*states[j - 1].done);
+  if (maxDepth == 2) {
+    z3::expr_vector firsts(c), notFirsts(c);
+    for (size_t j = 1; j < states.size(); ++j) {
+      firsts.push_back(z3::ite(*states[j].parts[anchor].first && !*states[j].done, c.int_val(1), c.int_val(0)));
+      notFirsts.push_back(z3::ite(!*states[j].parts[anchor].first && !*states[j].done, c.int_val(1), c.int_val(0)));
+    }
+    sample(z3::sum(firsts) >= 4);
+    sample(z3::sum(firsts) >= 2 && z3::sum(notFirsts) >= 4);
+  }
+}
+
+/// One table lemma per (barrier slot, waiter) whose samples some key determines; returns the next lemma id.
+int Driver::learnTables(const std::vector<z3::model> &samples) {
+  int lemmaId = 0;
+  for (auto &[key, Bv] : states[0].ghost->B) {
+    int grp = key.first;
+    int S = groups[grp].slots;
+    std::vector<Cand> cands = {{anchor, -1, 1}};
+    for (size_t q = 0; q < parts.size(); ++q) {
+      if (parts[q].depth == 0)
+        continue;
+      const PState &ps = states[0].parts[q];
+      std::vector<int> vars = {0};
+      for (size_t i = 0; i < ps.inner.size(); ++i)
+        if (ps.inner[i].k == Val::Int)
+          vars.push_back(static_cast<int>(i) + 1);
+      for (size_t i = 0; i < ps.outer.size(); ++i)
+        if (ps.outer[i].k == Val::Int)
+          vars.push_back(static_cast<int>(i) + 100);
+      for (int M : {S, 2 * S})
+        for (int v : vars)
+          cands.push_back({static_cast<int>(q), v, M});
+    }
+    for (int slot = 0; slot < S; ++slot, ++lemmaId) {
+      // Rows (residue, first, has, rem) -> (B, D) over the samples; the smallest consistent key
+      // (fewest features, then the candidate order) generalizes best.
+      std::vector<std::vector<Obs>> obsPerCand(cands.size());
+      for (size_t ci = 0; ci < cands.size(); ++ci) {
+        const Cand &cd = cands[ci];
+        for (const z3::model &m : samples)
+          for (size_t j = 0; j < states.size(); ++j) {
+            const State &st = states[j];
+            if (num(m, *st.done))
+              break;
+            int64_t res = 0;
+            if (cd.var >= 0) {
+              auto v = varExpr(st, cd);
+              if (!v)
+                break;
+              int64_t x = num(m, *v);
+              res = ((x % cd.mod) + cd.mod) % cd.mod;
+            }
+            obsPerCand[ci].push_back({{res, num(m, *st.parts[anchor].first), num(m, st.ghost->has.at(key)[slot]),
+                                       num(m, remOf(st))},
+                                      {num(m, st.ghost->B.at(key)[slot]), num(m, st.ghost->D.at(key)[slot]),
+                                       num(m, st.ghost->has.at(key)[slot])}});
+          }
+      }
+      std::optional<TableChoice> choice = chooseTableKey(obsPerCand, cands);
+      if (choice) {
+        Table &t = tables[lemmaId] = Table{key, slot, cands[choice->cand], choice->mask, std::move(choice->rows)};
+        const Cand cd = t.cd;
+        const int mask = t.mask;
+        auto lemmaAt = [&](const State &st) { return tableAt(t, st); };
+        for (size_t j = 0; j < states.size(); ++j)
+          viol[j].push_back({LemmaTable, grp, lemmaAt(states[j]), nullptr, key.second, lemmaId});
+        for (size_t j = 0; j < wstates.size(); ++j)
+          wviol[j].push_back({LemmaTable, grp, lemmaAt(wstates[j]), nullptr, key.second, lemmaId});
+        if (getenv("TLXSIM_PROOF_DEBUG"))
+          llvm::errs() << "lemma " << lemmaId << " " << groups[grp].name << "[" << slot << "]@" << key.second
+                       << ": var " << cd.part << "/" << cd.var << " mod " << cd.mod << " mask " << mask << ", "
+                       << t.rows.size() << " rows\n";
+        if (getenv("TLXSIM_PROOF_DEBUG"))
+          for (auto &[k4, val] : t.rows)
+            llvm::errs() << "  (" << k4[0] << "," << k4[1] << "," << k4[2] << "," << k4[3] << ") -> B=" << val[0]
+                         << " D=" << val[1] << " has=" << val[2] << "\n";
+      }
+    }
+  }
+  return lemmaId;
+}
+
+// Range lemmas: a loop-carried counter (iteration index, stage counter, tile counter) that is
+// non-negative in every sample is assumed non-negative (checked and dropped like the tables):
+// without it an arbitrary induction state may start at a negative counter, e.g. a stage index
+// (it - 1) % S = -1 that no run reaches.
+void Driver::learnRangeLemmas(const std::vector<z3::model> &samples, int lemmaId) {
+  for (size_t q = 0; q < parts.size(); ++q) {
+    if (parts[q].depth == 0)
+      continue;
+    std::vector<Cand> vars = {{static_cast<int>(q), 0, 1}};
+    const PState &p0 = states[0].parts[q];
+    for (size_t i = 0; i < p0.inner.size(); ++i)
+      if (p0.inner[i].k == Val::Int)
+        vars.push_back({static_cast<int>(q), static_cast<int>(i) + 1, 1});
+    for (size_t i = 0; i < p0.outer.size(); ++i)
+      if (p0.outer[i].k == Val::Int)
+        vars.push_back({static_cast<int>(q), static_cast<int>(i) + 100, 1});
+    for (const Cand &cd : vars) {
+      bool nonNegative = !samples.empty();
+      for (const z3::model &m : samples)
+        for (const State &st : states) {
+          if (num(m, *st.done))
+            break;
+          auto v = varExpr(st, cd);
+          if (!v || num(m, *v) < 0)
+            nonNegative = false;
+        }
+      if (!nonNegative)
+        continue;
+      auto lemmaAt = [&, cd](const State &st) {
+        std::optional<z3::expr> v = varExpr(st, cd);
+        return !*st.done && *v < 0;
+      };
+      for (size_t j = 0; j < states.size(); ++j)
+        viol[j].push_back({LemmaTable, -1, lemmaAt(states[j]), nullptr, cd.part, lemmaId});
+      for (size_t j = 0; j < wstates.size(); ++j)
+        wviol[j].push_back({LemmaTable, -1, lemmaAt(wstates[j]), nullptr, cd.part, lemmaId});
+      ++lemmaId;
+    }
+  }
+}
+
+bool Driver::refineTable(int lemma, const z3::model &m, size_t d, std::set<int> &refinedNow) {
+  auto tit = tables.find(lemma);
+  if (tit != tables.end() && tit->second.refined < kMaxRefinements && !refinedNow.count(lemma)) {
+    Table &t = tit->second;
+    auto obs = observe(t, m, states[d]);
+    if (obs && !t.rows.count(obs->first)) {
+      t.rows.emplace(obs->first, obs->second);
+      ++t.refined;
+      refinedNow.insert(lemma);
+      if (getenv("TLXSIM_PROOF_DEBUG"))
+        llvm::errs() << "base case: lemma " << lemma << " learns a row at step " << d << "\n";
+      return true;
+    }
+  }
+  return false;
+}
+
+/// The refined tables' conditions, at every step and in the window.
+void Driver::updateRefined(const std::set<int> &refinedNow) {
+  for (int id : refinedNow) { // the refined tables' conditions, at every step and in the window
+    const Table &t = tables.at(id);
+    for (size_t j = 0; j < viol.size(); ++j)
+      for (Violation &v : viol[j])
+        if (v.kind == LemmaTable && v.lemma == id)
+          v.cond = tableAt(t, states[j]);
+    for (size_t j = 0; j < wviol.size(); ++j)
+      for (Violation &v : wviol[j])
+        if (v.kind == LemmaTable && v.lemma == id)
+          v.cond = tableAt(t, wstates[j]);
+  }
+}
+
+} // namespace tlxsim::verifier::proof

@@ -1,0 +1,134 @@
+// The vocabulary the prover's stages share (internal to verifier/proof/): property kinds, the symbolic values of
+// the encoding, the extracted protocol's barrier groups and partitions, the events one lock-step step emits, the
+// loop and ghost state, and the violation conditions the queries check.
+#pragma once
+
+#include "ir/Location.h"
+
+#include "mlir/IR/Block.h"
+#include "mlir/IR/Operation.h"
+
+#include <z3++.h>
+
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace tlxsim::verifier::proof {
+
+enum Kind {
+  WaitParity = 0, PhaseBalance, TxBalance, SlotRange, StageOwnership, ProxyFence,
+  LemmaAlign, LemmaTx, LemmaTable, NumKinds
+};
+inline const char *kindName(int k) {
+  static const char *names[] = {"wait-parity", "phase-balance", "tx-balance", "slot-range", "stage-ownership",
+                                "proxy-fence", "loop-alignment",
+                                "tx-per-step", "phase-table"};
+  return names[k];
+}
+
+/// Thrown by every stage for a kernel the prover does not encode; `why` becomes a "not analyzed" note.
+struct Unsupported {
+  std::string why;
+};
+
+/// A symbolic SSA value: an integer, a boolean, a barrier slot (group + index), or nothing we track.
+struct Val {
+  enum K { None, Int, Bool, Bar, Buf } k = None; ///< Buf: a stage of a staged data buffer (group: its array)
+  std::optional<z3::expr> e; ///< the integer / boolean, or the slot index of a barrier
+  int group = -1;
+};
+
+/// One barrier allocation (`ttg.local_alloc` of i64 elements): its slots and init counts.
+struct Group {
+  std::string name;
+  ir::SourceLoc loc;
+  int slots = 1;
+  std::vector<int64_t> count; ///< init count per slot (1 until an init is seen)
+  std::set<int> waiters;      ///< partitions that wait on it
+  std::set<int> users;        ///< partitions that use it at all
+  bool asyncSignals = false;  ///< completed by TMA bytes or tcgen05 arrivals (in flight until a wait sees them)
+  /// A staged data buffer (`ttg.local_alloc` of S x ... non-i64 elements), not a barrier: the subject of
+  /// stage-ownership (written by TMA through `fill`, read by wgmma / tcgen05 MMA / local_load).
+  bool data = false;
+  std::set<int> fill;      ///< data: barrier groups its TMA writes complete on
+  std::set<int> readers;   ///< data: partitions that read it
+  std::set<int> arrivers;  ///< barrier: partitions that arrive on it (plain or tcgen05 commit)
+  std::set<int> genericWriters; ///< data: partitions that write it through the generic proxy (local_store / alloc)
+  std::set<int> tmaWriters;     ///< data: partitions whose TMA loads write it
+  std::set<int> wgmmaReaders;   ///< data: partitions whose wgmma (warp_group_dot) reads it
+};
+
+/// One partition: its block and loop nest (pre; for L1 { pre1; for L2 { body }; post1 }; post).
+struct Part {
+  std::string name;
+  mlir::Block *block = nullptr;
+  std::vector<std::pair<mlir::Value, mlir::Value>> seeds; ///< block argument <- warp_specialize operand
+  int depth = 0;
+  mlir::Operation *l1 = nullptr, *l2 = nullptr;
+};
+
+/// One synchronization or data effect of an op, as one lock-step step executes it under `guard`.
+struct Event {
+  /// Read: a data stage read (group: the data array; amount 0 generic, 1 async MMA, 2 TMA store);
+  /// Write: a generic-proxy write of a data buffer; Fence: fence.proxy.async (group -1);
+  /// Dot: a wgmma group committed (group -1; its operand reads follow as Read events with `wgmma`);
+  /// DotWait: warp_group_dot_wait {pendings = amount} (group -1).
+  enum K { Wait, Arrive, Expect, Tma, Read, Write, Fence, Dot, DotWait } k;
+  int group;
+  z3::expr idx, guard, parity;
+  int64_t amount; ///< arrive count or bytes
+  mlir::Operation *op;
+  int part;
+  int dgroup = -1;                 ///< Tma: the data array written (-1: not a staged buffer)
+  std::optional<z3::expr> didx;    ///< Tma: the stage written
+  bool wgmma = false;              ///< Read: an operand of a wgmma (in flight until a warp_group_dot_wait retires it)
+  /// Cluster kernels: `peer`: bytes or an arrival that a CTA of the cluster (this one included) delivers to this
+  /// CTA's barrier (multicast mask, remote barrier), in the issuer's terms with its rank substituted; barrier
+  /// accounting only. `issueOnly`: the issuer-side view of such an op (its own wgmma depth, slot range); no
+  /// accounting.
+  bool peer = false, issueOnly = false;
+};
+
+/// One partition's loop state: tile index `t` and K index `k` (depth 2; depth 1: `k` only), the loop-carried
+/// values of the tile loop (`outer`) and of the innermost loop (`inner`).
+struct PState {
+  std::optional<z3::expr> t, k;
+  std::optional<z3::expr> first, ub; ///< innermost loop: no iteration of it ran yet; its upper bound
+  std::vector<Val> outer, inner;
+};
+
+/// The ghost state of the protocol: per barrier slot the tx-count balance (`tx`), per (barrier, waiting
+/// partition) and slot the phase balance `B` (arrivals minus phases consumed, in arrivals), `D` (the first wait
+/// targeted the initial phase), `has` (a wait was seen) and `last` (the parity of the latest wait).
+struct Ghost {
+  std::vector<std::vector<z3::expr>> tx;                 ///< [group][slot]
+  /// (writer partition, data buffer) -> a generic write of it not yet followed by a proxy fence
+  std::map<std::pair<int, int>, z3::expr> dirty;
+  std::map<std::pair<int, int>, std::vector<z3::expr>> B, D, has, last; ///< (group, waiter) -> [slot]
+  /// wgmma depth, per (reader partition, data buffer) and stage: a wgmma group reading the stage may still be in
+  /// flight (`inflight`), and how many groups the partition committed since the latest one that reads it, itself
+  /// included (`age`, capped at the deepest `pendings` + 1: warp_group_dot_wait {pendings = N} retires every
+  /// group older than the N most recent, PTX ISA wgmma.wait_group).
+  std::map<std::pair<int, int>, std::vector<z3::expr>> inflight, age;
+};
+
+/// The transition system's state after a lock-step step: all partitions ended (`done`), their loop states, ghost.
+struct State {
+  std::optional<z3::expr> done;
+  std::vector<PState> parts;
+  std::optional<Ghost> ghost;
+};
+
+/// A property (or lemma) of kind `kind` on `group` fails when `cond` holds (at the step it was emitted in).
+struct Violation {
+  int kind, group;
+  z3::expr cond;
+  mlir::Operation *op;
+  int part;
+  int lemma = -1; ///< learned lemma id (LemmaTable)
+};
+
+} // namespace tlxsim::verifier::proof

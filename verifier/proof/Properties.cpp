@@ -1,0 +1,198 @@
+// The properties on the ghost state (Encoder.h): wait-parity, phase-balance, tx-balance, slot-range,
+// stage-ownership (with the wgmma depth) and proxy-fence, as violation conditions of the events of one lock-step
+// step (apply), of the kernel's end (checkEnd) and of a step boundary (checkBoundary, the tx-per-step lemma).
+// Semantics: PTX ISA mbarrier (phases, parity, tx-count), wgmma.wait_group, fence.proxy.async.
+#include "verifier/proof/Encoder.h"
+
+using namespace mlir;
+
+namespace tlxsim::verifier::proof {
+
+void Encoder::apply(Ghost &g, const std::vector<Event> &events, std::vector<Violation> &viol) {
+  if (collecting)
+    return;
+  // Stage ownership, per lock-step step (one loop iteration): the slot of each partition's last wait on
+  // each barrier in this step (-1: none yet). A TMA write of stage j completes on slot j of its barrier
+  // array and follows the writer's wait on slot j of the barrier its readers release the stage with; a
+  // read of stage j follows the reader's wait on slot j of the barrier the stage's TMA writes complete on.
+  std::map<std::pair<int, int>, z3::expr> lastWait;
+  auto waited = [&](int part, int group) {
+    auto it = lastWait.find({part, group});
+    return it == lastWait.end() ? c.int_val(-1) : it->second;
+  };
+  // wgmma depth (part of stage-ownership): a stage a partition's wgmma may still be reading, `hit` selecting it.
+  auto stillRead = [&](int part, int group, const z3::expr &idx) -> std::optional<z3::expr> {
+    auto it = g.inflight.find({part, group});
+    if (it == g.inflight.end())
+      return std::nullopt;
+    z3::expr_vector any(c);
+    for (size_t s = 0; s < it->second.size(); ++s)
+      any.push_back(idx == static_cast<int>(s) && it->second[s]);
+    return z3::mk_or(any);
+  };
+  for (const Event &e : events) {
+    if (e.k == Event::Dot || e.k == Event::DotWait) {
+      for (auto &[key, inflight] : g.inflight) {
+        if (key.first != e.part)
+          continue;
+        std::vector<z3::expr> &age = g.age.at(key);
+        for (size_t s = 0; s < inflight.size(); ++s)
+          if (e.k == Event::Dot)
+            age[s] = z3::ite(e.guard && age[s] < c.int_val(ageCap), age[s] + 1, age[s]);
+          else
+            inflight[s] = inflight[s] && !(e.guard && age[s] > c.int_val(e.amount));
+      }
+      continue;
+    }
+    // A stage handed to a writer while a wgmma of this partition may still read it: overwritten by this
+    // partition (TMA load, generic store) or released to another one (an arrive on the barrier its writers
+    // wait on before they refill the stage).
+    if (e.k == Event::Tma && e.dgroup >= 0 && !e.peer && !e.issueOnly)
+      if (auto r = stillRead(e.part, e.dgroup, *e.didx))
+        viol.push_back({StageOwnership, e.dgroup, e.guard && *r, e.op, e.part});
+    if (e.k == Event::Write)
+      if (auto r = stillRead(e.part, e.group, e.idx))
+        viol.push_back({StageOwnership, e.group, e.guard && *r, e.op, e.part});
+    if (e.k == Event::Arrive && !e.peer && e.op->getName().getStringRef() == "ttng.arrive_barrier")
+      for (auto &[key, inflight] : g.inflight) {
+        const Group &buf = groups[key.second], &rel = groups[e.group];
+        if (key.first != e.part || rel.slots != buf.slots || buf.fill.count(e.group))
+          continue;
+        bool writerWaits = false;
+        for (int w : buf.tmaWriters)
+          writerWaits |= rel.waiters.count(w) > 0;
+        for (int w : buf.genericWriters)
+          writerWaits |= rel.waiters.count(w) > 0;
+        if (writerWaits)
+          viol.push_back({StageOwnership, key.second, e.guard && *stillRead(e.part, key.second, e.idx), e.op, e.part});
+      }
+    if (e.issueOnly) { // the issuer's view of an op whose effect reaches the cluster's barriers (`peer` events)
+      viol.push_back({SlotRange, e.group, e.guard && (e.idx < 0 || e.idx >= groups[e.group].slots), e.op, e.part});
+      continue;
+    }
+    if (e.k == Event::Read && e.wgmma) {
+      std::vector<z3::expr> &inflight = g.inflight.at({e.part, e.group}), &age = g.age.at({e.part, e.group});
+      for (size_t s = 0; s < inflight.size(); ++s) {
+        z3::expr hit = e.guard && e.idx == static_cast<int>(s);
+        inflight[s] = inflight[s] || hit;
+        age[s] = z3::ite(hit, c.int_val(1), age[s]);
+      }
+    }
+    // proxy-fence: an async-proxy read (wgmma / tcgen05 operand, TMA store) of a buffer some partition wrote
+    // through the generic proxy needs a fence.proxy.async after that write (fences of any partition count).
+    if (e.k == Event::Fence) {
+      for (auto &[key, d] : g.dirty)
+        d = d && !e.guard;
+      continue;
+    }
+    if (e.k == Event::Write) {
+      z3::expr &d = g.dirty.at({e.part, e.group});
+      d = d || e.guard;
+      continue;
+    }
+    if (e.k == Event::Read && e.amount >= 1) {
+      z3::expr_vector pending(c);
+      for (auto &[key, d] : g.dirty)
+        if (key.second == e.group)
+          pending.push_back(d);
+      if (!pending.empty())
+        viol.push_back({ProxyFence, e.group, e.guard && z3::mk_or(pending), e.op, e.part});
+    }
+    if (e.k == Event::Read && e.amount == 2)
+      continue; // a TMA store reads no stage the protocol hands over
+    if (e.k == Event::Read) {
+      const Group &buf = groups[e.group];
+      for (int f : buf.fill)
+        if (groups[f].slots == buf.slots && buf.fill.size() == 1) {
+          z3::expr w = waited(e.part, f);
+          viol.push_back({StageOwnership, e.group, e.guard && w != -1 && w != e.idx, e.op, e.part});
+        }
+      continue;
+    }
+    if (e.k == Event::Tma && e.dgroup >= 0 && !e.peer) {
+      const Group &buf = groups[e.dgroup];
+      if (groups[e.group].slots == buf.slots)
+        viol.push_back({StageOwnership, e.dgroup, e.guard && e.idx != *e.didx, e.op, e.part});
+      for (size_t r = 0; r < groups.size(); ++r) {
+        const Group &rel = groups[r];
+        bool releasedByReaders = false;
+        for (int p : rel.arrivers)
+          releasedByReaders |= buf.readers.count(p) > 0;
+        if (rel.data || static_cast<int>(r) == e.group || rel.slots != buf.slots || !releasedByReaders ||
+            !rel.waiters.count(e.part))
+          continue;
+        z3::expr w = waited(e.part, static_cast<int>(r));
+        viol.push_back({StageOwnership, e.dgroup, e.guard && w != -1 && w != *e.didx, e.op, e.part});
+      }
+    }
+    if (e.k == Event::Wait)
+      lastWait.insert_or_assign({e.part, e.group}, z3::ite(e.guard, e.idx, waited(e.part, e.group)));
+    applySlots(g, e, viol);
+  }
+}
+
+// The barrier accounting of one event per slot its index may select: the slot range, a wait's parity against the
+// partition's previous wait on the slot, the phase balance (arrivals and expects add, a wait consumes one phase of
+// `count` arrivals; a first wait on parity 1 targets the initial, complete phase) and the tx-count.
+void Encoder::applySlots(Ghost &g, const Event &e, std::vector<Violation> &viol) {
+  const Group &grp = groups[e.group];
+  viol.push_back({SlotRange, e.group, e.guard && (e.idx < 0 || e.idx >= grp.slots), e.op, e.part});
+  for (int s = 0; s < grp.slots; ++s) {
+    z3::expr hit = e.guard && e.idx == s;
+    int64_t n = grp.count[s];
+    switch (e.k) {
+    case Event::Wait: {
+      auto key = std::make_pair(e.group, e.part);
+      z3::expr &has = g.has[key][s], &last = g.last[key][s], &B = g.B[key][s], &D = g.D[key][s];
+      viol.push_back({WaitParity, e.group, hit && has && e.parity == last, e.op, e.part});
+      z3::expr first = hit && !has;
+      B = B - z3::ite(hit, c.int_val(n), c.int_val(0)) + z3::ite(first && e.parity == 1, c.int_val(n), c.int_val(0));
+      D = D || (first && e.parity == 1);
+      last = z3::ite(hit, e.parity, last);
+      has = has || hit;
+      break;
+    }
+    case Event::Arrive:
+    case Event::Expect:
+      for (auto &[key, B] : g.B)
+        if (key.first == e.group)
+          B[s] = B[s] + z3::ite(hit, c.int_val(e.k == Event::Arrive ? e.amount : 1), c.int_val(0));
+      if (e.k == Event::Expect)
+        g.tx[e.group][s] = g.tx[e.group][s] + z3::ite(hit, c.int_val(e.amount), c.int_val(0));
+      break;
+    case Event::Tma:
+      g.tx[e.group][s] = g.tx[e.group][s] - z3::ite(hit, c.int_val(e.amount), c.int_val(0));
+      break;
+    }
+  }
+}
+
+void Encoder::checkEnd(const Ghost &g, const z3::expr &when, std::vector<Violation> &viol) {
+  if (collecting)
+    return;
+  for (auto &[key, B] : g.B) {
+    const Group &grp = groups[key.first];
+    for (int s = 0; s < grp.slots; ++s) {
+      int64_t n = grp.count[s];
+      z3::expr hi = z3::ite(g.D.at(key)[s], c.int_val(n), c.int_val(0));
+      // A phase completed by plain arrivals that nobody waits for is harmless at the end; one completed
+      // by TMA bytes or tcgen05 may still be in flight when the kernel ends (and the barrier is invalidated).
+      z3::expr over = grp.asyncSignals ? B[s] > hi : c.bool_val(false);
+      viol.push_back({PhaseBalance, key.first, when && (B[s] < 0 || over || z3::mod(B[s], (int)n) != 0), nullptr,
+                      key.second});
+    }
+  }
+  for (size_t gi = 0; gi < groups.size(); ++gi)
+    for (int s = 0; s < groups[gi].slots && !groups[gi].data; ++s)
+      viol.push_back({TxBalance, static_cast<int>(gi), when && g.tx[gi][s] != 0, nullptr, -1});
+}
+
+void Encoder::checkBoundary(const State &st, const z3::expr &when, std::vector<Violation> &viol) {
+  if (collecting)
+    return;
+  for (size_t gi = 0; gi < groups.size(); ++gi)
+    for (int s = 0; s < groups[gi].slots && !groups[gi].data; ++s)
+      viol.push_back({LemmaTx, static_cast<int>(gi), when && st.ghost->tx[gi][s] != 0, nullptr, -1});
+}
+
+} // namespace tlxsim::verifier::proof

@@ -1,0 +1,190 @@
+// Protocol extraction from the MLIR module (Protocol.h).
+#include "verifier/proof/Protocol.h"
+
+#include "ir/OpSyntax.h"
+#include "ir/Types.h"
+
+#include <algorithm>
+
+using namespace mlir;
+
+namespace tlxsim::verifier::proof {
+
+std::vector<Operation *> opsBefore(Block &b, Operation *stop) {
+  std::vector<Operation *> out;
+  for (Operation &op : b) {
+    if (&op == stop)
+      break;
+    if (!op.hasTrait<OpTrait::IsTerminator>())
+      out.push_back(&op);
+  }
+  return out;
+}
+
+std::vector<Operation *> opsAfter(Block &b, Operation *start) {
+  std::vector<Operation *> out;
+  bool on = start == nullptr;
+  for (Operation &op : b) {
+    if (on && !op.hasTrait<OpTrait::IsTerminator>())
+      out.push_back(&op);
+    if (&op == start)
+      on = true;
+  }
+  return on ? out : std::vector<Operation *>{};
+}
+
+bool usesNamedBarriers(ModuleOp module) {
+  bool namedBarriers = false;
+  module.walk([&](Operation *op) {
+    if (op->getName().getStringRef().ends_with("barrier_named"))
+      namedBarriers = true;
+  });
+  return namedBarriers;
+}
+
+int Protocol::mostSlots() const {
+  int m = 1;
+  for (const Group &g : groups)
+    m = std::max(m, g.slots);
+  return m;
+}
+
+Protocol extractProtocol(ModuleOp module) {
+  Protocol out;
+  Operation *&func = out.func;
+  std::vector<Operation *> &prefix = out.prefix, &suffix = out.suffix;
+  std::vector<Part> &parts = out.parts;
+  std::vector<Group> &groups = out.groups;
+  DenseMap<Operation *, int> &groupOfAlloc = out.groupOfAlloc;
+  int &maxDepth = out.maxDepth;
+  int64_t &numCtas = out.numCtas;
+  if (auto n = module->getAttrOfType<IntegerAttr>("ttg.num-ctas"))
+    numCtas = std::max<int64_t>(1, n.getInt());
+  for (Operation &op : module.getBody()->getOperations())
+    if (op.getName().getStringRef() == "tt.func") {
+      func = &op;
+      break;
+    }
+  if (!func || func->getNumRegions() != 1 || func->getRegion(0).empty())
+    throw Unsupported{"the module holds no tt.func kernel with a body"};
+  Block &body = func->getRegion(0).front();
+  Operation *ws = nullptr;
+  for (Operation &op : body)
+    if (op.getName().getStringRef() == "ttg.warp_specialize")
+      ws = &op;
+  if (!ws) {
+    Part p;
+    p.name = "default";
+    p.block = &body;
+    parts.push_back(p);
+  } else {
+    prefix = opsBefore(body, ws);
+    suffix = opsAfter(body, ws);
+    if (ws->getNumRegions() != 2 || ws->getRegion(0).empty() || ws->getRegion(1).empty() ||
+        ws->getRegion(1).front().empty())
+      throw Unsupported{"malformed ttg.warp_specialize"};
+    Part d;
+    d.name = "default";
+    d.block = &ws->getRegion(0).front();
+    parts.push_back(d);
+    Operation *holder = &ws->getRegion(1).front().front();
+    for (unsigned i = 0; i < holder->getNumRegions(); ++i) {
+      Region &r = holder->getRegion(i);
+      if (r.empty() || r.front().getNumArguments() != ws->getNumOperands())
+        throw Unsupported{"partition" + std::to_string(i) + " does not take one argument per capture"};
+      Part p;
+      p.name = "partition" + std::to_string(i);
+      p.block = &r.front();
+      for (unsigned a = 0; a < ws->getNumOperands(); ++a)
+        p.seeds.push_back({r.front().getArgument(a), ws->getOperand(a)});
+      parts.push_back(p);
+    }
+  }
+  for (Operation &op : body)
+    if (op.getName().getStringRef() == "ttg.local_alloc" && op.getNumResults() == 1)
+      if (auto t = dyn_cast<ir::MemDescType>(op.getResult(0).getType()))
+        if (t.getElementType().isInteger(64)) {
+          Group g;
+          g.name = ir::variableName(op.getLoc()).value_or("barrier" + std::to_string(groups.size()));
+          g.loc = ir::pythonLocation(op.getLoc());
+          g.slots = t.getAllocShape().size() >= 2 ? static_cast<int>(t.getAllocShape().front()) : 1;
+          if (g.slots < 1 || g.slots > 64)
+            throw Unsupported{"barrier array '" + g.name + "' has " + std::to_string(g.slots) + " slots"};
+          g.count.assign(g.slots, 1);
+          for (const Group &other : groups)
+            if (other.name == g.name)
+              g.name += "#" + std::to_string(groups.size());
+          groupOfAlloc[&op] = static_cast<int>(groups.size());
+          groups.push_back(g);
+        }
+  // Data buffers anywhere in the kernel (a partition's epilogue buffer too): staged (S x ...) or single.
+  func->walk([&](Operation *opp) {
+    Operation &op = *opp;
+    if (op.getName().getStringRef() == "ttg.local_alloc" && op.getNumResults() == 1)
+      if (auto t = dyn_cast<ir::MemDescType>(op.getResult(0).getType()))
+        if (!t.getElementType().isInteger(64) && t.getAllocShape().size() >= 2) {
+          Group g;
+          g.data = true;
+          g.name = ir::variableName(op.getLoc()).value_or("buffer" + std::to_string(groups.size()));
+          g.loc = ir::pythonLocation(op.getLoc());
+          bool staged = t.getAllocShape().size() >= 3 && t.getAllocShape().front() >= 2 &&
+                        t.getAllocShape().front() <= 64;
+          g.slots = staged ? static_cast<int>(t.getAllocShape().front()) : 1;
+          g.count.assign(g.slots, 1);
+          for (const Group &other : groups)
+            if (other.name == g.name)
+              g.name += "#" + std::to_string(groups.size());
+          groupOfAlloc[&op] = static_cast<int>(groups.size());
+          groups.push_back(g);
+        }
+  });
+  for (size_t i = 0; i < parts.size(); ++i) {
+    analyzeNest(parts[i]);
+    maxDepth = std::max(maxDepth, parts[i].depth);
+  }
+  for (const Part &p : parts)
+    if (p.depth > 0 && p.depth != maxDepth)
+      throw Unsupported{p.name + " has a loop nest of depth " + std::to_string(p.depth) + ", another partition " +
+                        std::to_string(maxDepth) + ": the lock-step encoding needs aligned loop nests"};
+  return out;
+}
+
+void analyzeNest(Part &p) {
+  auto loopsIn = [](Block &b) {
+    std::vector<Operation *> loops;
+    for (Operation &op : b)
+      if (op.getName().getStringRef() == "scf.for")
+        loops.push_back(&op);
+    return loops;
+  };
+  auto checkNoLoops = [&](Operation *root, const std::string &where) {
+    root->walk([&](Operation *op) {
+      if (op != root && (op->getName().getStringRef() == "scf.for" || op->getName().getStringRef() == "scf.while"))
+        throw Unsupported{p.name + ": loop nested " + where + " (only a tile loop around one K loop is encoded)"};
+    });
+  };
+  std::vector<Operation *> l1 = loopsIn(*p.block);
+  for (Operation &op : *p.block)
+    if (std::find(l1.begin(), l1.end(), &op) == l1.end())
+      checkNoLoops(&op, "in a conditional or region");
+  if (l1.size() > 1)
+    throw Unsupported{p.name + ": " + std::to_string(l1.size()) + " sequential loops (one loop nest is encoded)"};
+  if (l1.empty())
+    return;
+  p.l1 = l1[0];
+  p.depth = 1;
+  Block &b1 = p.l1->getRegion(0).front();
+  std::vector<Operation *> l2 = loopsIn(b1);
+  for (Operation &op : b1)
+    if (std::find(l2.begin(), l2.end(), &op) == l2.end())
+      checkNoLoops(&op, "in a conditional of the loop body");
+  if (l2.size() > 1)
+    throw Unsupported{p.name + ": " + std::to_string(l2.size()) + " sequential loops inside the tile loop"};
+  if (l2.empty())
+    return;
+  p.l2 = l2[0];
+  p.depth = 2;
+  checkNoLoops(p.l2, "three deep");
+}
+
+} // namespace tlxsim::verifier::proof

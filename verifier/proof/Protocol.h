@@ -1,0 +1,46 @@
+// Protocol extraction (internal to verifier/proof/): the kernel's partitions (the default region and each
+// `partitionN` of `ttg.warp_specialize`), their loop nests (up to a tile loop around one K loop), the barrier
+// allocations (`ttg.local_alloc` of i64) and staged data buffers, read from the MLIR module.
+#pragma once
+
+#include "verifier/proof/ProofTypes.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/DenseMap.h"
+
+#include <vector>
+
+namespace tlxsim::verifier::proof {
+
+/// What the encoding needs of the kernel's structure. `groups` starts with the allocations' names, slots and
+/// locations; the encoding's dry run fills in their users, waiters and arrivers.
+struct Protocol {
+  mlir::Operation *func = nullptr;
+  std::vector<mlir::Operation *> prefix; ///< kernel ops before ttg.warp_specialize
+  std::vector<mlir::Operation *> suffix; ///< kernel ops after it (run by the default partition's warps)
+  std::vector<Part> parts;
+  std::vector<Group> groups; ///< barrier allocations (in the kernel body), then data buffers (anywhere)
+  llvm::DenseMap<mlir::Operation *, int> groupOfAlloc;
+  int maxDepth = 0;    ///< the deepest partition loop nest (0, 1 or 2)
+  int64_t numCtas = 1; ///< ttg.num-ctas: CTAs per cluster (nvgpu.cluster_id lies in [0, numCtas))
+  /// The most slots of a barrier array or staged buffer (at least 1): sizes the induction depth.
+  int mostSlots() const;
+};
+
+/// Extracts the protocol of the first `tt.func` of `module`. Throws Unsupported (the note's text) for a module
+/// without a kernel body, a malformed warp_specialize, a barrier array of more than 64 slots, loops nested deeper
+/// than two, sequential loops, or partitions whose loop nests differ in depth.
+Protocol extractProtocol(mlir::ModuleOp module);
+
+/// Sets `p`'s loop nest (`l1`, `l2`, `depth`) from its block; throws Unsupported as extractProtocol.
+void analyzeNest(Part &p);
+
+/// Whether the module uses named barriers (bar.sync / bar.arrive), which the prover does not encode.
+bool usesNamedBarriers(mlir::ModuleOp module);
+
+/// The non-terminator ops of `b` before `stop` (all of them when `stop` is null or not in `b`).
+std::vector<mlir::Operation *> opsBefore(mlir::Block &b, mlir::Operation *stop);
+/// The non-terminator ops of `b` after `start` (all of them when `start` is null; none when `start` is not in `b`).
+std::vector<mlir::Operation *> opsAfter(mlir::Block &b, mlir::Operation *start);
+
+} // namespace tlxsim::verifier::proof

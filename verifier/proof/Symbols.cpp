@@ -1,0 +1,59 @@
+// Symbolic values of the encoding (Symbols.h).
+#include "verifier/proof/Symbols.h"
+
+namespace tlxsim::verifier::proof {
+
+z3::expr Symbols::fresh(const std::string &base, bool isBool) {
+  std::string n = base + "!" + std::to_string(freshCounter++);
+  return isBool ? c.bool_const(n.c_str()) : c.int_const(n.c_str());
+}
+
+z3::expr Symbols::nonlinear(char op, const z3::expr &x, const z3::expr &y, const std::function<z3::expr()> &exact) {
+  auto key = std::make_tuple(op, Z3_get_ast_id(c, x), Z3_get_ast_id(c, y));
+  auto it = abstractedIndex.find(key);
+  if (it != abstractedIndex.end())
+    return abstracted[it->second].var;
+  z3::expr v = c.int_const(("nl!" + std::to_string(abstracted.size())).c_str());
+  abstractedIndex[key] = abstracted.size();
+  abstracted.push_back({v, exact()});
+  return v;
+}
+
+z3::expr Symbols::forPeer(const z3::expr &x, int64_t cta) {
+  z3::expr_vector from(c), to(c);
+  z3::expr rank = params.at("cluster_rank");
+  from.push_back(rank);
+  to.push_back(c.int_val(cta));
+  if (auto it = params.find("program_id_x"); it != params.end()) {
+    from.push_back(it->second);
+    to.push_back(it->second - rank + c.int_val(cta));
+  }
+  z3::expr y = x;
+  return y.substitute(from, to);
+}
+
+z3::expr Symbols::divS(const z3::expr &a, const z3::expr &b) {
+  // arith.divsi truncates toward zero; Z3's div is Euclidean (floor for a positive divisor).
+  if (b.is_numeral()) {
+    int64_t v = b.get_numeral_int64();
+    if (v > 0)
+      return z3::ite(a >= 0, a / b, -((-a) / b));
+    if (v < 0)
+      return -divS(a, -b);
+  }
+  z3::expr q = z3::ite(a >= 0, z3::ite(b > 0, a / b, -(a / (-b))), z3::ite(b > 0, -((-a) / b), (-a) / (-b)));
+  return z3::ite(b == 0, fresh("div_by_zero"), q);
+}
+
+z3::expr Symbols::remS(const z3::expr &a, const z3::expr &b) { return a - b * divS(a, b); }
+
+Val Symbols::param(const std::string &name) {
+  auto it = params.find(name);
+  if (it == params.end()) {
+    z3::expr e = c.int_const(name.c_str());
+    it = params.emplace(name, e).first;
+  }
+  return {Val::Int, it->second, -1};
+}
+
+} // namespace tlxsim::verifier::proof

@@ -1,0 +1,54 @@
+// Symbolic values of the encoding (internal to verifier/proof/): the Z3 context, the launch quantities (kernel
+// arguments, program ids, grid sizes, the cluster rank) as free integers, fresh variables, and the linear
+// abstraction of nonlinear terms.
+#pragma once
+
+#include "verifier/proof/ProofTypes.h"
+
+#include <z3++.h>
+
+#include <functional>
+#include <map>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace tlxsim::verifier::proof {
+
+/// The symbols of one kernel's encoding. Launch quantities are named as the user names them in `--assume` and
+/// the counterexamples (a scalar argument's Python name, `num_programs_x`, `program_id_x`, `cluster_rank`).
+class Symbols {
+public:
+  z3::context c;
+  std::map<std::string, z3::expr> params; ///< launch quantities by name
+  /// Constraints every query assumes (launch ranges, ghost variable ranges) and those of a small launch.
+  std::vector<z3::expr> paramConstraints, smallConstraints;
+  /// Nonlinear terms (product or quotient of two symbolic values, e.g. a tile count
+  /// cdiv(M, BM) * cdiv(N, BN)) are abstracted by a fresh integer, one per term, so that every
+  /// query stays in linear arithmetic; proofs stay sound (the abstraction over-approximates),
+  /// counterexamples are concretized with the exact terms (`exact`).
+  struct Abstracted {
+    z3::expr var, exact;
+  };
+  std::vector<Abstracted> abstracted;
+
+  /// A fresh integer (or boolean) named `base!N`.
+  z3::expr fresh(const std::string &base, bool isBool = false);
+  /// The launch quantity `name` (created on first use).
+  Val param(const std::string &name);
+  /// The abstraction variable `nl!N` of `x op y` (one per distinct term); `exact` builds the exact term.
+  z3::expr nonlinear(char op, const z3::expr &x, const z3::expr &y, const std::function<z3::expr()> &exact);
+  /// arith.divsi semantics (truncation toward zero) on Z3's Euclidean division; division by zero is a fresh value.
+  z3::expr divS(const z3::expr &a, const z3::expr &b);
+  /// arith.remsi: a - b * divS(a, b).
+  z3::expr remS(const z3::expr &a, const z3::expr &b);
+  /// `x` as the CTA of rank `cta` of this CTA's cluster computes it: the rank substituted, and program_id_x
+  /// shifted by the rank difference (a cluster is ttg.num-ctas consecutive CTAs along x).
+  z3::expr forPeer(const z3::expr &x, int64_t cta);
+
+private:
+  std::map<std::tuple<char, unsigned, unsigned>, size_t> abstractedIndex;
+  int freshCounter = 0;
+};
+
+} // namespace tlxsim::verifier::proof
