@@ -1,5 +1,5 @@
 /* A stand-in libcupti.so for tests/python/test_runner_params_fake_driver.py: the Activity API entry points
- * `tlx-sim run` uses (tools/runner/Cupti.cpp). While CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL is enabled, every
+ * `tlx-sim run` uses (runner/Cupti.cpp). While CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL is enabled, every
  * launch of the stand-in libcuda.so.1 (fake_libcuda.c, which calls the hook this library installs with
  * fake_cuda_set_launch_hook, found as real CUPTI finds the driver: dlopen("libcuda.so.1")) produces three
  * records with consecutive correlation ids: the launched kernel's, lasting exactly 60 + k us for the k-th launch

@@ -3,16 +3,17 @@
 // The GPU itself is replaced by a fake device (host memory, a CPU "kernel"), so the whole
 // `tlx-sim run` flow is exercised without a GPU. (tests/python/test_runner_params.py compares
 // the packing with Triton's own launcher for every capture.)
-#include "tools/runner/Capture.h"
-#include "tools/runner/CubinParams.h"
-#include "tools/runner/Cupti.h"
-#include "tools/runner/HostData.h"
-#include "tools/runner/JsonOrder.h"
-#include "tools/runner/ParamLayout.h"
-#include "tools/runner/Record.h"
-#include "tools/runner/Reference.h"
-#include "tools/runner/Runner.h"
-#include "tools/runner/Timing.h"
+#include "runner/Capture.h"
+#include "runner/CubinParams.h"
+#include "runner/Cupti.h"
+#include "runner/HostData.h"
+#include "runner/JsonOrder.h"
+#include "runner/ParamLayout.h"
+#include "runner/Record.h"
+#include "runner/Reference.h"
+#include "runner/RunReport.h"
+#include "runner/Runner.h"
+#include "runner/Timing.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -649,4 +650,50 @@ TEST_CASE("records: a rerun replaces its record and keeps the split; other modul
   auto refused = mergeRecord(other, makeRecord(c, r, "fit", "x"), c, r, "mi300x", "2026-11-30");
   CHECK_FALSE(refused);
   llvm::consumeError(refused.takeError());
+}
+
+TEST_CASE("the run report: JSON fields in us, the text lines, the finding rule and the --timer choice") {
+  FakeDevice device;
+  const Capture capture = gemmCapture();
+  RunResult r = unwrap(runCapture(capture, device, fastOptions()));
+  CHECK_FALSE(runFailed(r));
+  RunReportOptions options;
+  options.flushL2 = false;
+  options.recordPath = "traces/fake/gemm.json";
+  llvm::json::Object out = runJson(capture, r.device, r, options);
+  CHECK(out.getString("command") == "run");
+  const llvm::json::Object *timing = out.getObject("timing");
+  REQUIRE(timing);
+  CHECK(timing->getNumber("median_us") == 250);
+  CHECK(timing->getString("timer") == "events");
+  CHECK(timing->getInteger("iters_per_round") == 3);
+  CHECK(timing->getBoolean("l2_flush") == false);
+  CHECK(out.getString("record") == "traces/fake/gemm.json");
+  CHECK(out.getObject("reference")->getBoolean("ok") == true);
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  printRun(os, capture, r.device, r, options);
+  CHECK(llvm::StringRef(text).contains("time: median 250.0 us, events (round medians 250.0 250.0;"));
+  CHECK(llvm::StringRef(text).contains("L2 not flushed"));
+  CHECK(llvm::StringRef(text).contains("recorded in traces/fake/gemm.json\n"));
+  r.check->ok = false;
+  CHECK(runFailed(r));
+  r.check->ok = true;
+  r.kernelFailure = "illegal address";
+  CHECK(runFailed(r));
+
+  CHECK(unwrap(parseTimerChoice("cupti")) == TimerChoice::Cupti);
+  CHECK(unwrap(parseTimerChoice("events")) == TimerChoice::Events);
+  auto bad = parseTimerChoice("nvtx");
+  REQUIRE_FALSE(bad);
+  CHECK(llvm::toString(bad.takeError()) == "--timer must be auto, cupti or events");
+  std::string note;
+  CHECK(unwrap(openTimerFor(capture, TimerChoice::Events, note)) == nullptr);
+  CHECK(note.empty());
+}
+
+TEST_CASE("a capture path that does not exist is an error naming it") {
+  auto capture = readCapture("/nonexistent/capture");
+  REQUIRE_FALSE(capture);
+  CHECK(llvm::toString(capture.takeError()) == "/nonexistent/capture: no such capture folder or launch.json");
 }

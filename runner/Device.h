@@ -1,0 +1,74 @@
+// The GPU a launch runs on, behind one interface for the CUDA driver API and HIP. Both
+// drivers are loaded at run time (dlopen of libcuda.so.1 / libamdhip64.so), so tlx-sim builds
+// and its tests run where there is no GPU and no driver; opening a device then fails with a
+// clear message (`tlx-sim run` exits 2).
+#pragma once
+
+#include "runner/ParamLayout.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace tlxsim::runner {
+
+/// What the runner reports about the device and its driver.
+struct DeviceInfo {
+  std::string name;          ///< "NVIDIA H200"
+  std::string driverVersion; ///< "13.0" (CUDA driver API version) or the HIP runtime version
+  std::string arch;          ///< "90" (compute capability major*10+minor) or "gfx942"
+  int multiprocessors = 0;
+  int smClockMaxMHz = 0;     ///< the device's maximum SM clock, MHz (CU_DEVICE_ATTRIBUTE_CLOCK_RATE / 1000)
+};
+
+/// One launch's geometry, as Triton's launcher computes it from the grid and the metadata.
+struct LaunchGeometry {
+  std::array<uint32_t, 3> grid{1, 1, 1};  ///< blocks (grid x already multiplied by the cluster size)
+  std::array<uint32_t, 3> block{1, 1, 1}; ///< threads
+  uint32_t sharedBytes = 0;               ///< dynamic shared memory
+  uint32_t clusterX = 1;                  ///< CTAs per cluster (metadata num_ctas)
+  bool cooperative = false;
+  bool pdl = false;                       ///< programmatic stream serialization (launch_pdl)
+};
+
+class Device {
+public:
+  virtual ~Device() = default;
+  virtual const DeviceInfo &info() const = 0;
+  /// Loads the binary (cubin / hsaco bytes) and finds `kernel`; sets the dynamic shared memory
+  /// limit as Triton's load_binary does when `sharedBytes` exceeds 48 KiB.
+  virtual llvm::Error loadKernel(llvm::StringRef binary, llvm::StringRef kernel, uint32_t sharedBytes) = 0;
+  /// Registers per thread and the largest block the loaded kernel allows.
+  virtual llvm::Expected<std::pair<int, int>> kernelRegistersAndMaxThreads() = 0;
+  virtual llvm::Expected<uint64_t> allocate(size_t bytes) = 0;
+  virtual void release(uint64_t address) = 0;
+  virtual llvm::Error upload(uint64_t dst, const void *src, size_t bytes) = 0;
+  virtual llvm::Error download(void *dst, uint64_t src, size_t bytes) = 0;
+  /// Asynchronous fill of `count` 32-bit words on the launch stream (the L2 flush of do_bench).
+  virtual llvm::Error fill32(uint64_t dst, uint32_t value, size_t count) = 0;
+  /// Synchronous fill of `count` 16-bit words (NaN poisoning of fp16 outputs).
+  virtual llvm::Error fill16(uint64_t dst, uint16_t value, size_t count) = 0;
+  /// The 128-byte CUtensorMap for `args` over the tensor at `address` (CUDA only).
+  virtual llvm::Expected<std::array<uint8_t, 128>> encodeTensorMap(const TensorMapArgs &args, uint64_t address) = 0;
+  /// Launches the loaded kernel on the stream; `params[i]` points at parameter i's bytes.
+  virtual llvm::Error launch(const LaunchGeometry &geometry, void **params) = 0;
+  virtual llvm::Error synchronize() = 0;
+  /// Makes `count` timing events (replacing earlier ones), records event `index` on the stream,
+  /// and reads the milliseconds between two recorded events after a synchronize.
+  virtual llvm::Error createEvents(size_t count) = 0;
+  virtual llvm::Error recordEvent(size_t index) = 0;
+  virtual llvm::Expected<float> elapsedMs(size_t start, size_t end) = 0;
+};
+
+/// Opens device 0 through the CUDA driver API (dlopen("libcuda.so.1")). Fails when the tool was
+/// built without cuda.h, the driver is missing, or no device is present.
+llvm::Expected<std::unique_ptr<Device>> openCudaDevice();
+/// Opens device 0 through HIP (dlopen of libamdhip64). Fails when built without the HIP
+/// headers, the runtime is missing, or no device is present.
+llvm::Expected<std::unique_ptr<Device>> openHipDevice();
+
+} // namespace tlxsim::runner

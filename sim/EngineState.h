@@ -1,0 +1,335 @@
+// The engine's shared state: agents, CTAs, SMs, pending signals, the event queue, and Engine::Impl with the
+// helpers op semantics use. Internal to sim/ (Engine.cpp, units/, ops/); nothing outside sim/ includes it.
+#pragma once
+
+#include "sim/ClusterBarrier.h"
+#include "sim/Engine.h"
+#include "sim/MBarrier.h"
+#include "sim/NamedBarrier.h"
+#include "sim/Occupancy.h"
+#include "sim/units/Clock.h"
+#include "sim/units/Costs.h"
+#include "sim/units/L2Hbm.h"
+#include "sim/units/Pipe.h"
+#include "sim/units/TensorPipe.h"
+
+#include <deque>
+#include <map>
+#include <queue>
+#include <set>
+#include <unordered_map>
+
+namespace tlxsim::sim {
+
+namespace engine {
+
+/// `value` (of width `bits`) sign-extended to 64 bits.
+inline int64_t signExtend(int64_t value, unsigned bits) {
+  if (bits >= 64)
+    return value;
+  uint64_t v = static_cast<uint64_t>(value) & ((uint64_t(1) << bits) - 1);
+  uint64_t sign = uint64_t(1) << (bits - 1);
+  return static_cast<int64_t>((v ^ sign) - sign);
+}
+
+/// A `bits`-wide result as stored in a slot: i1 as 0/1, wider integers sign-extended.
+inline int64_t truncateTo(int64_t value, unsigned bits) {
+  if (bits == 1)
+    return value & 1;
+  return signExtend(value, bits);
+}
+
+/// `value` as an unsigned `bits`-wide integer.
+inline uint64_t asUnsigned(int64_t value, unsigned bits) {
+  return bits >= 64 ? static_cast<uint64_t>(value) : static_cast<uint64_t>(value) & ((uint64_t(1) << bits) - 1);
+}
+
+/// One level of an agent's control stack: the region it runs and, for loops, the induction variable.
+struct Ctl {
+  enum Kind : uint8_t { Root, For, If, WsDefault, While } kind; ///< While: block is the region running now
+  int32_t block;
+  int32_t pc = 0;
+  const Instr *owner = nullptr;
+  int64_t iv = 0, lb = 0, ub = 0, step = 1;
+  bool isUnsigned = false; ///< scf.for {unsignedCmp}
+  unsigned bits = 64;      ///< width of the induction variable
+
+  /// Whether the loop runs an iteration with induction value `v` (`v < ub`).
+  bool inRange(int64_t v) const {
+    return isUnsigned ? asUnsigned(v, bits) < asUnsigned(ub, bits) : v < ub;
+  }
+  /// Advances the induction variable; false when it would leave its type's range (the
+  /// loop has then ended: every value below ub was visited).
+  bool advance() {
+    if (isUnsigned) {
+      uint64_t next = asUnsigned(iv, bits) + asUnsigned(step, bits);
+      if (next < asUnsigned(iv, bits) || (bits < 64 && next >> bits))
+        return false;
+      iv = static_cast<int64_t>(next);
+      return true;
+    }
+    int64_t next;
+    if (__builtin_add_overflow(iv, step, &next) || signExtend(next, bits) != next)
+      return false;
+    iv = next;
+    return true;
+  }
+};
+
+struct Cta;
+
+/// One partition of one CTA (the default partition or a warp_specialize worker), run as one agent.
+struct Agent {
+  AgentInfo info;
+  Cta *cta = nullptr;
+  std::vector<Value> frame;
+  std::vector<Ctl> stack;
+  Cycle time = 0;
+  enum State : uint8_t { Ready, Blocked, Joining, Done } state = Ready;
+  std::deque<std::pair<Cycle, int64_t>> wgmmaGroups, storeGroups; ///< (completion, async op id), oldest first
+  /// cp.async / AMD async-copy groups: (completion, the copies' async op ids), oldest first;
+  /// `openCopies` are issued but not yet committed (PTX ISA 9.1 9.7.9.25.3 cp.async.commit_group).
+  struct CopyGroup {
+    Cycle done = 0;
+    std::vector<int64_t> ops;
+    std::vector<int64_t> instrs; ///< per copy: its vector-memory instructions per thread (AMD vmcnt), 1 if unknown
+    std::vector<Cycle> opDone;   ///< per copy: when it lands
+  };
+  std::deque<CopyGroup> copyGroups;
+  CopyGroup openCopies;
+  int32_t liveWorkers = 0;
+  int32_t mainAgent = -1; ///< for workers: the agent running the default partition
+  int32_t joinLoc = -1;   ///< the warp_specialize an agent waits to join
+  /// amdg.read_barrier_phase: the last phase this agent read of each barrier (cta, alloc, index)
+  std::map<std::tuple<int64_t, int32_t, int64_t>, int64_t> phasesRead;
+  int64_t lastTc05Op = -1; ///< the agent's latest tcgen05 op (they complete in issue order)
+  Cycle smemWritesDone = 0; ///< when the agent's register -> shared stores have drained
+  Cycle lastTc05Done = 0;
+  // while blocked on a barrier
+  int32_t waitLoc = -1;
+  BlockedAgent::Kind waitKind = BlockedAgent::MBarrier;
+  int64_t waitNamed = -1; ///< the named-barrier id it waits on
+  BarrierKey waitKey{};
+  int64_t waitParity = 0;
+};
+
+/// One running CTA: its ids, its agents, its mbarriers and named barriers.
+struct Cta {
+  int64_t id;
+  int32_t sm;
+  int64_t pid[3];   ///< tt.get_program_id: %clusterid when ttg.num-ctas > 1, else %ctaid
+  int64_t ctaid[3]; ///< %ctaid, the CTA's position in the CTA grid
+  int32_t liveAgents = 0;
+  int32_t pendingSignals = 0;       ///< TMA loads still to complete on this CTA's barriers
+  std::vector<int32_t> agentIds; ///< freed with the CTA once it is done
+  Cycle lastEnd = 0;
+  /// Barriers of the module's mbarrier allocations, flat (Impl::barrierBase); the maps hold
+  /// any other shared memory used as a barrier.
+  std::vector<MBarrier> flatBarriers;
+  std::vector<std::vector<int32_t>> flatWaiters;
+  std::unordered_map<uint64_t, MBarrier> barriers;
+  std::unordered_map<uint64_t, std::vector<int32_t>> waiters;
+  NamedBarriers named;
+};
+
+/// One SM's hardware units (units/): the tensor pipe, the TMA engine, the LSU and the shared-memory pipe.
+struct Sm {
+  TensorPipe tensor;
+  Pipe tma, lsu, smem;
+  int32_t freeSlots = 0;
+};
+
+/// An asynchronous signal due on a barrier: a TMA copy's complete-tx (bytes), or the
+/// arrive of a completed tcgen05 op or commit (`arrive`).
+struct PendingSignal {
+  int64_t op; ///< async op id
+  int32_t agent;
+  Cta *cta;
+  BarrierKey barrier;
+  int64_t bytes;
+  int32_t loc;
+  bool arrive = false;
+};
+
+struct Event {
+  Cycle t;
+  uint64_t seq;
+  enum Kind : uint8_t { RunAgent, SignalDue, StartCta } kind;
+  int32_t id;
+  /// Time order, then issue order: one 128-bit comparison (the queue's hot path).
+  unsigned __int128 key() const { return (static_cast<unsigned __int128>(t) << 64) | seq; }
+  bool operator>(const Event &o) const { return key() > o.key(); }
+};
+
+/// The key of a barrier outside the flat slots in a CTA's barrier maps.
+inline uint64_t barrierSlot(int32_t alloc, int64_t index) { return (static_cast<uint64_t>(alloc) << 40) ^ static_cast<uint64_t>(index); }
+
+/// What executing one instruction did to its agent: go on, stop running it (blocked, joined or done), or fail
+/// (Impl::error holds the message).
+enum class Step { Continue, Suspend, Error };
+
+} // namespace engine
+
+/// The engine's state and the helpers shared by the event loop (Engine.cpp), the hardware units (units/) and the
+/// op semantics (ops/; one `exec<Family>` per op family, dispatched by exec() in ops/Exec.cpp).
+struct Engine::Impl {
+  using Agent = engine::Agent;
+  using Cta = engine::Cta;
+  using Ctl = engine::Ctl;
+  using Sm = engine::Sm;
+  using Step = engine::Step;
+  using Event = engine::Event;
+  using PendingSignal = engine::PendingSignal;
+
+  const Program &program;
+  const Launch &launch;
+  SimOptions options;
+  engine::Costs costs;
+  std::vector<Value> initialFrame;
+  std::vector<Listener *> listeners;
+  SimResult result;
+
+  std::priority_queue<Event, std::vector<Event>, std::greater<Event>> queue;
+  uint64_t seq = 0;
+  std::vector<std::unique_ptr<Agent>> agents;
+  std::vector<std::unique_ptr<Cta>> ctas;
+  std::vector<Sm> sms;
+  std::vector<PendingSignal> signals_; ///< pending asynchronous barrier signals (reused slots)
+  std::vector<int32_t> freeSignals;
+  int64_t nextCta = 0, totalCtas = 0;
+  std::array<int64_t, 3> ctaGrid{1, 1, 1}; ///< CUDA's gridDim (Launch::ctaGrid)
+  engine::MemorySystem memory;             ///< device L2 and HBM (units/L2Hbm.h)
+  Cycle endCycle = 0;
+  double tensorBusy = 0; ///< tensor-core busy cycles summed over SMs
+  uint64_t instructions = 0;
+  int64_t nextAsyncOp = 0;
+  std::set<const Instr *> reportedUnknown;
+  std::vector<int64_t> finishedCtas; ///< CTAs whose memory is released after the current event
+  std::unordered_map<int64_t, ClusterBarrier> clusters; ///< by cluster index
+  std::string error;
+
+  Occupancy occupancy; ///< computed by Engine::create
+  std::vector<int64_t> barrierBase, barrierCount; ///< per allocation: first flat barrier slot (-1: none), slots
+  int64_t barrierSlots = 0;
+  std::vector<Value> scratch; ///< reused by yield()
+
+  Impl(const Program &p, engine::Costs c, const Launch &l, SimOptions o, std::vector<Value> frame)
+      : program(p), launch(l), options(o), costs(c), initialFrame(std::move(frame)) {}
+
+  void push(Cycle t, Event::Kind kind, int32_t id) { queue.push(Event{t, seq++, kind, id}); }
+  template <typename F> void emit(F &&f) {
+    for (Listener *l : listeners)
+      f(*l);
+  }
+
+  // ---- the event loop and dispatch (Engine.cpp) -------------------------------------------------------------
+  llvm::Expected<SimResult> run();
+  void startCta(int32_t smIndex, Cycle t);
+  Agent &newAgent(Cta &cta, const std::string &name, int32_t warps, int32_t block, Cycle t, int32_t parent = -1);
+  void finishAgent(Agent &agent);
+  /// Runs `a` from event time `now` until it blocks, finishes or must wait for global time.
+  bool runAgent(Agent &a, Cycle now);
+  void signalDue(int32_t id, Cycle t);
+  /// Frees the agents and barriers of finished CTAs: memory stays bounded by the CTAs resident at once.
+  void releaseFinishedCtas();
+  /// Wakes an agent blocked on a named or cluster barrier at `t`.
+  void wake(int32_t id, Cycle t);
+
+  // ---- clock and power (units/Clock.cpp) ----------------------------------------------------------------------
+  /// The power-limited SM clock at cycle `now` from the tensor-core load so far; HBM's fixed bytes/s become more
+  /// bytes per SM cycle as the clock drops.
+  void updateClock(Cycle now);
+
+  // ---- operands, results and access events (ops/Operands.cpp) ------------------------------------------------
+  bool fail(const Instr &in, const std::string &what);
+  /// fail(), as the Step of an op.
+  Step err(const Instr &in, const std::string &what);
+  /// The op keeps its agent busy for `cost` cycles (rounded up) and reports it.
+  void busy(Agent &a, const Instr &in, double cost);
+  /// The agent goes on with its next instruction.
+  static Step next(Agent &a);
+  bool intOf(Agent &a, int32_t slot, const Instr &in, int64_t &out);
+  /// An optional predicate operand: true when absent.
+  bool predicate(Agent &a, int32_t slot, const Instr &in, bool &out);
+  bool barrierOf(Agent &a, int32_t slot, const Instr &in, BarrierKey &key);
+  /// Reports reads of wgmma accumulators whose group is still outstanding (their values carry the op).
+  void checkPendingUses(Agent &a, const Instr &in);
+  /// The innermost loop iteration of `a`, -1 outside loops.
+  static int64_t iteration(const Agent &a);
+  /// Announces an async operation of `a` (to complete after `after`, or -1); returns its id.
+  int64_t issueAsync(Agent &a, int64_t after = -1);
+  /// Reports an access to the shared-memory view in `slot` (`elems` elements), if it is one.
+  /// `ctaId` overrides the CTA the view lies in (a multicast or 2-CTA operation's other destinations).
+  void access(Agent &a, int64_t op, int32_t slot, int64_t elems, bool write, bool asyncProxy, const Instr &in,
+              int64_t ctaId = -1);
+  /// Waits until the tensor operands of `in` (from `first` on) are ready: a register scoreboard for global loads
+  /// and register MMAs in flight. The stall is reported as a wait on its operands.
+  void awaitOperands(Agent &a, const Instr &in, size_t first = 0);
+  /// A hash of the values `in` computes from (its first `count` operands) and, unless `valuesOnly`, of the op
+  /// itself: equal in every CTA that computes the same addresses (see Value::alloc).
+  int32_t provenance(Agent &a, const Instr &in, size_t count, bool valuesOnly = false, size_t first = 0);
+  /// A knob only some ops need; fails naming it when the model lacks it.
+  bool optionalKnob(double value, const char *name, const Instr &in, double &out);
+
+  // ---- mbarrier storage and signals (ops/Mbarrier.cpp) -------------------------------------------------------
+  /// The CTA holding the barrier `key`.
+  Cta &ctaOf(const BarrierKey &key) { return *ctas[key.cta]; }
+  /// Index of `key` among the flat barriers of a CTA, or -1.
+  int64_t flatIndex(const BarrierKey &key) const;
+  MBarrier &barrier(Cta &cta, const BarrierKey &key);
+  std::vector<int32_t> &waitersOf(Cta &cta, const BarrierKey &key);
+  void barrierEvent(Cycle t, BarrierAction action, const BarrierKey &key, const MBarrier &bar, int32_t agent,
+                    int32_t loc, int64_t amount, BarrierStatus status, int64_t asyncOp = -1);
+  /// Wakes every waiter whose parity test now passes (the phase flipped at `t`).
+  void phaseFlipped(Cta &cta, const BarrierKey &key, MBarrier &bar, Cycle t, int32_t agent, int32_t loc);
+  /// Schedules an asynchronous signal on a barrier at cycle `at` (see PendingSignal).
+  void signalAt(Cycle at, const PendingSignal &signal);
+
+  // ---- clusters: distributed shared memory (ops/Cluster.cpp) -------------------------------------------------
+  Cta *peerCta(const Cta &cta, int64_t rank, const Instr &in);
+  int64_t viewCtaId(const Cta &cta, const Value &v) const;
+  std::vector<Cta *> ctaPair(const Cta &cta, const Instr &in);
+  bool peerExited(const Cta &cta, int64_t rank) const;
+  int64_t exitedPeerOf(Agent &a, const Instr &in) const;
+  /// Completes the cluster barrier of cluster `index` if every non-exited agent of its CTAs arrived.
+  void clusterProgress(int64_t index, Cycle t);
+
+  // ---- control flow (ops/ControlFlow.cpp) ----------------------------------------------------------------------
+  void setResults(Agent &a, const Instr &owner, const std::vector<Value> &values);
+  /// Leaves the innermost region: its owner's results take `values`, the parent goes on.
+  void exitRegion(Agent &a, const std::vector<Value> &values);
+  Step yield(Agent &a, const Instr &in);
+  static int64_t threadMultiplicity(const Agent &a);
+
+  // ---- async copies (ops/AsyncCopy.cpp, ops/Amd.cpp) ----------------------------------------------------------
+  /// Every cp.async of `a`, committed or not, completes by the returned cycle.
+  static Cycle copiesDone(const Agent &a);
+  void retireCopyInstructions(Agent &a, int64_t n);
+  /// A global-memory access through the LSU (a load, store, atomic or the global side of a cp.async): issue,
+  /// the L2 lookup and the LSU/L2/HBM pipes; reports the AsyncEvent and returns the completion cycle, with the
+  /// result's provenance hash in `hash` (ops/GlobalMemory.cpp).
+  Cycle globalAccess(Agent &a, const Instr &in, Cycle start, int32_t &hash);
+  /// Retires the oldest `groups` (wgmma or TMA-store bulk groups) until at most `in.imm` are pending (ops/Wgmma.cpp).
+  Step waitGroups(Agent &a, const Instr &in, std::deque<std::pair<Cycle, int64_t>> &groups, Cycle start);
+
+  // ---- op semantics, one function per family (ops/) -----------------------------------------------------------
+  /// Whether `op` touches state other agents see (it then runs in global time order).
+  static bool isShared(Op op);
+  /// Executes `in` for `a` at event time `now`: dispatches by op family (ops/Exec.cpp).
+  Step exec(Agent &a, const Instr &in, Cycle now);
+  Step execScalar(Agent &a, const Instr &in, Cycle now);        ///< ops/Scalar.cpp
+  Step execControlFlow(Agent &a, const Instr &in, Cycle now);   ///< ops/ControlFlow.cpp
+  Step execSharedMemory(Agent &a, const Instr &in, Cycle now);  ///< ops/SharedMemory.cpp
+  Step execMbarrier(Agent &a, const Instr &in, Cycle now);      ///< ops/Mbarrier.cpp
+  Step execTma(Agent &a, const Instr &in, Cycle now);           ///< ops/Tma.cpp
+  Step execWgmma(Agent &a, const Instr &in, Cycle now);         ///< ops/Wgmma.cpp
+  Step execTcgen05(Agent &a, const Instr &in, Cycle now);       ///< ops/Tcgen05.cpp
+  Step execRegister(Agent &a, const Instr &in, Cycle now);      ///< ops/Register.cpp
+  Step execGlobalMemory(Agent &a, const Instr &in, Cycle now);  ///< ops/GlobalMemory.cpp
+  Step execAsyncCopy(Agent &a, const Instr &in, Cycle now);     ///< ops/AsyncCopy.cpp
+  Step execNamedBarrier(Agent &a, const Instr &in, Cycle now);  ///< ops/NamedBarrier.cpp
+  Step execCluster(Agent &a, const Instr &in, Cycle now);       ///< ops/Cluster.cpp
+  Step execAmd(Agent &a, const Instr &in, Cycle now);           ///< ops/Amd.cpp
+};
+
+} // namespace tlxsim::sim

@@ -1,0 +1,225 @@
+// The lowering state shared by the driver (Lowering.cpp) and the per-family lowerings (sim/lowering/*.cpp):
+// value slots, locations, operand helpers and the first error. MLIR-aware: included by the lowering files only.
+#pragma once
+
+#include "sim/Lowering.h"
+#include "sim/lowering/TypeInfo.h"
+
+#include "ir/Location.h"
+#include "ir/OpSyntax.h"
+#include "ir/Types.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/ADT/DenseMap.h"
+
+namespace tlxsim::sim::lowering {
+
+using mlir::Attribute;
+using mlir::BlockArgument;
+using mlir::IntegerAttr;
+using mlir::Location;
+using mlir::Operation;
+using mlir::Region;
+using mlir::Type;
+using mlir::ValueRange;
+using llvm::StringRef;
+
+/// Lowers one kernel into a Program: one Lowerer per module. Each op family has a `lower<Family>` member, in
+/// its own file, that returns whether it lowered the op (lowerOp tries them in turn).
+class Lowerer {
+public:
+  explicit Lowerer(Program &program) : p(program) {}
+
+  /// Lowers the body of the kernel `func` into `p`: its arguments, then its region (Lowering.cpp).
+  llvm::Error lowerKernel(Operation *func);
+
+
+  Program &p;
+  std::string error;        ///< the first malformed or unsupported op; lowering stops there
+  bool unsupported = false; ///< the error is a simulator limit, not a malformed input
+  llvm::DenseMap<mlir::Value, int32_t> slots;
+  llvm::DenseMap<Attribute, int32_t> locIndex;
+
+  int32_t slot(mlir::Value value) {
+    auto [it, inserted] = slots.try_emplace(value, p.numSlots);
+    if (inserted)
+      ++p.numSlots;
+    return it->second;
+  }
+
+  int32_t loc(Location location) {
+    auto [it, inserted] = locIndex.try_emplace(location, static_cast<int32_t>(p.locs.size()));
+    if (inserted)
+      p.locs.push_back(ir::pythonLocation(location));
+    return it->second;
+  }
+
+
+  /// Records that the simulator cannot execute `op` yet (the input is fine).
+  void notSupported(Operation &op, const llvm::Twine &what) {
+    if (error.empty()) {
+      unsupported = true;
+      malformed(op, what);
+    }
+  }
+
+  /// Whether `value` is a shared-memory mbarrier (an i64 memdesc).
+  static bool isBarrier(mlir::Value value) {
+    auto type = dyn_cast<ir::MemDescType>(value.getType());
+    return type && type.getElementType().isInteger(64);
+  }
+
+  /// Records that `op` is not what Triton emits (the reader's shim dialects do not verify
+  /// Triton ops); the first such error is reported.
+  void malformed(Operation &op, const llvm::Twine &what) {
+    if (error.empty())
+      error = (op.getName().getStringRef() + " at " + ir::pythonLocation(op.getLoc()).str() + ": " + what).str();
+  }
+
+  static std::string typeString(Type type) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    type.print(os);
+    return text;
+  }
+
+  /// The type of `value` as T, or a malformed-op error naming `what` and the type found.
+  template <typename T> T typed(Operation &op, mlir::Value value, StringRef what, StringRef expected) {
+    auto type = dyn_cast<T>(value.getType());
+    if (!type)
+      malformed(op, what + " has type " + typeString(value.getType()) + ", expected " + expected);
+    return type;
+  }
+
+
+
+  Instr make(Op kind, Operation &op) {
+    Instr instr;
+    instr.op = kind;
+    instr.loc = loc(op.getLoc());
+    if (op.getNumResults() > 0) {
+      instr.result = slot(op.getResult(0));
+      for (unsigned i = 1; i < op.getNumResults(); ++i)
+        slot(op.getResult(i)); // consecutive: results are numbered in order on first sight
+      instr.numResults = static_cast<int32_t>(op.getNumResults());
+    }
+    return instr;
+  }
+
+  /// Binds kernel arguments by Python name; a host tensor descriptor is followed by its
+  /// shape (i32) and stride (i64) arguments under the same name (Lowering.cpp).
+  llvm::Error lowerArgs(mlir::Block &entry);
+  /// Lowers `block` into a new Program block; returns its index (Lowering.cpp).
+  int32_t lowerBlock(mlir::Block &block);
+  /// Lowers a single-block region; -1 for an empty one (Lowering.cpp).
+  int32_t lowerRegion(Region &region);
+
+  std::vector<int32_t> slotsOf(ValueRange values) {
+    std::vector<int32_t> out;
+    for (mlir::Value value : values)
+      out.push_back(slot(value));
+    return out;
+  }
+
+  /// Slot of the first operand of group `group`, -1 if the optional group is empty.
+  int32_t operand(Operation &op, StringRef group) {
+    auto range = ir::getOperandGroup(&op, group);
+    return range && !range->empty() ? slot(range->front()) : -1;
+  }
+
+  /// Slot of the required operand `group`; a malformed-op error if it is missing.
+  int32_t required(Operation &op, StringRef group) {
+    int32_t s = operand(op, group);
+    if (s < 0)
+      malformed(op, "lacks its '" + group + "' operand");
+    return s;
+  }
+
+  /// The value of the required operand `group` (null, with an error, if missing).
+  mlir::Value requiredValue(Operation &op, StringRef group) {
+    auto range = ir::getOperandGroup(&op, group);
+    if (!range || range->empty()) {
+      malformed(op, "lacks its '" + group + "' operand");
+      return {};
+    }
+    return range->front();
+  }
+
+  /// Whether an op without simulator semantics holds synchronization or memory ops in
+  /// its regions: skipping it would silently drop them.
+  static bool holdsSideEffects(Operation &op) {
+    bool found = false;
+    op.walk([&](Operation *inner) {
+      StringRef name = inner->getName().getStringRef();
+      if (inner != &op && !isRegisterTensorOp(name) && !name.ends_with(".return") && !name.ends_with("yield") &&
+          !name.starts_with("arith.") && !name.starts_with("math."))
+        found = true;
+    });
+    return found;
+  }
+
+  std::vector<int32_t> operands(Operation &op, StringRef group) {
+    auto range = ir::getOperandGroup(&op, group);
+    return range ? slotsOf(*range) : std::vector<int32_t>{};
+  }
+
+  int64_t intAttr(Operation &op, StringRef name, int64_t fallback = 0) {
+    if (auto attr = op.getAttrOfType<IntegerAttr>(name))
+      return attr.getInt();
+    return fallback;
+  }
+
+  /// Global memory, async copies, register MMAs, reductions, layout conversions, execution
+
+  /// Records that `op` is not what Triton emits; true (the op is handled), for `return reject(...)`.
+  bool reject(Operation &op, const llvm::Twine &what) {
+    malformed(op, what);
+    return true;
+  }
+  /// Records that the simulator cannot execute `op` yet; true (the op is handled).
+  bool unsupportedOp(Operation &op, const llvm::Twine &what) {
+    notSupported(op, what);
+    return true;
+  }
+  /// Register work of unit `unit` (Op::TensorOp sub: 0 ALU, 1 SFU) over the result's elements; shape-only ops
+  /// (splat, broadcast, expand_dims, make_range, reshape) are free. Always true.
+  bool tensorOp(Operation &op, StringRef name, int16_t unit, std::vector<Instr> &out);
+  /// A memory op whose address operands (the groups `addressGroups`, in order) come first, then its other
+  /// operands (awaited if not ready); imm = `bytes`, imm2 = the number of address operands. Always true.
+  bool addressed(Operation &op, std::vector<Instr> &out, Op kind, std::initializer_list<StringRef> addressGroups,
+                 int64_t bytes);
+  /// Bytes of the op's first result (0 without results).
+  int64_t resultBytes(Operation &op) { return op.getNumResults() ? bytesOf(op.getResult(0).getType()) : 0; }
+  /// Bytes of the required operand `group` (0, with an error, if missing).
+  int64_t operandBytes(Operation &op, StringRef group) {
+    mlir::Value v = requiredValue(op, group);
+    return v ? bytesOf(v.getType()) : 0;
+  }
+
+  /// Lowers one op (Lowering.cpp): the first family that knows it, else a hint, else Op::Unknown.
+  void lowerOp(Operation &op, std::vector<Instr> &out);
+
+  // One function per op family: true if it lowered `op` (named `name`) into `out`.
+  bool lowerScalar(Operation &op, StringRef name, std::vector<Instr> &out);       ///< lowering/Scalar.cpp
+  bool lowerControlFlow(Operation &op, StringRef name, std::vector<Instr> &out);  ///< lowering/ControlFlow.cpp
+  bool lowerTcgen05(Operation &op, StringRef name, std::vector<Instr> &out);      ///< lowering/Tcgen05.cpp
+  bool lowerSharedMemory(Operation &op, StringRef name, std::vector<Instr> &out); ///< lowering/SharedMemory.cpp
+  bool lowerMbarrier(Operation &op, StringRef name, std::vector<Instr> &out);     ///< lowering/Mbarrier.cpp
+  bool lowerTma(Operation &op, StringRef name, std::vector<Instr> &out);          ///< lowering/Tma.cpp
+  bool lowerWgmma(Operation &op, StringRef name, std::vector<Instr> &out);        ///< lowering/Wgmma.cpp
+  bool lowerNamedBarrier(Operation &op, StringRef name, std::vector<Instr> &out); ///< lowering/NamedBarrier.cpp
+  bool lowerCluster(Operation &op, StringRef name, std::vector<Instr> &out);      ///< lowering/Cluster.cpp
+  bool lowerGlobalMemory(Operation &op, StringRef name, std::vector<Instr> &out); ///< lowering/GlobalMemory.cpp
+  bool lowerAsyncCopy(Operation &op, StringRef name, std::vector<Instr> &out);    ///< lowering/AsyncCopy.cpp
+  bool lowerRegister(Operation &op, StringRef name, std::vector<Instr> &out);     ///< lowering/Register.cpp
+  bool lowerAmd(Operation &op, StringRef name, std::vector<Instr> &out);          ///< lowering/Amd.cpp
+
+  /// The value of the scalar `v` in thread `tid` if it is computed from constants and the thread id by integer
+  /// arith only; `usesTid` tells whether it reads the id (lowering/ControlFlow.cpp).
+  static std::optional<int64_t> threadValue(mlir::Value v, int64_t tid, bool &usesTid, int depth = 0);
+  /// The threads of the executing partition for which the condition of the `scf.if` `op` holds, if it depends
+  /// on the thread id only (lowering/ControlFlow.cpp).
+  std::optional<int64_t> threadsTaking(Operation &op);
+};
+
+} // namespace tlxsim::sim::lowering

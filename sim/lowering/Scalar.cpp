@@ -1,0 +1,81 @@
+// Lowering: Scalars: integer constants, arith on integers, compares, selects, casts, program ids, thread ids.
+#include "sim/lowering/Lowerer.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+
+using namespace mlir;
+
+namespace tlxsim::sim::lowering {
+
+/// arith.constant, integer arith, cmpi, select, casts, program ids, thread ids (a partition runs thread 0).
+bool Lowerer::lowerScalar(Operation &op, StringRef name, std::vector<Instr> &out) {
+  bool scalar = op.getNumResults() == 1 && op.getResult(0).getType().isIntOrIndexOrFloat();
+  if (auto constant = dyn_cast<arith::ConstantOp>(op)) {
+    Instr instr = make(Op::Const, op);
+    if (auto integer = dyn_cast<IntegerAttr>(constant.getValue())) {
+      instr.imm = integer.getValue().getSExtValue();
+      instr.bits = scalarBits(integer.getType());
+    } else if (!scalar) {
+      instr = make(Op::TensorOp, op); // a splat constant: materialized in registers, no cost
+    }
+    out.push_back(instr);
+    return true;
+  }
+  if (auto kind = binaryKind(name)) {
+    if (!scalar)
+      return tensorOp(op, name, 0, out);
+    Instr instr = make(Op::Binary, op);
+    instr.sub = *kind;
+    instr.bits = scalarBits(op.getResult(0).getType());
+    instr.args = slotsOf(op.getOperands());
+    out.push_back(instr);
+    return true;
+  }
+  if (auto cmp = dyn_cast<arith::CmpIOp>(op)) {
+    if (!scalar)
+      return tensorOp(op, name, 0, out);
+    Instr instr = make(Op::Cmp, op);
+    instr.sub = static_cast<int16_t>(cmp.getPredicate());
+    instr.bits = 1;
+    instr.imm = scalarBits(op.getOperand(0).getType()); // operand width, for unsigned predicates
+    instr.args = slotsOf(op.getOperands());
+    out.push_back(instr);
+    return true;
+  }
+  if (name == "arith.select" && scalar) {
+    Instr instr = make(Op::Select, op);
+    instr.bits = scalarBits(op.getResult(0).getType());
+    instr.args = slotsOf(op.getOperands());
+    out.push_back(instr);
+    return true;
+  }
+  if ((name == "arith.extsi" || name == "arith.extui" || name == "arith.trunci" || name == "arith.index_cast" ||
+       name == "arith.index_castui") &&
+      scalar) {
+    Instr instr = make(Op::Cast, op);
+    instr.sub = name == "arith.extui" || name == "arith.index_castui" ? 1 : name == "arith.trunci" ? 2 : 0;
+    instr.bits = scalarBits(op.getResult(0).getType());
+    instr.imm = scalarBits(op.getOperand(0).getType());
+    instr.args = slotsOf(op.getOperands());
+    out.push_back(instr);
+    return true;
+  }
+  if (name == "tt.get_program_id" || name == "tt.get_num_programs") {
+    Instr instr = make(name == "tt.get_program_id" ? Op::ProgramId : Op::NumPrograms, op);
+    instr.sub = static_cast<int16_t>(intAttr(op, "axis"));
+    instr.bits = 32;
+    out.push_back(instr);
+    return true;
+  }
+  if (name == "rocdl.workitem.id.x" || name == "gpu.thread_id") {
+    // The partition runs thread 0's path (its thread-id conditions are counted at the scf.if instead).
+    Instr instr = make(Op::Const, op);
+    instr.imm = 0;
+    instr.bits = op.getNumResults() ? scalarBits(op.getResult(0).getType()) : 32;
+    out.push_back(instr);
+    return true;
+  }
+  return false;
+}
+
+} // namespace tlxsim::sim::lowering

@@ -1,0 +1,84 @@
+// Lowering: tcgen05 and tensor memory (Blackwell): MMAs, commits, TMEM loads / stores / copies.
+#include "sim/lowering/Lowerer.h"
+
+using namespace mlir;
+
+namespace tlxsim::sim::lowering {
+
+/// ttng.tc_gen5_mma[_scaled], tc_gen5_commit, tmem_load / tmem_store, tmem_copy.
+bool Lowerer::lowerTcgen05(Operation &op, StringRef name, std::vector<Instr> &out) {
+  if (name == "ttng.tc_gen5_mma" || name == "ttng.tc_gen5_mma_scaled") {
+    mlir::Value a = requiredValue(op, "a"), b = requiredValue(op, "b");
+    auto aType = a ? typed<ir::MemDescType>(op, a, "operand a", "!ttg.memdesc") : ir::MemDescType();
+    auto bType = b ? typed<ir::MemDescType>(op, b, "operand b", "!ttg.memdesc") : ir::MemDescType();
+    if (!aType || !bType || aType.getShape().size() != 2 || bType.getShape().size() != 2)
+      return reject(op, "expected rank-2 memdesc operands a (M x K) and b (K x N)");
+    Instr instr = make(Op::Tc05Mma, op);
+    std::vector<int32_t> barriers = operands(op, "barriers"), preds = operands(op, "barrier_preds");
+    instr.args = {slot(a), slot(b), required(op, "d"), required(op, "useD"), required(op, "pred")};
+    instr.args.insert(instr.args.end(), barriers.begin(), barriers.end());
+    for (size_t i = 0; i < barriers.size(); ++i) // a barrier without a predicate always arrives
+      instr.args.push_back(i < preds.size() ? preds[i] : -1);
+    instr.imm = 2 * aType.getShape()[0] * bType.getShape()[1] * aType.getShape()[1];
+    instr.imm2 = static_cast<int64_t>(barriers.size());
+    instr.sub = (barriers.empty() && !op.hasAttr("is_async") ? 1 : 0) | (op.hasAttr("two_ctas") ? 2 : 0);
+    instr.viewElems[0] = aType.getNumElements();
+    instr.viewElems[1] = bType.getNumElements();
+    if (mlir::Value d = requiredValue(op, "d"))
+      instr.viewElems[2] = numElements(d.getType()); // the accumulator in tensor memory, written
+    out.push_back(instr);
+    return true;
+  }
+  if (name == "ttng.tc_gen5_commit") {
+    Instr instr = make(Op::Tc05Commit, op);
+    instr.args = {required(op, "barrier"), operand(op, "pred")};
+    instr.sub = op.hasAttr("two_ctas") ? 1 : 0;
+    out.push_back(instr);
+    return true;
+  }
+  if (name == "ttng.tmem_load" || name == "ttng.tmem_store") {
+    // Register <-> tensor-memory traffic (tcgen05.ld / tcgen05.st) over the bytes moved; the view is an
+    // access to the tensor-memory region for the race checks.
+    bool store = name == "ttng.tmem_store";
+    mlir::Value view = requiredValue(op, store ? "dst" : "src");
+    if (!view)
+      return true;
+    Instr instr = make(Op::TensorOp, op);
+    instr.sub = 3;
+    instr.imm = bytesOf(view.getType());
+    instr.imm2 = store ? 1 : 0;
+    instr.viewElems[0] = numElements(view.getType());
+    instr.args = {slot(view)};
+    if (store)
+      instr.args.push_back(required(op, "src"));
+    mlir::Value data = store ? requiredValue(op, "src") : (op.getNumResults() ? op.getResult(0) : mlir::Value());
+    if (data) {
+      int64_t blockM = 128;
+      if (auto memdesc = dyn_cast<ir::MemDescType>(view.getType()))
+        if (auto enc = dyn_cast_or_null<ir::EncodingAttr>(memdesc.getEncoding()))
+          blockM = enc.getInt("blockM").value_or(128);
+      std::vector<TmemWarpTile> tiles = tmemWarpTiles(data.getType(), blockM);
+      if (!tiles.empty()) {
+        instr.aux = static_cast<int32_t>(p.tmemWarpTiles.size());
+        p.tmemWarpTiles.push_back(std::move(tiles));
+      }
+    }
+    out.push_back(instr);
+    return true;
+  }
+  if (name == "ttng.tmem_copy") {
+    mlir::Value src = requiredValue(op, "src");
+    if (!src)
+      return true;
+    Instr instr = make(Op::Tc05Copy, op);
+    instr.args = {slot(src), required(op, "dst"), operand(op, "barrier")};
+    instr.imm = bytesOf(src.getType());
+    if (auto type = dyn_cast<ir::MemDescType>(src.getType()))
+      instr.viewElems[0] = type.getNumElements();
+    out.push_back(instr);
+    return true;
+  }
+  return false;
+}
+
+} // namespace tlxsim::sim::lowering

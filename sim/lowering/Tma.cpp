@@ -1,0 +1,79 @@
+// Lowering: TMA: bulk tensor copies, their store waits, and the async-proxy fence.
+#include "sim/lowering/Lowerer.h"
+
+using namespace mlir;
+
+namespace tlxsim::sim::lowering {
+
+/// TMA copies (load, store, reduce, gather, scatter), async_tma_store_wait, fence_async_shared.
+bool Lowerer::lowerTma(Operation &op, StringRef name, std::vector<Instr> &out) {
+  if (name == "ttng.async_tma_copy_global_to_local" || name == "ttng.async_tma_copy_local_to_global" ||
+      name == "ttng.async_tma_reduce") {
+    bool load = name == "ttng.async_tma_copy_global_to_local";
+    mlir::Value descValue = requiredValue(op, "desc");
+    auto desc = descValue ? typed<ir::TensorDescType>(op, descValue, "the descriptor", "!tt.tensordesc")
+                          : ir::TensorDescType();
+    if (!desc)
+      return true;
+    Instr instr = make(load ? Op::TmaLoad : Op::TmaStore, op);
+    std::vector<int32_t> coords = operands(op, "coord");
+    if (coords.size() != static_cast<size_t>(desc.getBlockType().getRank()))
+      return reject(op, "has " + llvm::Twine(coords.size()) + " coordinates for a rank-" +
+                               llvm::Twine(desc.getBlockType().getRank()) + " descriptor");
+    instr.args = {slot(descValue)};
+    instr.args.insert(instr.args.end(), coords.begin(), coords.end());
+    if (load) {
+      if (op.hasAttr("multicast"))
+        return unsupportedOp(op, "multicasts through the CTA layout of its destination (Triton main's `multicast`), "
+                                "which the simulator does not model; TLX's explicit CTA mask operand is supported");
+      instr.args.push_back(required(op, "result"));
+      instr.args.push_back(required(op, "barrier"));
+      instr.args.push_back(required(op, "pred"));
+      if (int32_t mask = operand(op, "multicastTargets"); mask >= 0)
+        instr.args.push_back(mask); // .multicast::cluster: the box lands in every CTA of the mask
+      instr.sub = op.hasAttr("two_cta") ? 1 : 0;
+    } else {
+      instr.args.push_back(required(op, "src"));
+    }
+    instr.imm = desc.getBlockBytes();
+    instr.imm2 = static_cast<int64_t>(coords.size());
+    instr.viewElems[0] = desc.getBlockType().getNumElements();
+    out.push_back(instr);
+    return true;
+  }
+  if (name == "ttng.async_tma_store_wait") {
+    Instr instr = make(Op::TmaStoreWait, op);
+    instr.imm = intAttr(op, "pendings");
+    out.push_back(instr);
+    return true;
+  }
+  if (name == "ttng.fence_async_shared") {
+    out.push_back(make(Op::FenceAsync, op));
+    return true;
+  }
+  if (name == "ttng.async_tma_gather" || name == "ttng.async_tma_scatter") {
+    bool load = name == "ttng.async_tma_gather";
+    mlir::Value view = requiredValue(op, load ? "result" : "src");
+    auto type = view ? typed<ir::MemDescType>(op, view, "the shared-memory view", "!ttg.memdesc") : ir::MemDescType();
+    if (!type)
+      return true;
+    // Rows picked by x_offsets (a register tensor) at column y_offset: one box of the view's bytes.
+    Instr instr = make(load ? Op::TmaLoad : Op::TmaStore, op);
+    instr.args = {required(op, "desc"), required(op, "y_offset")};
+    if (load) {
+      instr.args.push_back(slot(view));
+      instr.args.push_back(required(op, "barrier"));
+      instr.args.push_back(required(op, "pred"));
+    } else {
+      instr.args.push_back(slot(view));
+    }
+    instr.imm = type.getSizeInBytes();
+    instr.imm2 = 1;
+    instr.viewElems[0] = type.getNumElements();
+    out.push_back(instr);
+    return true;
+  }
+  return false;
+}
+
+} // namespace tlxsim::sim::lowering

@@ -1,0 +1,43 @@
+// Global memory through the LSU: tt.load / store, atomics, buffer ops, descriptor loads and stores, and the global
+// side of cp.async (ops/AsyncCopy.cpp).
+#include "sim/EngineState.h"
+#include "sim/units/Lsu.h"
+
+namespace tlxsim::sim {
+
+using namespace engine;
+
+Cycle Engine::Impl::globalAccess(Agent &a, const Instr &in, Cycle start, int32_t &hash) {
+  Cta &cta = *a.cta;
+  Sm &sm = sms[cta.sm];
+  bool copy = in.op == Op::AsyncCopy;
+  awaitOperands(a, in, copy ? 1 : 0);
+  bool write = in.op == Op::GlobalStore;
+  size_t firstAddress = copy ? 1 : 0; // a copy's destination view is not an address
+  size_t addressArgs = copy ? in.args.size() - 1 : static_cast<size_t>(in.imm2);
+  hash = provenance(a, in, in.args.size());
+  // The key is the addresses only (not the op): a store and a later load of the same
+  // tile hit. An atomic goes to L2 and returns its old value.
+  uint64_t key = (static_cast<uint64_t>(static_cast<uint32_t>(provenance(a, in, addressArgs, true, firstAddress))) << 1) | 1;
+  bool hit = write || in.sub == 1 || memory.lookup(key, in.imm, costs.l2Size);
+  // Issue: one warp instruction moves up to lsu_bytes_per_thread_instr per thread; each of
+  // the partition's SMSPs issues one per scalar_op_cycles. The LSU pipe then moves the bytes.
+  busy(a, in, lsuIssueCost(costs, program.threadsPerWarp, a.info.numWarps, in.imm));
+  Cycle done = lsuTransfer(costs, sm.lsu, memory, a.time, in.imm, hit, write || in.sub == 1);
+  AsyncEvent::Unit unit = write ? AsyncEvent::LsuStore : AsyncEvent::LsuLoad;
+  AsyncEvent e{unit, cta.sm, a.info.id, in.loc, start, done, in.imm, 0, hit};
+  emit([&](Listener &l) { l.onAsync(e); });
+  return done;
+}
+
+/// GlobalLoad, GlobalStore: the result is ready after the L2 (+HBM on a miss) round trip (a register scoreboard);
+/// a store writes through L2 to HBM; an atomic is a round trip to L2.
+Step Engine::Impl::execGlobalMemory(Agent &a, const Instr &in, Cycle now) {
+  int32_t hash = 0;
+  Cycle done = globalAccess(a, in, a.time, hash);
+  if (in.result >= 0)
+    a.frame[in.result] = Value::tensor(hash, static_cast<int64_t>(done));
+  return next(a);
+}
+
+} // namespace tlxsim::sim

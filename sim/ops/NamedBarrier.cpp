@@ -1,0 +1,43 @@
+// Execution barriers: named barriers (bar.sync / bar.arrive, PTX ISA 9.1 9.7.13.1) and CTA barriers.
+#include "sim/EngineState.h"
+
+namespace tlxsim::sim {
+
+using namespace engine;
+
+/// NamedBarrier, CtaBarrier.
+Step Engine::Impl::execNamedBarrier(Agent &a, const Instr &in, Cycle now) {
+  Cta &cta = *a.cta;
+  switch (in.op) {
+  case Op::NamedBarrier: {
+    int64_t id = 0, count = 0;
+    if (!intOf(a, in.args[0], in, id) || !intOf(a, in.args[1], in, count))
+      return Step::Error;
+    busy(a, in, costs.mbarOp);
+    bool sync = in.sub == 1;
+    int64_t threads = static_cast<int64_t>(a.info.numWarps) * program.threadsPerWarp; // counted per warp
+    NamedBarriers::Result r = cta.named.arrive(id, count, threads, a.info.id, sync);
+    NamedBarrierEvent e{a.time, cta.id, a.info.id, in.loc, id, count, threads, sync, r.expected, r.arrived,
+                        r.generation, r.completed};
+    emit([&](Listener &l) { l.onNamedBarrier(e); });
+    for (int32_t w : r.released)
+      wake(w, a.time);
+    if (sync && !r.completed) {
+      a.state = Agent::Blocked;
+      a.waitKind = BlockedAgent::Named;
+      a.waitNamed = id;
+      a.waitLoc = in.loc;
+      return Step::Suspend;
+    }
+    return next(a);
+  }
+  case Op::CtaBarrier:
+    busy(a, in, costs.ctaBarrier);
+    return next(a);
+  default:
+    break;
+  }
+  return err(in, "internal: execNamedBarrier reached with another op family's op");
+}
+
+} // namespace tlxsim::sim

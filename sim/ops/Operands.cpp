@@ -1,0 +1,157 @@
+// Operands, results and access events shared by every op family: scalars, predicates, barrier operands, the
+// register scoreboard, provenance hashes, async op ids.
+#include "sim/EngineState.h"
+
+namespace tlxsim::sim {
+
+using namespace engine;
+
+void Engine::Impl::busy(Agent &a, const Instr &in, double cost) {
+  Cycle from = a.time;
+  a.time += cycles(cost);
+  InstrEvent e{a.info.id, &in, from, a.time};
+  emit([&](Listener &l) { l.onInstr(e); });
+}
+
+Step Engine::Impl::next(Agent &a) {
+  a.stack.back().pc++;
+  return Step::Continue;
+}
+
+Step Engine::Impl::err(const Instr &in, const std::string &what) {
+  fail(in, what);
+  return Step::Error;
+}
+
+bool Engine::Impl::fail(const Instr &in, const std::string &what) {
+  if (error.empty()) {
+    const ir::SourceLoc &loc = program.locs[in.loc];
+    error = loc.str() + ": " + what;
+  }
+  return false;
+}
+
+bool Engine::Impl::intOf(Agent &a, int32_t slot, const Instr &in, int64_t &out) {
+  const Value &v = a.frame[slot];
+  if (v.kind != Value::Int) {
+    if (v.kind == Value::Unknown && v.alloc >= 0)
+      return fail(in, "the simulator needs this scalar, but it depends on '" + program.unknownOps[v.alloc] +
+                          "', which has no simulator semantics yet");
+    return fail(in, "the simulator needs this scalar, but it is not an integer the simulator can compute");
+  }
+  out = v.i;
+  return true;
+}
+
+/// An optional predicate operand: true when absent.
+bool Engine::Impl::predicate(Agent &a, int32_t slot, const Instr &in, bool &out) {
+  out = true;
+  if (slot < 0)
+    return true;
+  int64_t v = 0;
+  if (!intOf(a, slot, in, v))
+    return false;
+  out = v != 0;
+  return true;
+}
+
+bool Engine::Impl::barrierOf(Agent &a, int32_t slot, const Instr &in, BarrierKey &key) {
+  const Value &v = a.frame[slot];
+  if (v.kind != Value::Mem)
+    return fail(in, "the barrier operand does not trace back to a shared-memory allocation");
+  Cta *owner = v.rank < 0 ? a.cta : peerCta(*a.cta, v.rank, in); // a DSMEM view names a peer's barrier
+  if (!owner)
+    return false;
+  key = BarrierKey{owner->id, v.alloc, v.i};
+  return true;
+}
+
+/// Reports reads of wgmma accumulators whose group is still outstanding (their values carry the op).
+void Engine::Impl::checkPendingUses(Agent &a, const Instr &in) {
+  for (int32_t slot : in.args) {
+    if (slot < 0)
+      continue;
+    const Value &v = a.frame[slot];
+    if (v.kind != Value::Tensor || v.pendingOp < 0)
+      continue;
+    PendingUseEvent e{a.time, a.info.id, v.pendingOp, v.pendingLoc, in.loc, iteration(a)};
+    emit([&](Listener &l) { l.onPendingUse(e); });
+  }
+}
+
+/// The innermost loop iteration of `a`, -1 outside loops.
+int64_t Engine::Impl::iteration(const Agent &a) {
+  for (auto it = a.stack.rbegin(); it != a.stack.rend(); ++it)
+    if (it->kind == Ctl::For)
+      return (it->iv - it->lb) / it->step;
+  return -1;
+}
+
+/// Announces an async operation of `a` (to complete after `after`, or -1); returns its id.
+int64_t Engine::Impl::issueAsync(Agent &a, int64_t after) {
+  int64_t op = nextAsyncOp++;
+  emit([&](Listener &l) { l.onAsyncIssue(a.info.id, op, after, a.time); });
+  return op;
+}
+
+/// Reports an access to the shared-memory view in `slot` (`elems` elements), if it is one.
+/// `ctaId` overrides the CTA the view lies in (a multicast or 2-CTA operation's other destinations).
+void Engine::Impl::access(Agent &a, int64_t op, int32_t slot, int64_t elems, bool write, bool asyncProxy, const Instr &in,
+            int64_t ctaId) {
+  Op kind = in.op;
+  int32_t loc = in.loc;
+  if (slot < 0 || elems <= 0 || a.frame[slot].kind != Value::Mem)
+    return;
+  const Value &view = a.frame[slot];
+  AccessEvent e{a.time, ctaId >= 0 ? ctaId : viewCtaId(*a.cta, view), a.info.id, op, view.alloc, view.i, elems, write, asyncProxy, loc, iteration(a),
+                kind};
+  if (in.aux >= 0 && in.aux < static_cast<int32_t>(program.tmemWarpTiles.size()))
+    e.warpTiles = &program.tmemWarpTiles[in.aux];
+  emit([&](Listener &l) { l.onAccess(e); });
+}
+
+/// Waits until the tensor operands of `in` (from `first` on) are ready: a register
+/// scoreboard for global loads and register MMAs in flight. The stall is reported as a
+/// wait on its operands.
+void Engine::Impl::awaitOperands(Agent &a, const Instr &in, size_t first) {
+  Cycle ready = a.time;
+  for (size_t i = first; i < in.args.size(); ++i)
+    if (in.args[i] >= 0) {
+      const Value &v = a.frame[in.args[i]];
+      if (v.kind == Value::Tensor && static_cast<Cycle>(v.i) > ready)
+        ready = static_cast<Cycle>(v.i);
+    }
+  if (ready > a.time) {
+    InstrEvent e{a.info.id, &in, a.time, ready, /*operandWait=*/true};
+    emit([&](Listener &l) { l.onInstr(e); });
+    a.time = ready;
+  }
+}
+
+/// A hash of the values `in` computes from (its first `count` operands) and, unless
+/// `valuesOnly`, of the op itself: equal in every CTA that computes the same addresses
+/// (see Value::alloc).
+int32_t Engine::Impl::provenance(Agent &a, const Instr &in, size_t count, bool valuesOnly, size_t first) {
+  uint64_t h = (valuesOnly ? 0 : static_cast<uint64_t>(in.loc) + 1) * 0x9E3779B97F4A7C15ull + 0x632BE59BD9B4E019ull;
+  for (size_t i = first; i < first + count && i < in.args.size(); ++i) {
+    if (in.args[i] < 0)
+      continue;
+    const Value &v = a.frame[in.args[i]];
+    uint64_t x = v.kind == Value::Int ? static_cast<uint64_t>(v.i)
+                 : v.kind == Value::Mem ? (static_cast<uint64_t>(v.alloc) << 40) ^ static_cast<uint64_t>(v.i)
+                                        : static_cast<uint64_t>(static_cast<uint32_t>(v.alloc));
+    h = (h ^ (x + static_cast<uint64_t>(v.kind))) * 0x100000001B3ull;
+    h ^= h >> 29;
+  }
+  return static_cast<int32_t>(h ^ (h >> 32));
+}
+
+/// A knob only some ops need; fails naming it when the model lacks it.
+bool Engine::Impl::optionalKnob(double value, const char *name, const Instr &in, double &out) {
+  if (std::isnan(value))
+    return fail(in, std::string("this op needs model parameter '") + name + "', which the model lacks");
+  out = value;
+  return true;
+}
+
+} // namespace tlxsim::sim

@@ -1,0 +1,65 @@
+// Register work: elementwise ops and reductions on the ALU lanes, SFU math, layout conversions through shared
+// memory, TMEM ld/st, and register MMAs (mma.sync, MFMA) on the tensor pipe.
+#include "sim/EngineState.h"
+#include "sim/units/Lsu.h"
+#include "sim/units/Tmem.h"
+
+namespace tlxsim::sim {
+
+using namespace engine;
+
+/// TensorOp, Dot.
+Step Engine::Impl::execRegister(Agent &a, const Instr &in, Cycle now) {
+  Cta &cta = *a.cta;
+  Sm &sm = sms[cta.sm];
+  switch (in.op) {
+  case Op::TensorOp: {
+    checkPendingUses(a, in);
+    size_t first = in.sub == 3 ? 1 : 0; // a tensor-memory access names its view first (not a register)
+    awaitOperands(a, in, first);
+    double share = smspShare(a.info.numWarps), work = static_cast<double>(in.imm), cost = 0;
+    switch (in.sub) {
+    case 0: cost = work / (costs.aluLanes * share); break;
+    case 1: cost = work / (costs.sfuOps * share); break;
+    case 2: cost = 2 * work / costs.smemBytesPerClk; break; // written to and read back from shared memory
+    default: {
+      double rate = 0;
+      if (!optionalKnob(costs.tmemBytesPerClk, "tmem_bytes_per_clk_sm", in, rate))
+        return Step::Error;
+      cost = tmemCost(rate, a.info.numWarps, in.imm); // tcgen05.ld/st: each warp moves its own 32 TMEM lanes
+    }
+    }
+    busy(a, in, cost);
+    if (in.sub == 3)
+      access(a, -1, in.args[0], in.viewElems[0], /*write=*/in.imm2 == 1, /*asyncProxy=*/false, in);
+    int32_t hash = provenance(a, in, in.args.size() - first, false, first);
+    for (int32_t i = 0; i < in.numResults; ++i)
+      a.frame[in.result + i] = Value::tensor(hash + i, static_cast<int64_t>(a.time));
+    return next(a);
+  }
+  case Op::Dot: {
+    // mma.sync / v_mfma: the partition's warps issue one instruction per
+    // mma_sync_flops_per_instr (each SMSP one per scalar_op_cycles) and go on; the products
+    // run on the SM's tensor cores (a FIFO pipe shared by the SM's CTAs) at their share of
+    // the SM's rate, and the result is ready when the last one completes (scoreboard). The
+    // accumulator operand chains consecutive dots.
+    awaitOperands(a, in);
+    double flops = static_cast<double>(in.imm), share = smspShare(a.info.numWarps);
+    Cycle issueStart = a.time;
+    busy(a, in, std::ceil(flops / (costs.mmaSyncFlopsPerInstr * std::min(4, std::max(1, a.info.numWarps)))) *
+         costs.scalarOp);
+    Cycle smBusy = cycles(flops / costs.mmaSyncFlopsPerClk);
+    Cycle begin = sm.tensor.run(issueStart, smBusy, tensorBusy);
+    Cycle done = std::max(a.time, begin + cycles(flops / (costs.mmaSyncFlopsPerClk * share)));
+    AsyncEvent e{AsyncEvent::TensorCore, cta.sm, a.info.id, in.loc, begin, begin + smBusy, 0, in.imm, true};
+    emit([&](Listener &l) { l.onAsync(e); });
+    a.frame[in.result] = Value::tensor(provenance(a, in, 0), static_cast<int64_t>(done + cycles(costs.wgmmaLatency)));
+    return next(a);
+  }
+  default:
+    break;
+  }
+  return err(in, "internal: execRegister reached with another op family's op");
+}
+
+} // namespace tlxsim::sim

@@ -1,0 +1,63 @@
+// wgmma (PTX ISA 9.1 9.7.15): warp_group_dot on the tensor pipe, groups retired by warp_group_dot_wait.
+#include "sim/EngineState.h"
+
+namespace tlxsim::sim {
+
+using namespace engine;
+
+Step Engine::Impl::waitGroups(Agent &a, const Instr &in, std::deque<std::pair<Cycle, int64_t>> &groups, Cycle start) {
+  while (static_cast<int64_t>(groups.size()) > in.imm) {
+    auto [done, op] = groups.front();
+    a.time = std::max(a.time, done);
+    groups.pop_front();
+    emit([&](Listener &l) { l.onAsyncRetired(a.info.id, op, a.time); });
+  }
+  InstrEvent e{a.info.id, &in, start, a.time, /*operandWait=*/false};
+  emit([&](Listener &l) { l.onInstr(e); });
+  for (int32_t i = 0; i < in.numResults; ++i) {
+    Value v = a.frame[in.args[i]];
+    // an accumulator whose wgmma group retired is readable (Value::pendingOp)
+    if (v.kind == Value::Tensor && v.pendingOp >= 0 &&
+        std::none_of(groups.begin(), groups.end(), [&](const auto &g) { return g.second == v.pendingOp; })) {
+      v.pendingOp = -1;
+      v.pendingLoc = -1;
+    }
+    a.frame[in.result + i] = v;
+  }
+  return next(a);
+}
+
+/// WgmmaIssue, WgmmaWait.
+Step Engine::Impl::execWgmma(Agent &a, const Instr &in, Cycle now) {
+  Cta &cta = *a.cta;
+  Sm &sm = sms[cta.sm];
+  Cycle start = a.time;
+  switch (in.op) {
+  case Op::WgmmaIssue: {
+    awaitOperands(a, in);
+    busy(a, in, costs.wgmmaIssue);
+    Cycle begin = sm.tensor.run(a.time, cycles(static_cast<double>(in.imm) / costs.tensorFlopsPerClk), tensorBusy);
+    Cycle done = sm.tensor.free() + cycles(costs.wgmmaLatency);
+    int64_t op = issueAsync(a);
+    access(a, op, in.args[0], in.viewElems[0], /*write=*/false, /*asyncProxy=*/true, in);
+    access(a, op, in.args[1], in.viewElems[1], /*write=*/false, /*asyncProxy=*/true, in);
+    a.wgmmaGroups.emplace_back(done, op);
+    if (in.result >= 0) { // pending until a wgmma wait retires `op`
+      Value d = Value::tensor();
+      d.pendingOp = op;
+      d.pendingLoc = in.loc;
+      a.frame[in.result] = d;
+    }
+    AsyncEvent e{AsyncEvent::TensorCore, cta.sm, a.info.id, in.loc, begin, sm.tensor.free(), in.imm2, in.imm, true, op};
+    emit([&](Listener &l) { l.onAsync(e); });
+    return next(a);
+  }
+  case Op::WgmmaWait:
+    return waitGroups(a, in, a.wgmmaGroups, start);
+  default:
+    break;
+  }
+  return err(in, "internal: execWgmma reached with another op family's op");
+}
+
+} // namespace tlxsim::sim

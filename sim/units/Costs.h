@@ -1,0 +1,33 @@
+// The model parameters the engine reads, as numbers (models/*.json gives units and sources).
+// Internal to sim/.
+#pragma once
+
+#include "sim/GpuModel.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+namespace tlxsim::sim::engine {
+
+/// Every cost and capacity the simulator uses, one field per `models/*.json` parameter (kKnobs in Costs.cpp maps
+/// parameter names to fields). Cycles are SM cycles; bandwidths are bytes per SM cycle unless named per second.
+struct Costs {
+  double numSms, clockMaxMhz, clockFullLoadMhz, smemPerSm, smemReserved, maxWarps, maxCtas, tensorFlopsPerClk,
+      wgmmaIssue, wgmmaLatency, tmaIssue, tmaLatency, tmaBytesPerClk, l2BytesPerClk, l2Size, hbmBytesPerS,
+      hbmExtraLatency, mbarOp, mbarWake, scalarOp, aluLanes, sfuOps, smemBytesPerClk, ctaLaunch, fence, regsPerSm,
+      regAllocUnit, tmaRequestBytesPerClk, globalLoadLatency, lsuBytesPerClk, mmaSyncFlopsPerClk, ctaBarrier,
+      lsuVectorBytes, mmaSyncFlopsPerInstr, smemLatency, kernelOverheadNs, clockThrottleOnset;
+  // Optional knobs (NaN when the model lacks them; an op that needs one fails with its name).
+  double tmemBytesPerClk, sleepUnit;
+  double hbmBytesPerClk = 0; ///< derived: hbmBytesPerS at the current SM clock (units/Clock.cpp lowers it)
+};
+
+/// Reads and checks every knob of `model`: finite, in range, a count where a count is meant. Errors name the
+/// model and the parameter (a missing required parameter, a value out of range, an inconsistent clock pair).
+llvm::Expected<Costs> readCosts(const GpuModel &model);
+
+/// The names of the parameters every model must give (the optional knobs excluded).
+std::vector<llvm::StringRef> requiredKnobNames();
+
+} // namespace tlxsim::sim::engine
