@@ -223,6 +223,7 @@ llvm::Expected<SimResult> Engine::Impl::run() {
   if (!result.stalled)
     endCycle = std::max(endCycle, memory.hbm.free);
   result.cycles = endCycle;
+  result.instructions = instructions;
   // Power-limited clock: the SM clock falls linearly from its maximum (idle tensor
   // cores) to its full-load value as tensor-core utilization rises.
   double utilization = endCycle ? std::min(1.0, tensorBusy / (static_cast<double>(endCycle) * costs.numSms)) : 0;

@@ -32,6 +32,7 @@ struct SimResult {
   Cycle cycles = 0;        ///< kernel time in SM cycles (launch to last CTA done)
   bool stalled = false;    ///< some agent could never progress (a deadlock)
   int64_t ctasSimulated = 0;
+  uint64_t instructions = 0; ///< instructions executed over all agents (what SimOptions::maxInstructions bounds)
   int32_t ctasPerSm = 0;   ///< occupancy
   int32_t numSms = 0;
   double clockMhz = 0;     ///< SM clock the time is computed at (depends on tensor-core load)

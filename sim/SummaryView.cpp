@@ -5,7 +5,40 @@
 
 namespace tlxsim::sim {
 
-SummaryView::SummaryView(const Program &program, const GpuModel &model) : program_(program), model_(model) {}
+SummaryView::SummaryView(const Program &program, const GpuModel &model) : program_(program), model_(model) {
+  tensorCoreWait_ = waitId("tensor core");
+  operandsWait_ = waitId("operands");
+  wgmmaWait_ = waitId("wgmma");
+  cpAsyncWait_ = waitId("cp.async");
+  tmaStoreWait_ = waitId("tma store");
+  for (const Alloc &alloc : program.allocs)
+    allocWait_.push_back(waitId(alloc.name));
+}
+
+int32_t SummaryView::waitId(const std::string &name) {
+  auto it = std::find(waitNames_.begin(), waitNames_.end(), name);
+  if (it != waitNames_.end())
+    return static_cast<int32_t>(it - waitNames_.begin());
+  waitNames_.push_back(name);
+  return static_cast<int32_t>(waitNames_.size() - 1);
+}
+
+void SummaryView::addWait(PartitionStats &s, int32_t id, double span) {
+  if (s.waitSpan.size() <= static_cast<size_t>(id)) {
+    s.waitSpan.resize(waitNames_.size());
+    s.waited.resize(waitNames_.size());
+  }
+  s.waitSpan[id] += span;
+  s.waited[id] = 1;
+}
+
+std::map<std::string, double> SummaryView::waitsOf(const PartitionStats &s) const {
+  std::map<std::string, double> waits;
+  for (size_t id = 0; id < s.waited.size(); ++id)
+    if (s.waited[id])
+      waits[waitNames_[id]] = s.waitSpan[id];
+  return waits;
+}
 
 void SummaryView::onAgentStart(const AgentInfo &info, Cycle t) {
   if (agentPartition_.size() <= static_cast<size_t>(info.id)) {
@@ -34,10 +67,11 @@ void SummaryView::onInstr(const InstrEvent &e) {
   double span = static_cast<double>(e.end - e.start);
   if (e.operandWait) {
     s.wait += span;
-    s.waits[e.instr->op == Op::Dot ? "tensor core" : "operands"] += span;
+    addWait(s, e.instr->op == Op::Dot ? tensorCoreWait_ : operandsWait_, span);
   } else if (e.instr->op == Op::WgmmaWait || e.instr->op == Op::TmaStoreWait || e.instr->op == Op::AsyncWait) {
     s.wait += span;
-    s.waits[e.instr->op == Op::WgmmaWait ? "wgmma" : e.instr->op == Op::AsyncWait ? "cp.async" : "tma store"] += span;
+    addWait(s, e.instr->op == Op::WgmmaWait ? wgmmaWait_ : e.instr->op == Op::AsyncWait ? cpAsyncWait_ : tmaStoreWait_,
+            span);
   } else {
     s.busy += span;
   }
@@ -50,7 +84,7 @@ void SummaryView::onBarrier(const BarrierEvent &e) {
     PartitionStats &s = stats(e.agent);
     double span = static_cast<double>(e.cycle - blockedSince_[e.agent]);
     s.wait += span;
-    s.waits[program_.allocs[e.barrier.alloc].name] += span;
+    addWait(s, allocWait_[e.barrier.alloc], span);
   }
 }
 
@@ -178,7 +212,7 @@ SummaryView::Derived SummaryView::derive(const SimResult &r) const {
     double barrierWait = 0, total = 0;
     for (const PartitionStats &s : partitions_) {
       total += s.lifetime;
-      for (const auto &[what, span] : s.waits)
+      for (const auto &[what, span] : waitsOf(s))
         if (what != "wgmma" && what != "tma store" && what != "operands" && what != "tensor core" && what != "cp.async")
           barrierWait += span;
     }
@@ -193,7 +227,7 @@ llvm::json::Object SummaryView::toJson(const SimResult &r) const {
   for (const PartitionStats &s : partitions_) {
     double life = std::max(1.0, s.lifetime);
     llvm::json::Array waits;
-    for (const auto &[what, span] : s.waits)
+    for (const auto &[what, span] : waitsOf(s))
       waits.push_back(llvm::json::Object{{"barrier", what}, {"frac", std::min(1.0, span / life)}});
     parts.push_back(llvm::json::Object{{"name", s.name},
                                        {"num_warps", s.numWarps},
@@ -246,7 +280,7 @@ void SummaryView::print(const SimResult &r, llvm::raw_ostream &os) const {
     double life = std::max(1.0, s.lifetime);
     os << "  " << llvm::format("%-12s", s.name.c_str()) << " warps " << s.numWarps << "  busy "
        << llvm::format("%5.1f%%", 100 * s.busy / life) << "  waiting " << llvm::format("%5.1f%%", 100 * s.wait / life);
-    for (const auto &[what, span] : s.waits)
+    for (const auto &[what, span] : waitsOf(s))
       os << "  [" << what << " " << llvm::format("%.1f%%", 100 * span / life) << "]";
     os << "\n";
   }

@@ -34,7 +34,10 @@ private:
     std::string name;
     int32_t numWarps = 0;
     double lifetime = 0, busy = 0, wait = 0;
-    std::map<std::string, double> waits; ///< by what was waited on: barrier array, "wgmma", "tma store"
+    /// Cycles waited, by what was waited on (SummaryView::waitNames_: a barrier array, "wgmma", "tma store", ...);
+    /// `waited` marks the entries a wait touched (a zero-cycle wait still names its barrier).
+    std::vector<double> waitSpan;
+    std::vector<uint8_t> waited;
   };
   struct Derived {
     double timeUs, tflops, bytesPerS;
@@ -57,6 +60,11 @@ private:
     void drain(bool final);
   };
   Derived derive(const SimResult &result) const;
+  /// The id of wait name `name` in waitNames_ (added if new).
+  int32_t waitId(const std::string &name);
+  void addWait(PartitionStats &s, int32_t id, double span);
+  /// The waits of `s` by name, in name order.
+  std::map<std::string, double> waitsOf(const PartitionStats &s) const;
 
   const Program &program_;
   const GpuModel &model_;
@@ -66,6 +74,9 @@ private:
   std::vector<Cycle> agentStart_, blockedSince_;
   std::vector<PartitionStats> partitions_; ///< in order of first appearance
   std::vector<std::string> partitionNames_;
+  std::vector<std::string> waitNames_;   ///< distinct names of what partitions wait on
+  std::vector<int32_t> allocWait_;       ///< per allocation: the wait id of its name
+  int32_t tensorCoreWait_, operandsWait_, wgmmaWait_, cpAsyncWait_, tmaStoreWait_;
   double tensorBusy_ = 0, flops_ = 0, tmaBytes_ = 0, lsuBytes_ = 0, hbmBytes_ = 0;
   std::vector<Overlap> overlap_; ///< per SM
 };

@@ -1,5 +1,7 @@
-// `tlx-sim check` and `tlx-sim predict`: simulate one launch with the verifier's checkers
-// attached; check prints the findings, predict the summary view (design.md output contract).
+// `tlx-sim check` and `tlx-sim predict`: simulate one launch; check attaches the verifier's checkers and prints
+// their findings, predict attaches the summary view only and prints it (design.md output contract). A predict run
+// that stalls is simulated again with all checkers (findingsOfStall) to print the deadlock and no time; findings of
+// a run that completes (races, protocol errors) are check's to report, and predict gives such a kernel its time.
 #include "tools/CheckOptions.h"
 #include "tools/CommandLine.h"
 #include "tools/PredictSweep.h"
@@ -28,7 +30,8 @@ int run(bool predict) {
   verifier::Verifier checks(program);
   sim::SummaryView summary(program, *prepared.model);
   WarningCollector warnings(program);
-  checks.attach(engine);
+  if (!predict)
+    checks.attach(engine);
   engine.addListener(&warnings);
   if (predict)
     engine.addListener(&summary);
@@ -39,7 +42,15 @@ int run(bool predict) {
     return badInput(toString(result.takeError()));
   }
 
-  std::vector<verifier::Finding> findings = checks.findings();
+  std::vector<verifier::Finding> findings;
+  if (!predict) {
+    findings = checks.findings();
+  } else if (result->stalled) {
+    auto stallFindings = findingsOfStall(prepared);
+    if (!stallFindings)
+      return badInput(toString(stallFindings.takeError()));
+    findings = std::move(*stallFindings);
+  }
   ProofOutcome proofs; // Z3 verdicts for all trip counts (check only)
   size_t suppressedCounterexamples = 0;
   if (!predict) {

@@ -6,6 +6,7 @@
 #include "ir/Reader.h"
 #include "sim/Binary.h"
 #include "sim/Lowering.h"
+#include "verifier/Verifier.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
@@ -51,6 +52,18 @@ void WarningCollector::onUnknownOp(const std::string &name, int32_t loc) {
     return;
   warnings.push_back(program.locs[loc].str() + ": warning: op '" + name +
                      "' has no simulator semantics; it was treated as free and its results as unknown");
+}
+
+Expected<std::vector<verifier::Finding>> findingsOfStall(const PreparedSimulation &prepared) {
+  auto engine = sim::Engine::create(*prepared.program, *prepared.model, prepared.launch, prepared.options);
+  if (!engine)
+    return engine.takeError();
+  verifier::Verifier checks(*prepared.program);
+  checks.attach(**engine);
+  auto result = (*engine)->run();
+  if (!result)
+    return result.takeError();
+  return checks.findings();
 }
 
 SimulationRequest requestFromOptions() {

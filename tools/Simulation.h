@@ -8,6 +8,7 @@
 #include "sim/GpuModel.h"
 #include "sim/Launch.h"
 #include "sim/Program.h"
+#include "verifier/Finding.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
@@ -63,6 +64,13 @@ int prepareSimulation(const SimulationRequest &request, PreparedSimulation &out)
 
 /// `prepareSimulation(requestFromOptions(), out)`.
 int prepareSimulation(PreparedSimulation &out);
+
+/// Why a `predict` run stalled: simulates `prepared`'s launch again, on a fresh engine, with every checker of
+/// verifier/Verifier.h attached, and returns their findings in report order (the deadlock and the protocol
+/// errors that explain it, as `check` reports them). `predict` runs the simulator with no checker (the summary view
+/// only) and pays for this second run only when the first one stalled (SimResult::stalled). Errors: as
+/// Engine::create and Engine::run.
+llvm::Expected<std::vector<verifier::Finding>> findingsOfStall(const PreparedSimulation &prepared);
 
 /// Collects the simulator's unknown-op warnings, once per (op, source location), formatted
 /// as compiler diagnostics: `file.py:L:C: warning: op 'x' has no simulator semantics; ...`.

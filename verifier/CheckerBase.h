@@ -17,6 +17,8 @@ protected:
   explicit CheckerBase(const sim::Program &program) : program_(program) {}
   /// The partition name of `agent` ("default", "partition0", ...).
   const std::string &partition(int32_t agent) const { return partitionNames_[agentPartition_[agent]]; }
+  /// The index of `agent`'s partition name, in order of first appearance (equal names, equal indices).
+  int32_t partitionIndex(int32_t agent) const { return agentPartition_[agent]; }
   /// The CTA `agent` belongs to.
   int64_t cta(int32_t agent) const { return agentCta_[agent]; }
   /// The Python location of Program::locs[index]; unknown for -1.

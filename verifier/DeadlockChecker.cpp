@@ -9,10 +9,12 @@ namespace tlxsim::verifier {
 using namespace tlxsim::sim;
 
 DeadlockChecker::DeadlockChecker(const Program &program, size_t historyDepth)
-    : CheckerBase(program), historyDepth_(historyDepth) {}
+    : CheckerBase(program), historyDepth_(historyDepth), history_(program) {}
 
 void DeadlockChecker::onAgentStart(const AgentInfo &info, Cycle t) {
   CheckerBase::onAgentStart(info, t);
+  if (info.cta >= static_cast<int64_t>(liveAgents_.size()))
+    liveAgents_.resize(info.cta + 1);
   ++liveAgents_[info.cta];
 }
 
@@ -21,23 +23,26 @@ void DeadlockChecker::onAgentEnd(int32_t agent, Cycle) {
   if (--liveAgents_[done] > 0)
     return;
   // The CTA finished: its barriers can no longer be part of a deadlock.
-  liveAgents_.erase(done);
-  for (auto it = history_.begin(); it != history_.end();)
-    it = it->first.cta == done ? history_.erase(it) : std::next(it);
-  for (auto it = signalers_.begin(); it != signalers_.end();)
-    it = it->first.cta == done ? signalers_.erase(it) : std::next(it);
+  history_.eraseCta(done);
 }
 
 void DeadlockChecker::onBarrier(const BarrierEvent &e) {
   if (e.action == BarrierAction::WaitPass || e.action == BarrierAction::WaitResume)
     return;
-  std::deque<BarrierEvent> &h = history_[e.barrier];
-  h.push_back(e);
-  if (h.size() > historyDepth_)
-    h.pop_front();
+  History &h = history_[e.barrier];
+  if (h.ring.size() < historyDepth_) {
+    h.ring.push_back(e);
+  } else if (historyDepth_ > 0) { // full: overwrite the oldest
+    h.ring[h.head] = e;
+    h.head = (h.head + 1) % historyDepth_;
+  }
   if (e.action == BarrierAction::Arrive || e.action == BarrierAction::ExpectArrive ||
-      e.action == BarrierAction::CompleteTx)
-    signalers_[e.barrier].insert(partition(e.agent));
+      e.action == BarrierAction::CompleteTx) {
+    size_t index = partitionIndex(e.agent);
+    if (h.signalers.size() <= index)
+      h.signalers.resize(index + 1);
+    h.signalers.set(index);
+  }
 }
 
 void DeadlockChecker::onNamedBarrier(const NamedBarrierEvent &e) {
@@ -90,9 +95,9 @@ void DeadlockChecker::onStall(Cycle, const std::vector<BlockedAgent> &blocked) {
            loc(b.iterations.back().first).str() + ")";
   };
   auto stateOf = [&](const BlockedAgent &b) {
-    const std::deque<BarrierEvent> &h = history_[b.barrier];
+    const History &h = history_[b.barrier];
     BarrierState s{program_.barrierName(b.barrier.alloc, b.barrier.index)};
-    if (!h.empty()) {
+    if (h.size()) {
       s.phase = h.back().phase;
       s.pending = h.back().pending;
       s.expected = h.back().expected;
@@ -159,17 +164,17 @@ void DeadlockChecker::onStall(Cycle, const std::vector<BlockedAgent> &blocked) {
           boost::add_edge(i, j, graph);
       continue;
     }
-    const std::set<std::string> &signalers = signalers_[waiting[i]->barrier];
-    const std::deque<BarrierEvent> &h = history_[waiting[i]->barrier];
-    bool initialized = std::any_of(h.begin(), h.end(), [](const BarrierEvent &e) {
-      return e.action == BarrierAction::Init && e.status == BarrierStatus::Ok;
-    });
-    if (signalers.empty())
+    const History &h = history_[waiting[i]->barrier];
+    const llvm::SmallBitVector &signalers = h.signalers;
+    bool initialized = false;
+    for (size_t k = 0; k < h.size(); ++k)
+      initialized |= h.at(k).action == BarrierAction::Init && h.at(k).status == BarrierStatus::Ok;
+    if (signalers.none())
       f.notes.emplace_back(loc(waiting[i]->loc), "no partition has arrived on " + stateOf(*waiting[i]).name +
                                                      (initialized ? " since it was initialized"
                                                                   : ", and it was never initialized"));
     for (size_t j = 0; j < waiting.size(); ++j)
-      if (signalers.count(partition(waiting[j]->agent)))
+      if (size_t index = partitionIndex(waiting[j]->agent); index < signalers.size() && signalers.test(index))
         boost::add_edge(i, j, graph);
   }
   std::vector<int> component(waiting.size());
@@ -194,8 +199,9 @@ void DeadlockChecker::onStall(Cycle, const std::vector<BlockedAgent> &blocked) {
       continue;
     if (!seen.insert({b->barrier.cta, b->barrier.alloc, b->barrier.index}).second)
       continue;
-    for (const BarrierEvent &e : history_[b->barrier])
-      f.notes.emplace_back(loc(e.loc), describe(e));
+    const History &h = history_[b->barrier];
+    for (size_t k = 0; k < h.size(); ++k)
+      f.notes.emplace_back(loc(h.at(k).loc), describe(h.at(k)));
   }
   if (byCta.size() > 1)
     f.notes.emplace_back(f.location, std::to_string(byCta.size()) + " CTAs stalled; the first is reported");

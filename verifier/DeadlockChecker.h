@@ -4,13 +4,14 @@
 // (Boost.Graph) and the history that led there.
 #pragma once
 
+#include "verifier/BarrierTable.h"
 #include "verifier/CheckerBase.h"
 #include "verifier/Finding.h"
 
-#include <deque>
+#include "llvm/ADT/SmallBitVector.h"
+
 #include <map>
 #include <set>
-#include <unordered_map>
 
 namespace tlxsim::verifier {
 
@@ -28,12 +29,21 @@ public:
   const std::vector<Finding> &findings() const { return findings_; }
 
 private:
+  /// What the checker keeps of one barrier: its last `historyDepth_` events other than waits that pass (a ring,
+  /// oldest first from `head` once full) and the partitions that arrived on it or completed tx bytes on it.
+  struct History {
+    std::vector<sim::BarrierEvent> ring;
+    size_t head = 0;
+    llvm::SmallBitVector signalers; ///< by CheckerBase::partitionIndex
+    size_t size() const { return ring.size(); }
+    const sim::BarrierEvent &at(size_t i) const { return ring[(head + i) % ring.size()]; } ///< 0 = oldest
+    const sim::BarrierEvent &back() const { return at(ring.size() - 1); }
+  };
   std::string describe(const sim::BarrierEvent &e) const;
 
   size_t historyDepth_;
-  std::unordered_map<int64_t, int32_t> liveAgents_; ///< per CTA
-  std::unordered_map<sim::BarrierKey, std::deque<sim::BarrierEvent>, sim::BarrierKeyHash> history_;
-  std::unordered_map<sim::BarrierKey, std::set<std::string>, sim::BarrierKeyHash> signalers_;
+  std::vector<int32_t> liveAgents_; ///< per CTA id
+  BarrierTable<History> history_;
   std::map<std::pair<int64_t, int64_t>, sim::NamedBarrierEvent> named_; ///< (cta, id) -> last arrival
   std::vector<Finding> findings_;
 };

@@ -44,13 +44,16 @@ void PhaseChecker::onBarrier(const BarrierEvent &e) {
     int64_t completed = e.phase - 1;
     int64_t seen = (completed & 1) == (e.amount & 1) ? completed : completed - 1;
     if (seen < 0) { // a fresh barrier passes the parity of "phase -1"
-      states_[e.barrier].waiters.insert(e.agent);
+      states_[e.barrier].addWaiter(e.agent);
       break;
     }
     State &state = states_[e.barrier];
-    state.waiters.insert(e.agent);
-    auto [it, first] = state.observedBy.try_emplace(e.agent, -1);
-    if (seen > it->second + 1 && state.waiters.size() == 1)
+    state.addWaiter(e.agent);
+    auto it = std::find_if(state.observedBy.begin(), state.observedBy.end(),
+                           [&](const auto &entry) { return entry.first == e.agent; });
+    if (it == state.observedBy.end())
+      it = &state.observedBy.emplace_back(e.agent, -1);
+    if (seen > it->second + 1 && !state.severalWaiters)
       report("parity-aliasing", e,
              "this wait observed phase " + std::to_string(seen) + " of " +
                  program_.barrierName(e.barrier.alloc, e.barrier.index) + " after its previous wait observed phase " +

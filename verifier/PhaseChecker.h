@@ -9,18 +9,19 @@
 //     (ping-pong consumers), skipping the others' phases is the design.
 #pragma once
 
+#include "verifier/BarrierTable.h"
 #include "verifier/CheckerBase.h"
 #include "verifier/Finding.h"
 
-#include <map>
+#include "llvm/ADT/SmallVector.h"
+
 #include <set>
-#include <unordered_map>
 
 namespace tlxsim::verifier {
 
 class PhaseChecker : public CheckerBase {
 public:
-  explicit PhaseChecker(const sim::Program &program) : CheckerBase(program) {}
+  explicit PhaseChecker(const sim::Program &program) : CheckerBase(program), states_(program) {}
 
   void onBarrier(const sim::BarrierEvent &e) override;
 
@@ -30,12 +31,19 @@ private:
   struct State {
     int64_t observed = -1; ///< highest completed phase some wait has observed (-1: none; a fresh barrier)
     sim::Cycle observedAt = 0; ///< when a waiter woke to observe `observed` (a wake is announced ahead of its cycle)
-    std::unordered_map<int32_t, int64_t> observedBy; ///< per waiting agent
-    std::set<int32_t> waiters;                        ///< every agent that ever waited on it
+    llvm::SmallVector<std::pair<int32_t, int64_t>, 2> observedBy; ///< (waiting agent, phase it observed last)
+    int32_t waiter = -1;         ///< the agent that waited on it first (-1: none yet)
+    bool severalWaiters = false; ///< another agent waited on it too
+    void addWaiter(int32_t agent) {
+      if (waiter < 0)
+        waiter = agent;
+      else if (agent != waiter)
+        severalWaiters = true;
+    }
   };
   void report(const char *cls, const sim::BarrierEvent &e, const std::string &message);
 
-  std::unordered_map<sim::BarrierKey, State, sim::BarrierKeyHash> states_;
+  BarrierTable<State> states_;
   std::set<std::pair<std::string, int32_t>> reported_;
   std::vector<Finding> findings_;
 };

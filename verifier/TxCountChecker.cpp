@@ -35,8 +35,12 @@ void TxCountChecker::onBarrier(const BarrierEvent &e) {
   default:
     break;
   }
-  if (auto it = phases_.find(e.barrier); it != phases_.end())
-    it->second.state = BarrierState{"", e.phase, e.pending, e.expected, e.tx}; // named when reported
+  if (Phase *p = phases_.find(e.barrier)) {
+    p->phase = e.phase;
+    p->pending = e.pending;
+    p->arrivals = e.expected;
+    p->tx = e.tx;
+  }
   if (e.status == BarrierStatus::TxOutOfRange && reportedLocs_.insert(e.loc).second) {
     Finding f;
     f.cls = "tx-count";
@@ -52,10 +56,10 @@ void TxCountChecker::onStall(Cycle, const std::vector<BlockedAgent> &blocked) {
   for (const BlockedAgent &b : blocked) {
     if (!b.onBarrier)
       continue;
-    auto it = phases_.find(b.barrier);
-    if (it == phases_.end())
+    const Phase *found = phases_.find(b.barrier);
+    if (!found)
       continue;
-    const Phase &p = it->second;
+    const Phase &p = *found;
     if (p.expected == p.delivered || p.expectLoc < 0 || !reportedLocs_.insert(p.expectLoc).second)
       continue;
     std::string name = program_.barrierName(b.barrier.alloc, b.barrier.index);
@@ -69,8 +73,7 @@ void TxCountChecker::onStall(Cycle, const std::vector<BlockedAgent> &blocked) {
                 (diff > 0 ? std::to_string(diff) + " bytes never arrive"
                           : std::to_string(-diff) + " bytes too many arrive") +
                 ", so the phase never completes";
-    f.barrier = p.state;
-    f.barrier->name = name;
+    f.barrier = BarrierState{name, p.phase, p.pending, p.arrivals, p.tx};
     f.related.push_back(Related{loc(b.loc), partition(b.agent), b.iterations.empty() ? -1 : b.iterations.back().second,
                                 "wait_barrier",
                                 "partition '" + partition(b.agent) + "' waits on " + name + " forever"});

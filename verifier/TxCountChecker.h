@@ -3,17 +3,17 @@
 // |tx-count| must stay within 2^20 - 1.
 #pragma once
 
+#include "verifier/BarrierTable.h"
 #include "verifier/CheckerBase.h"
 #include "verifier/Finding.h"
 
 #include <set>
-#include <unordered_map>
 
 namespace tlxsim::verifier {
 
 class TxCountChecker : public CheckerBase {
 public:
-  explicit TxCountChecker(const sim::Program &program) : CheckerBase(program) {}
+  explicit TxCountChecker(const sim::Program &program) : CheckerBase(program), phases_(program) {}
 
   void onBarrier(const sim::BarrierEvent &e) override;
   /// A stalled waiter whose barrier has all arrivals but a non-zero tx-count waits for
@@ -27,9 +27,9 @@ private:
   struct Phase {
     int64_t expected = 0, delivered = 0, copies = 0;
     int32_t expectLoc = -1, expectAgent = -1;
-    BarrierState state; ///< after the latest event
+    int64_t phase = 0, pending = 0, arrivals = 0, tx = 0; ///< the barrier's state after the latest event
   };
-  std::unordered_map<sim::BarrierKey, Phase, sim::BarrierKeyHash> phases_;
+  BarrierTable<Phase> phases_;
   std::set<int32_t> reportedLocs_;
   std::vector<Finding> findings_;
 };

@@ -255,7 +255,8 @@ def _run(command, kernel, grid, args, target, model, max_ctas, kwargs) -> Result
 def predict(kernel, grid, *args, target="cuda:90", model=None, max_ctas=None, **kwargs) -> Result:
     """Predict the time of ``kernel[grid](*args, **kwargs)`` on a modeled GPU (``model``: h200, b200, ...;
     default from the target). ``max_ctas``: simulate only the first N CTAs. Returns a Result (time_us, tflops,
-    bound, the whole ``predict --json`` object in ``data``); a kernel with findings has no time (exit_code 1).
+    bound, the whole ``predict --json`` object in ``data``); a kernel that deadlocks has no time (exit_code 1, its
+    findings in ``findings``). Races and protocol errors are ``check``'s to find: predict still times such a kernel.
     """
     return _run("predict", kernel, grid, args, target, model, max_ctas, kwargs)
 

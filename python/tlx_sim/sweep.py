@@ -16,9 +16,9 @@ Each config is compiled exactly as a launch at that shape would be (``tlx_sim.ke
 shared between configs and shapes whose specialization is the same) and predicted with ``tlx-sim predict --json``
 on the whole grid. A progress bar goes to stderr; stdout gets the ranked table (fastest first) and the recommended
 config, or with ``--json`` one object: ``{schema_version, module, kernel, shape, model, results: [{config, params,
-status, time_us, tflops, bound, predict}], recommended}``; ``status`` is ``ok``, ``findings`` (the launch has
-synchronization errors: no time), ``infeasible`` (tlx-sim rejects the launch, e.g. a CTA does not fit on an SM) or
-``compile-error``. Exit 0 when some config was predicted, 1 when none was, 2 on bad usage.
+status, time_us, tflops, bound, predict}], recommended}``; ``status`` is ``ok``, ``findings`` (the launch
+deadlocks: no time; races are ``tlx-sim check``'s to find), ``infeasible`` (tlx-sim rejects the launch, e.g. a
+CTA does not fit on an SM) or ``compile-error``. Exit 0 when some config was predicted, 1 when none was, 2 on bad usage.
 """
 from __future__ import annotations
 

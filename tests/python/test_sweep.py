@@ -151,7 +151,7 @@ def check_every_kernel(failures, passed):
         km = kmod.load_module(str(path))
         table = sweep.config_table(km, {}, None, None)
         results = sweep.Sweeper(km, max_ctas=4).sweep(table, km.default_shape)
-        # Every config gets a verdict (a kernel with synchronization findings has no time: "findings").
+        # Every config gets a verdict (a kernel that deadlocks has no time: "findings").
         times = [r.time_us for r in results if r.status == "ok"]
         ok = times == sorted(times) and len(results) == len(table) and all(
             r.status in ("ok", "findings", "infeasible") for r in results) and (times or all(
