@@ -35,7 +35,7 @@ void SummaryView::onInstr(const InstrEvent &e) {
   if (e.operandWait) {
     s.wait += span;
     s.waits[e.instr->op == Op::Dot ? "tensor core" : "operands"] += span;
-  } else if (e.instr->op == Op::WgmmaWait || e.instr->op == Op::TmaStoreWait || e.instr->op == Op::AsyncWait) {
+  } else if (e.instr->op == Op::WgmmaWait || e.instr->op == Op::TmaStoreWait || e.instr->op == Op::TmaStoreTokenWait || e.instr->op == Op::AsyncWait) {
     s.wait += span;
     s.waits[e.instr->op == Op::WgmmaWait ? "wgmma" : e.instr->op == Op::AsyncWait ? "cp.async" : "tma store"] += span;
   } else {
