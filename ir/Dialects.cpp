@@ -68,6 +68,9 @@ TLXSIM_SHIM_DIALECT(NVWSDialect, "nvws")
 TLXSIM_SHIM_DIALECT(TLXDialect, "tlx")
 TLXSIM_SHIM_DIALECT(ProtonDialect, "proton")
 TLXSIM_SHIM_DIALECT(NVGPUDialect, "nvgpu")
+TLXSIM_SHIM_DIALECT(NVGDialect, "nvg")
+TLXSIM_SHIM_DIALECT(GluonDialect, "gluon")
+TLXSIM_SHIM_DIALECT(TTIDialect, "tti")
 #undef TLXSIM_SHIM_DIALECT
 
 } // namespace tlxsim::ir
@@ -80,6 +83,9 @@ MLIR_DECLARE_EXPLICIT_TYPE_ID(tlxsim::ir::NVWSDialect)
 MLIR_DECLARE_EXPLICIT_TYPE_ID(tlxsim::ir::TLXDialect)
 MLIR_DECLARE_EXPLICIT_TYPE_ID(tlxsim::ir::ProtonDialect)
 MLIR_DECLARE_EXPLICIT_TYPE_ID(tlxsim::ir::NVGPUDialect)
+MLIR_DECLARE_EXPLICIT_TYPE_ID(tlxsim::ir::NVGDialect)
+MLIR_DECLARE_EXPLICIT_TYPE_ID(tlxsim::ir::GluonDialect)
+MLIR_DECLARE_EXPLICIT_TYPE_ID(tlxsim::ir::TTIDialect)
 MLIR_DEFINE_EXPLICIT_TYPE_ID(tlxsim::ir::TTDialect)
 MLIR_DEFINE_EXPLICIT_TYPE_ID(tlxsim::ir::TTGDialect)
 MLIR_DEFINE_EXPLICIT_TYPE_ID(tlxsim::ir::TTNGDialect)
@@ -88,6 +94,9 @@ MLIR_DEFINE_EXPLICIT_TYPE_ID(tlxsim::ir::NVWSDialect)
 MLIR_DEFINE_EXPLICIT_TYPE_ID(tlxsim::ir::TLXDialect)
 MLIR_DEFINE_EXPLICIT_TYPE_ID(tlxsim::ir::ProtonDialect)
 MLIR_DEFINE_EXPLICIT_TYPE_ID(tlxsim::ir::NVGPUDialect)
+MLIR_DEFINE_EXPLICIT_TYPE_ID(tlxsim::ir::NVGDialect)
+MLIR_DEFINE_EXPLICIT_TYPE_ID(tlxsim::ir::GluonDialect)
+MLIR_DEFINE_EXPLICIT_TYPE_ID(tlxsim::ir::TTIDialect)
 
 namespace tlxsim::ir {
 
@@ -104,13 +113,16 @@ TLXSIM_SHIM_CTOR(NVWSDialect)
 TLXSIM_SHIM_CTOR(TLXDialect)
 TLXSIM_SHIM_CTOR(ProtonDialect)
 TLXSIM_SHIM_CTOR(NVGPUDialect)
+TLXSIM_SHIM_CTOR(NVGDialect)
+TLXSIM_SHIM_CTOR(GluonDialect)
+TLXSIM_SHIM_CTOR(TTIDialect)
 #undef TLXSIM_SHIM_CTOR
 
 void registerDialects(DialectRegistry &registry) {
   registry.insert<arith::ArithDialect, scf::SCFDialect, cf::ControlFlowDialect, math::MathDialect, ub::UBDialect,
                   gpu::GPUDialect, LLVM::LLVMDialect, ROCDL::ROCDLDialect>();
   registry.insert<TTDialect, TTGDialect, TTNGDialect, AMDGDialect, NVWSDialect, TLXDialect, ProtonDialect,
-                  NVGPUDialect>();
+                  NVGPUDialect, NVGDialect, GluonDialect, TTIDialect>();
 }
 
 std::unique_ptr<MLIRContext> makeContext() {

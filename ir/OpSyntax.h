@@ -1,8 +1,8 @@
 // Declarative syntax of Triton ops: one table entry per op, read by the shim dialects'
 // parse hooks and by everyone who needs an operand by its Triton name.
 //
-// An entry mirrors the op's ODS definition in Triton 3.6 (arguments, results and
-// `assemblyFormat`), written in a subset of ODS's format language:
+// An entry mirrors the op's ODS definition in Triton 3.6, fbtriton 3.7 and Triton 3.9 (the union
+// of their arguments, results and `assemblyFormat`), written in a subset of ODS's format language:
 //   `lit`              a literal (punctuation or keyword); `` (empty) is a spacing hint
 //   $name              an operand group, a positional attribute or a region
 //   ( ... )?           an optional group; present if its first element is (ODS's `^`
@@ -14,7 +14,8 @@
 //                      parser reads `!ttg.memdesc<...>` and its stripped form `<...>`)
 //   functional-type(operands, results)  (any spelling of the two arguments)
 //   operands           every operand, comma separated
-//   custom<Name>(...)  a directive of Triton's C++ (Token, BarriersAndPreds, Offsets)
+//   custom<Name>(...)  a directive of Triton's C++ (Token, BarriersAndPreds, Offsets), or tlx-sim's
+//                      LeadingType(type($a), type($b)): `B` or `A -> B` (a syntax two versions differ in)
 //
 // Operand and result declarations, space separated, in ODS order:
 //   name               exactly one value

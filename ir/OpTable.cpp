@@ -119,6 +119,18 @@ const OpSpec kOpSpecs[] = {
      "$desc `[` $x_offsets `,` $y_offset `]` attr-dict `:` functional-type(operands, results)"},
     {"tt.descriptor_scatter", "desc x_offsets y_offset src", "", "",
      "$desc `[` $x_offsets `,` $y_offset `]` `,` $src attr-dict `:` type(operands)"},
+    // (3.9) Added after 3.6: cache hints moved into an optional `cachePolicy` attribute (attr-dict), which
+    // the oilists above accept by being optional.
+    {"tt.approx_divf", "x y=x", "", "result=x", "$x `,` $y attr-dict `:` type($x)"},
+    {"tt.grid_dependency_wait", "", "", "", "attr-dict"},
+    {"tt.grid_dependency_launch_dependents", "", "", "", "attr-dict"},
+    {"tt.atomic_load", "ptr mask?", "sem:" SEM " scope:" SCOPE, "result",
+     "$sem `,` $scope `,` $ptr (`,` $mask^)? attr-dict `:` functional-type(operands, $result)"},
+    {"tt.atomic_store", "ptr value=ptr~pointee mask?=ptr~i1", "sem:" SEM " scope:" SCOPE, "",
+     "$sem `,` $scope `,` $ptr `,` $value (`,` $mask^)? attr-dict `:` type($ptr)"},
+    {"tt.atomic_poll", "ptr!ptr expected timeout?:i64", "sem:" SEM " scope:" SCOPE, "result",
+     "$sem `,` $scope `,` $ptr `,` $expected (`timeout` $timeout^)? attr-dict `:` qualified(type($ptr)) `,` "
+     "type($expected) `->` type($result)"},
 
     // ==== ttg (TritonGPUOps.td) ==========================================================
     {"ttg.convert_layout", "src", "", "result", UNARY},
@@ -173,6 +185,12 @@ const OpSpec kOpSpecs[] = {
      "`,` type($values)"},
     {"ttg.clock64", "", "", "res:i64", "attr-dict"},
     {"ttg.warp_id", "", "", "result:i32", "attr-dict"},
+    // (3.9)
+    {"ttg.inline_asm", "args*", "asm_string:any", "result*",
+     "$asm_string attr-dict ($args^)? `:` functional-type($args, $result)"},
+    {"ttg.local_atomic_scatter_rmw", "dst values indices mask?", "atomic_rmw_op:" RMW, "result",
+     "$atomic_rmw_op `,` $dst `[` $indices `]` `,` $values (`,` $mask^)? attr-dict `:` "
+     "functional-type(operands, results)"},
     // `ttg.barrier local|global_read|...` (main; Triton 3.6.0 has ttg.local_barrier).
     {"ttg.barrier", "", "", "", nullptr, parseBarrierOp},
 
@@ -180,6 +198,24 @@ const OpSpec kOpSpecs[] = {
     {"ttng.fence_async_shared", "", "", "", "attr-dict"},
     {"ttng.cluster_arrive", "", "", "", "attr-dict"},
     {"ttng.cluster_wait", "", "", "", "attr-dict"},
+    // (3.7, 3.9) `{relaxed = ...}` in attr-dict; replaces cluster_arrive + cluster_wait in 3.9.
+    {"ttng.cluster_barrier", "", "", "", "attr-dict"},
+    // (3.9) Cluster launch control (upstream names; fbtriton 3.7.4 prints async_clc_try_cancel and
+    // clc_query_cancel below).
+    {"ttng.clc_try_cancel", "result mbarrier", "", "",
+     "$result `,` $mbarrier attr-dict `:` qualified(type($result)) `,` qualified(type($mbarrier))"},
+    {"ttng.clc_try_cancel_sync", "", "", "response", "attr-dict `:` type($response)"},
+    {"ttng.clc_load_result", "src", "", "clcResult", "$src attr-dict `:` qualified(type($src)) `->` type($clcResult)"},
+    {"ttng.clc_is_canceled", "clcResult", "", "is_canceled",
+     "$clcResult attr-dict `:` type($clcResult) `->` type($is_canceled)"},
+    {"ttng.clc_get_program_id", "clcResult", "dim:enum(x=0|y=1|z=2)", "result",
+     "$clcResult `,` $dim attr-dict `:` type($clcResult) `->` type($result)"},
+    // (3.9) st.async.shared: its completion decrements `mbarrier`'s tx-count.
+    {"ttng.async_shared_store", "src dst mbarrier", "", "",
+     "$src `,` $dst `,` $mbarrier attr-dict `:` type($src) `->` qualified(type($dst)) `,` qualified(type($mbarrier))"},
+    {"ttng.packed_arith", "operands*", "op_kind:enum(add=0|sub|mul|fma|min|max)", "result",
+     "$op_kind $operands attr-dict `:` functional-type($operands, $result)"},
+    {"ttng.tmem_wait", "", "kind:enum(load=0|store=1)", "", "$kind attr-dict"},
     {"ttng.warp_group_dot", "a b c=d useC?:i1", "", "d",
      "$a `,` $b `,` $c (`,` $useC^)? attr-dict `:` type($a) `*` qualified(type($b)) `->` type($d)"},
     {"ttng.warp_group_dot_wait", "inputs*", "", "outputs*=inputs", "$inputs attr-dict `:` type($inputs)"},
@@ -194,16 +230,28 @@ const OpSpec kOpSpecs[] = {
      "$alloc `,` $count (`,` $pred^)? attr-dict `:` qualified(type($alloc))"},
     {"ttng.async_copy_mbarrier_arrive", "barrier", "", "", "$barrier attr-dict `:` qualified(type($barrier))"},
     // (main) TLX adds the optional multicast CTA mask `multicastTargets` (first in ODS order, printed after pred).
-    {"ttng.async_tma_copy_global_to_local", "multicastTargets?:i32 desc coord*:i32 barrier result pred:i1",
-     "cache:" CACHE " evict:" EVICT, "",
-     "$desc `[` $coord `]` $result `,` $barrier `,` $pred (`,` $multicastTargets^)? " OILIST_CE
+    // (3.9) adds im2col `offsets = [...]` (i16) after the coordinates and a `multicast` unit attribute.
+    {"ttng.async_tma_copy_global_to_local",
+     "multicastTargets?:i32 desc coord*:i32 offsets*:i16 barrier result pred:i1", "cache:" CACHE " evict:" EVICT, "",
+     "$desc `[` $coord `]` (`offsets` `=` `[` $offsets^ `]`)? $result `,` $barrier `,` $pred "
+     "(`,` $multicastTargets^)? " OILIST_CE
      " attr-dict `:` qualified(type($desc)) `,` qualified(type($barrier)) `->` qualified(type($result))"},
-    {"ttng.async_tma_copy_local_to_global", "desc coord*:i32 src", "evict:" EVICT, "",
+    // (fbtriton 3.7) TMA stores and reductions may return a token (`-> !ttg.async.token`), waited by
+    // ttng.async_tma_store_token_wait.
+    {"ttng.async_tma_copy_local_to_global", "desc coord*:i32 src", "evict:" EVICT, "token?:token",
      "$desc `[` $coord `]` $src oilist(`evictionPolicy` `=` $evict) attr-dict `:` qualified(type($desc)) `,` "
-     "qualified(type($src))"},
-    {"ttng.async_tma_reduce", "desc coord*:i32 src", "kind:" REDUCE " evict:" EVICT, "",
+     "qualified(type($src)) (`->` type($token)^)?"},
+    {"ttng.async_tma_reduce", "desc coord*:i32 src", "kind:" REDUCE " evict:" EVICT, "token?:token",
      "$kind `,` $desc `[` $coord `]` $src oilist(`evictionPolicy` `=` $evict) attr-dict `:` qualified(type($desc)) "
-     "`,` qualified(type($src))"},
+     "`,` qualified(type($src)) (`->` type($token)^)?"},
+    // (fbtriton 3.7) waits until the TMA store that produced `token` has read its shared memory; then
+    // arrives on each `barriers` whose predicate holds. The wheel's ODS has two more variadic groups (an
+    // any-type one and an i32 one; their names are not in the wheel: by the autoWS pass that attaches them,
+    // consumer-release tokens and their buffer indices), never written in custom syntax.
+    {"ttng.async_tma_store_token_wait", "token:token barriers* barrier_preds*:i1 release_tokens* release_idx*:i32",
+     "", "",
+     "$token `` custom<BarriersAndPreds>($barriers, $barrier_preds) attr-dict `:` type($token) "
+     "(`,` qualified(type($barriers))^)?"},
     {"ttng.async_tma_gather", "desc x_offsets y_offset barrier result pred", "", "",
      "$desc `[` $x_offsets `,` $y_offset `]` $result `,` $barrier `,` $pred attr-dict `:` type(operands)"},
     {"ttng.async_tma_scatter", "desc x_offsets y_offset src", "", "",
@@ -220,9 +268,13 @@ const OpSpec kOpSpecs[] = {
      "`lhs` `=` $a_type `rhs` `=` $b_type `` custom<BarriersAndPreds>($barriers, $barrier_preds) attr-dict `:` "
      "qualified(type($a)) `,` qualified(type($b)) `,` qualified(type($d)) `,` qualified(type($a_scale)) `,` "
      "qualified(type($b_scale)) (`,` qualified(type($barriers))^)?"},
-    {"ttng.tc_gen5_commit", "barrier pred?:i1", "", "", "$barrier (`,` $pred^)? attr-dict `:` qualified(type($barrier))"},
-    {"ttng.tmem_load", "src dep?:token", "", "result token?",
-     "$src `` custom<Token>($dep, type($token)) attr-dict `:` qualified(type($src)) `->` type($result)"},
+    // (3.9) `descs` (multicast commit to the CTAs owning these buffers).
+    {"ttng.tc_gen5_commit", "barrier pred?:i1 descs*", "", "",
+     "$barrier (`,` $pred^)? (`descs` $descs^)? attr-dict `:` qualified(type($barrier)) (`,` qualified(type($descs))^)?"},
+    // (3.9) `{redOp = #ttng.redOp<min|max>}` adds the reduced tensor `red`.
+    {"ttng.tmem_load", "src dep?:token", "", "result token? red?",
+     "$src `` custom<Token>($dep, type($token)) attr-dict `:` qualified(type($src)) `->` type($result) "
+     "(`,` type($red)^)?"},
     {"ttng.tmem_store", "dst dep?:token src pred:i1", "", "token?",
      "$src `,` $dst `` custom<Token>($dep, type($token)) `,` $pred attr-dict `:` type($src) `->` "
      "qualified(type($dst))"},
@@ -246,7 +298,8 @@ const OpSpec kOpSpecs[] = {
     {"ttng.wait_barrier_named", "bar numThreads", "", "", "$bar `,` $numThreads attr-dict `:` type(operands)"},
     {"ttng.async_clc_try_cancel", "mbarAlloc clcResAlloc", "", "",
      "$mbarAlloc `,` $clcResAlloc attr-dict `:` type(operands)"},
-    {"ttng.clc_query_cancel", "clcResAlloc", "", "ctaId", "$clcResAlloc attr-dict `:` functional-type(operands, $ctaId)"},
+    // fbtriton 3.7.4 returns the canceled cluster's (x, y, z) (older TLX: one i32).
+    {"ttng.clc_query_cancel", "clcResAlloc", "", "ctaId*", "$clcResAlloc attr-dict `:` functional-type(operands, $ctaId)"},
     {"ttng.vote_ballot_sync", "mask:i32 pred", "", "result", "$mask `,` $pred attr-dict `:` type($pred) `->` type($result)"},
     {"ttng.async_bulk_copy_global_to_local", "src dst size:i32 barrier pred:i1", "", "",
      "$src `,` $dst `,` $size `,` $barrier `,` $pred attr-dict `:` qualified(type($src)) `,` qualified(type($dst)) "
@@ -263,7 +316,7 @@ const OpSpec kOpSpecs[] = {
     {"amdg.buffer_load", "ptr=result~elemptr offsets=result~i32 stride?:i32 mask?=result~i1 other?=result", "cache:" CACHE,
      "result",
      "$ptr `[` $offsets `]` (`,` $mask^)? (`,` $other^)? oilist(`cacheModifier` `=` $cache) (`stride` `=` $stride^)? "
-     "attr-dict `:` type($result)"},
+     "attr-dict `:` custom<LeadingType>(type($ptr), type($result))"},
     {"amdg.buffer_load_to_local", "dest!memdesc ptr!ptr offsets mask?=offsets~i1 other? stride?:i32", "cache:" CACHE,
      "token:token",
      "$ptr `[` $offsets `]` (`mask` `=` $mask^)? (`other` `=` $other^)? (`stride` `=` $stride^)? "
@@ -279,7 +332,7 @@ const OpSpec kOpSpecs[] = {
      "type($result)"},
     {"amdg.buffer_store", "value ptr=value~elemptr offsets=value~i32 stride?:i32 mask?=value~i1", "cache:" CACHE, "",
      "$value `,` $ptr `[` $offsets `]` (`,` $mask^)? oilist(`cacheModifier` `=` $cache) (`stride` `=` $stride^)? "
-     "attr-dict `:` type($value)"},
+     "attr-dict `:` custom<LeadingType>(type($ptr), type($value))"},
     {"amdg.masked_load", "ptr mask falseVal multicastMask?", "cache:" CACHE " forceNoAlias:any", "result",
      "$ptr `,` $mask `,` $falseVal (`,` $multicastMask^)? oilist(`cacheModifier` `=` $cache) (`forceNoAlias` "
      "$forceNoAlias^)? attr-dict `:` functional-type(operands, results)"},
@@ -359,13 +412,73 @@ const OpSpec kOpSpecs[] = {
     {"nvws.descriptor_gather", "desc x_offsets y_offset result", "txCount:i32", "",
      "$desc `[` $x_offsets `,` $y_offset `]` $txCount $result attr-dict `:` type(operands)"},
 
+    // ==== tti (TritonInstrumentOps.td, Triton 3.9; sanitizer instrumentation, only in instrumented builds) ====
+#define MEMTYPE "enum(shared_mem=0|tensor_mem=1)"
+    {"tti.experimental_assert_uniform", "condition:i1", "message:any", "", "$condition `,` $message attr-dict-with-keyword"},
+    {"tti.experimental_buffer_descriptors", "", "offsets:dense_i32 lengths:dense_i32 memType:" MEMTYPE, "result",
+     "$offsets `,` $lengths `,` $memType attr-dict `:` type($result)"},
+    {"tti.experimental_memdesc_to_i32", "memdesc!memdesc", "", "result:i32", "$memdesc attr-dict `:` type($memdesc)"},
+    {"tti.experimental_memory_offset_to_i32", "", "offset:i32 memType:" MEMTYPE, "result:i32",
+     "$offset `,` $memType attr-dict"},
+    {"tti.experimental_cluster_cta_id", "", "", "result", "attr-dict `:` type($result)"},
+    {"tti.experimental_local_gather", "src indices offsets*:i32", "", "result",
+     "$src `[` $indices `]` `offsets` `=` `[` $offsets `]` attr-dict `:` qualified(type($src)) `,` type($indices) `->` "
+     "type($result)"},
+    {"tti.experimental_gsan_init", "", "", "", "attr-dict"},
+    {"tti.experimental_gsan_kernel_exit", "", "", "", "attr-dict"},
+    {"tti.experimental_gsan_grid_dependency_wait", "", "", "", "attr-dict"},
+    {"tti.experimental_gsan_cluster_barrier_init", "scratch!ptr", "", "", "$scratch attr-dict `:` type($scratch)"},
+    {"tti.experimental_gsan_cluster_barrier_sync", "scratch!ptr", "", "", "$scratch attr-dict `:` type($scratch)"},
+    {"tti.experimental_gsan_mbarrier_table_init", "scratch!ptr", "capacity:i32", "",
+     "$scratch `,` $capacity attr-dict `:` type($scratch)"},
+    {"tti.experimental_gsan_mbarrier_init", "scratch!ptr barrier", "expectedCount:i32", "",
+     "$scratch `,` $barrier `,` $expectedCount attr-dict `:` type($scratch) `,` qualified(type($barrier))"},
+    {"tti.experimental_gsan_mbarrier_arrive", "scratch!ptr barrier pred:i1", "count:i32", "",
+     "$scratch `,` $barrier `,` $pred `,` $count attr-dict `:` type($scratch) `,` qualified(type($barrier))"},
+    {"tti.experimental_gsan_mbarrier_wait", "scratch!ptr barrier phase:i32 pred:i1", "", "",
+     "$scratch `,` $barrier `,` $phase `,` $pred attr-dict `:` type($scratch) `,` qualified(type($barrier))"},
+    {"tti.experimental_gsan_tensordesc_access", "desc coords*:i32 pred?:i1", "isStore:any", "",
+     "$desc `[` $coords `]` `,` $isStore (`,` $pred^)? attr-dict `:` qualified(type($desc))"},
+    {"tti.experimental_gsan_indexed_tensordesc_access", "desc indices offset:i32 pred?:i1", "isStore:any", "",
+     "$desc `[` $indices `,` $offset `]` `,` $isStore (`,` $pred^)? attr-dict `:` qualified(type($desc)) `,` "
+     "type($indices)"},
+    {"tti.experimental_gsan_atomic_tensordesc_access", "desc coords*:i32", "sem:" SEM " scope:" SCOPE, "",
+     "$desc `[` $coords `]` `,` $sem `,` $scope attr-dict `:` qualified(type($desc))"},
+    {"tti.experimental_gsan_tensor_access", "ptr mask?=ptr~i1", "isStore:any", "",
+     "$ptr `,` $isStore (`,` $mask^)? attr-dict `:` type($ptr)"},
+    {"tti.experimental_gsan_atomic_load", "ptr mask?", "sem:" SEM " scope:" SCOPE, "result",
+     "$sem `,` $scope `,` $ptr (`,` $mask^)? attr-dict `:` functional-type(operands, $result)"},
+    {"tti.experimental_gsan_atomic_store", "ptr value=ptr~pointee mask?=ptr~i1", "sem:" SEM " scope:" SCOPE, "",
+     "$sem `,` $scope `,` $ptr `,` $value (`,` $mask^)? attr-dict `:` type($ptr)"},
+    {"tti.experimental_gsan_atomic_poll", "ptr!ptr matched=ptr~i1", "sem:" SEM " scope:" SCOPE, "",
+     "$sem `,` $scope `,` $ptr `,` $matched attr-dict `:` qualified(type($ptr))"},
+    {"tti.experimental_gsan_atomic_rmw", "ptr val mask?", "atomic_rmw_op:" RMW " sem:" SEM " scope:" SCOPE, "result",
+     "$atomic_rmw_op `,` $sem `,` $scope `,` $ptr `,` $val (`,` $mask^)? attr-dict `:` "
+     "functional-type(operands, $result)"},
+    {"tti.experimental_gsan_atomic_cas", "ptr cmp val", "sem:" SEM " scope:" SCOPE, "result",
+     "$sem `,` $scope `,` $ptr `,` $cmp `,` $val attr-dict `:` functional-type(operands, $result)"},
+    {"tti.experimental_lock_acquire", "lock pred?:i1", "", "", "$lock (`,` $pred^)? attr-dict `:` type($lock)"},
+    {"tti.experimental_lock_release", "lock pred?:i1", "", "", "$lock (`,` $pred^)? attr-dict `:` type($lock)"},
+    {"tti.dot_i8", "a b c=d", "aSigned:any bSigned:any", "d",
+     "$a `,` $b `,` $c `,` `aSigned` `=` $aSigned `,` `bSigned` `=` $bSigned attr-dict `:` type($a) `*` type($b) `->` "
+     "type($d)"},
+    {"tti.experimental_fpsan_embed", "val", "", "result", "$val attr-dict `:` functional-type(operands, $result)"},
+    {"tti.experimental_fpsan_unembed", "val", "", "result", "$val attr-dict `:` functional-type(operands, $result)"},
+#undef MEMTYPE
+
     // ==== proton (ProtonOps.td) ==========================================================
     // `proton.record start "name"`: an optional group with an else branch, parsed by hand.
     {"proton.record", "", "", "", nullptr, parseProtonRecordOp},
 
-    // ==== nvgpu (NVGPUOps.td; TLX emits nvgpu.cluster_id for cluster_cta_rank) ==========
+    // ==== nvg (third_party/nvidia NVGPUOps.td, dialect `nvg`; TLX emits nvg.cluster_id for cluster_cta_rank) ==
+    {"nvg.cluster_id", "", "", "result:i32", "attr-dict"},
+    {"nvg.warp_id", "", "", "result:i32", "attr-dict"},
+    // Older spelling kept (never printed by 3.6, 3.7 or 3.9).
     {"nvgpu.cluster_id", "", "", "result:i32", "attr-dict"},
     {"nvgpu.canonical_warp_id", "", "", "result:i32", "attr-dict"},
+
+    // ==== gluon (GluonOps.td; 3.6+, resolved before TTGIR but kept for TTIR-level dumps) ==========
+    {"gluon.set_auto_layout", "src", "", "result", UNARY},
 };
 
 #undef CACHE

@@ -17,8 +17,8 @@ mlir::Type parseStrippedTritonType(llvm::StringRef kind, mlir::AsmParser &parser
 mlir::Attribute parseEncodingAttr(llvm::StringRef dialect, mlir::DialectAsmParser &parser);
 void printEncodingAttr(mlir::Attribute attr, mlir::DialectAsmPrinter &printer);
 
-/// The Triton release whose TTGIR syntax this reader follows; named in every
+/// The Triton releases whose TTGIR syntax this reader follows; named in every
 /// "unsupported construct" error.
-inline constexpr const char *kTritonVersion = "3.6";
+inline constexpr const char *kTritonVersion = "3.6, fbtriton 3.7 and Triton 3.9";
 
 } // namespace tlxsim::ir

@@ -271,12 +271,17 @@ static bool isKnownEncoding(StringRef dialect, StringRef mnemonic) {
                                         "amd_mfma",      "amd_wmma",      "linear",          "swizzled_shared",
                                         "nvmma_shared",  "amd_rotating_shared", "padded_shared", "shared_linear",
                                         "shared_memory", "cta_encoding",  "cga_encoding",    "partitioned_shared"};
+  // redOp, blockRepOrder (3.9): EnumAttrs printed `<keyword>`.
   static const llvm::StringSet<> ttng = {"tensor_memory_encoding", "tensor_memory_scales_encoding", "tensor_memory",
-                                         "shared_cluster_memory"};
+                                         "shared_cluster_memory", "redOp", "blockRepOrder"};
+  // cache_policy (3.9): `#tt.cache_policy<cache_modifier = ca, eviction_policy = evict_first>`.
+  static const llvm::StringSet<> tt = {"cache_policy"};
   if (dialect == "ttg")
     return ttg.contains(mnemonic);
   if (dialect == "ttng")
     return ttng.contains(mnemonic);
+  if (dialect == "tt")
+    return tt.contains(mnemonic);
   return false;
 }
 
@@ -290,7 +295,13 @@ static ParseResult parseParamList(DialectAsmParser &parser, StringRef dialect, S
     if (failed(parser.parseOptionalKeywordOrString(&key)))
       return parser.emitError(loc) << "unsupported parameter syntax in '#" << dialect << "." << mnemonic
                                    << "' (tlx-sim reads the TTGIR of Triton " << kTritonVersion << ")";
-    if (parser.parseEqual() || parser.parseAttribute(value))
+    if (parser.parseEqual())
+      return failure();
+    // #tt.cache_policy's EnumParameters (`cache_modifier = ca`) are bare keywords: kept as strings, printed bare.
+    StringRef keyword;
+    if (mnemonic == "cache_policy" && succeeded(parser.parseOptionalKeyword(&keyword)))
+      value = StringAttr::get(parser.getContext(), keyword);
+    else if (parser.parseAttribute(value))
       return failure();
     params.push_back(NamedAttribute(StringAttr::get(parser.getContext(), key), value));
   } while (succeeded(parser.parseOptionalComma()));
@@ -315,6 +326,15 @@ Attribute parseEncodingAttr(StringRef dialect, DialectAsmParser &parser) {
   SmallVector<NamedAttribute> params;
   EncodingAttr::Form form = EncodingAttr::Angle;
   int numBraced = -1;
+  static const llvm::StringSet<> keywordEnums = {"redOp", "blockRepOrder"};
+  if (keywordEnums.contains(mnemonic)) {
+    // `#ttng.redOp<min>`
+    std::string keyword;
+    if (parser.parseKeywordOrString(&keyword) || parser.parseGreater())
+      return {};
+    params.push_back(NamedAttribute(StringAttr::get(ctx, "value"), StringAttr::get(ctx, keyword)));
+    return EncodingAttr::get(ctx, dialect, mnemonic, params, EncodingAttr::Keyword);
+  }
   if (succeeded(parser.parseOptionalLSquare())) {
     // #ttg.padded_shared<[interval:+padding, ...] {params}>
     form = EncodingAttr::Padded;
@@ -367,6 +387,8 @@ void printEncodingAttr(Attribute attr, DialectAsmPrinter &printer) {
       // Written `opIdx = 0`: the parser types a bare integer as i64; print it bare again.
       if (auto integer = dyn_cast<IntegerAttr>(value); integer && integer.getType().isInteger(64))
         printer << integer.getValue();
+      else if (auto keyword = dyn_cast<StringAttr>(value)) // an EnumParameter keyword (no encoding has strings)
+        printer << keyword.getValue();
       else
         printer << value;
     });
@@ -378,6 +400,9 @@ void printEncodingAttr(Attribute attr, DialectAsmPrinter &printer) {
     break;
   case EncodingAttr::Angle:
     printParams(keys);
+    break;
+  case EncodingAttr::Keyword:
+    printer << cast<StringAttr>(params.get("value")).getValue();
     break;
   case EncodingAttr::Braced: {
     size_t braced = std::min<size_t>(enc.getNumBraced(), keys.size());

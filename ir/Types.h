@@ -89,6 +89,7 @@ public:
     Angle = 1,   ///< `#ttng.tensor_memory_encoding<blockM = 128, ...>` (also `<>`)
     Braced = 2,  ///< `#ttg.blocked<{...}>`, optionally `<{...}, alignment = 16>`
     Padded = 3,  ///< `#ttg.padded_shared<[32:+4, 64:+8] {order = [1, 0], shape = [64, 64]}>`
+    Keyword = 4, ///< an EnumAttr `#ttng.redOp<min>` (3.9): one parameter `value`, a string
   };
   using Attribute::Attribute;
   static bool classof(mlir::Attribute attr);

@@ -25,8 +25,11 @@ Value optionalInt(const std::optional<int> &v) { return v ? Value(*v) : Value(nu
 std::string traceKernelName(llvm::StringRef module) {
   llvm::SmallVector<llvm::StringRef> parts;
   llvm::StringRef rel = module;
-  rel.consume_front("kernels/");
   rel.consume_back(".py");
+  // TLX's own tutorials (captured from fbtriton's wheel as they are): tlx_<tutorial file stem>.
+  if (rel.consume_front("triton/language/extra/tlx/tutorials/"))
+    return "tlx_" + llvm::join(llvm::split(rel, '/'), "_");
+  rel.consume_front("kernels/");
   rel.split(parts, '/');
   if (parts.size() > 1 && llvm::is_contained({"hopper", "blackwell", "amd"}, parts.front()))
     parts.erase(parts.begin());

@@ -17,7 +17,8 @@ namespace tlxsim::runner {
 /// The trace file's kernel name of a module, as tlx_sim.kernel_module.capture_dir and the plans
 /// name it: the path under kernels/ without .py, a leading architecture folder (hopper, blackwell,
 /// amd) dropped, other folders joined with '_': kernels/hopper/ws_gemm.py -> ws_gemm,
-/// kernels/triton/gemm.py -> triton_gemm.
+/// kernels/triton/gemm.py -> triton_gemm; a TLX tutorial of fbtriton's wheel is tlx_<its path under
+/// tutorials/, '/' as '_'>: triton/language/extra/tlx/tutorials/hopper_gemm_ws.py -> tlx_hopper_gemm_ws.
 std::string traceKernelName(llvm::StringRef module);
 
 struct RecordOptions {

@@ -4,7 +4,8 @@
 #   of libamdhip64-dev for `tlx-sim run` on AMD GPUs; python3-dev for the runner's packing test, which
 #   compiles Triton's driver.c),
 #   a Python virtual environment .venv with triton==3.6.0 (compiles kernels with no GPU)
-#   and jsonschema (tests), Chromium (renders the HTML report in its test), then a CMake + Ninja build in build/
+#   and jsonschema (tests), a second one .venv-tlx with fbtriton==3.7.4 (Meta's Triton fork with TLX, which
+#   captures TLX's tutorials; it installs as the same `triton` package, so the two never share a venv), Chromium (renders the HTML report in its test), then a CMake + Ninja build in build/
 # Run as root (or with sudo available). Idempotent.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -23,6 +24,9 @@ $SUDO apt-get install -y -qq --no-install-recommends \
 if [ ! -x .venv/bin/python3 ]; then python3 -m venv .venv; fi
 .venv/bin/python3 -m pip install -q --upgrade pip
 .venv/bin/python3 -m pip install -q triton==3.6.0 jsonschema
+if [ ! -x .venv-tlx/bin/python3 ]; then python3 -m venv .venv-tlx; fi
+.venv-tlx/bin/python3 -m pip install -q --upgrade pip
+.venv-tlx/bin/python3 -m pip install -q fbtriton==3.7.4
 
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPython3_EXECUTABLE="$PWD/.venv/bin/python3" > /dev/null
 ninja -C build

@@ -8,6 +8,22 @@ Usage (from the repository root, ``PYTHONPATH=python:.`` or after ``pip install 
     python3 -m tlx_sim.capture kernels --all --all-targets                   # every kernel module, every target
     python3 -m tlx_sim.capture --check tests/inputs/hopper/ws_gemm
     python3 -m tlx_sim.capture --check tests/inputs                          # every capture below it
+    python3 -m tlx_sim.capture --tutorial hopper_gemm_ws                     # TLX's own tutorial (fbtriton)
+    python3 -m tlx_sim.capture --tutorial all                                # every recipe, every target
+    python3 -m tlx_sim.capture --tutorial blackwell_gemm_ws --list-configs   # its configs, kept by its pruning?
+    python3 -m tlx_sim.capture --check tests/inputs/tlx                      # re-capture the TLX tutorials
+
+Two compilers side by side: Triton 3.6.0 (``.venv``) for the project's Gluon / ``@triton.jit`` kernel modules,
+fbtriton 3.7.4 (Meta's fork with TLX, ``.venv-tlx``) for TLX's tutorials and any module importing
+``triton.language.extra.tlx``.  They cannot share a venv, so the command picks the compiler from what it
+captures (or ``--compiler fbtriton|triton``) and, when the running Python has the other one, re-executes itself
+under that venv's python (``compiler_python``: ``$TLX_SIM_PYTHON_FBTRITON`` / ``$TLX_SIM_PYTHON_TRITON``, else
+``.venv-tlx/bin/python3`` / ``.venv/bin/python3`` of the repository).  ``--check`` checks every capture below
+``DIR`` with the compiler its launch.json names (``"compiler"``; absent means ``triton``), the other compiler's
+captures in a child process; ``--check DIR --compiler X`` checks only those of compiler X.
+
+TLX tutorials are captured as they are, from the wheel (``tlx_sim.tlx_tutorials``, recipe table
+``tlx_tutorial_recipes.py``) into ``tests/inputs/tlx/<arch>/<tutorial>/<config>/``.
 
 A module argument may be a directory: every kernel module below it (``*.py`` not starting with ``_``).  Without
 ``-o`` a capture goes to ``tests/inputs/<arch>/<kernel>`` (``KernelModule.capture_dir``: cuda:90 -> hopper,
@@ -33,7 +49,9 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import importlib.util
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -73,16 +91,27 @@ def write_compiled(km: kmod.KernelModule, compiled, target, cdir: Path) -> None:
     (cdir / f"{name}.json").write_text(kmod.dump_json(kmod.metadata_json(compiled, km.root)))
 
 
-def cuobjdump_path() -> Path:
-    """The ``cuobjdump`` shipped in Triton's wheel (triton/backends/nvidia/bin/cuobjdump)."""
-    import triton
-    return Path(triton.__file__).parent / "backends" / "nvidia" / "bin" / "cuobjdump"
+def cuobjdump_path(compiler: str | None = None) -> Path:
+    """The ``cuobjdump`` shipped in the wheel of ``compiler`` (triton/backends/nvidia/bin/cuobjdump): the running
+    triton's for None or the running compiler, else the one in that compiler's venv (``compiler_python``).
+
+    fbtriton 3.7.4 ships CUDA 13.1's, triton 3.6.0 CUDA 12.8's, which shows an sm_100a cubin of CUDA 13 as
+    ``sm_100``: each capture is disassembled with its own compiler's."""
+    if compiler is None or compiler == current_compiler():
+        import triton
+        return Path(triton.__file__).parent / "backends" / "nvidia" / "bin" / "cuobjdump"
+    venv = compiler_python(compiler).parent.parent
+    found = sorted(venv.glob("lib/python*/site-packages/triton/backends/nvidia/bin/cuobjdump"))
+    if not found:
+        raise MissingCompiler(f"no cuobjdump in the {compiler} venv {venv}")
+    return found[0]
 
 
-def check_cubin(cubin: Path, target) -> str | None:
-    """Disassemble ``cubin`` with ``cuobjdump -sass``; None when it is code for the target's arch, else why not."""
+def check_cubin(cubin: Path, target, compiler: str | None = None) -> str | None:
+    """Disassemble ``cubin`` with ``cuobjdump -sass`` (of ``compiler``'s wheel, see ``cuobjdump_path``); None when it
+    is code for the target's arch, else why not."""
     arch = f"sm_{target.arch}a" if target.arch >= 90 else f"sm_{target.arch}"
-    proc = subprocess.run([str(cuobjdump_path()), "-sass", str(cubin)], capture_output=True, text=True)
+    proc = subprocess.run([str(cuobjdump_path(compiler)), "-sass", str(cubin)], capture_output=True, text=True)
     if proc.returncode != 0:
         return f"cuobjdump -sass failed (exit {proc.returncode}): {proc.stderr.strip()}"
     if f"code for {arch}" not in proc.stdout:
@@ -126,9 +155,9 @@ def check_hsaco(hsaco: Path, target) -> str | None:
     return None
 
 
-def check_binary(binary: Path, target) -> str | None:
-    """``check_cubin`` or ``check_hsaco`` by target."""
-    return check_cubin(binary, target) if binary_kind(target) == "cubin" else check_hsaco(binary, target)
+def check_binary(binary: Path, target, compiler: str | None = None) -> str | None:
+    """``check_cubin`` (with ``compiler``'s cuobjdump) or ``check_hsaco`` by target."""
+    return check_cubin(binary, target, compiler) if binary_kind(target) == "cubin" else check_hsaco(binary, target)
 
 
 def find_module_file(module_path: str, start: Path) -> Path:
@@ -139,15 +168,163 @@ def find_module_file(module_path: str, start: Path) -> Path:
     raise kmod.UsageError(f"cannot find {module_path} above {start}")
 
 
-def check_dir(directory: Path) -> int:
-    """``--check``: re-capture every config under ``directory`` and compare; returns the exit code (0 or 1)."""
-    launches = sorted(Path(directory).rglob("launch.json"))
-    if not launches:
+COMPILERS = ("triton", "fbtriton")
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+
+def current_compiler() -> str:
+    """``fbtriton`` when the running Python's triton has TLX (``triton.language.extra.tlx``), else ``triton``."""
+    try:
+        return "fbtriton" if importlib.util.find_spec("triton.language.extra.tlx") else "triton"
+    except ModuleNotFoundError:
+        return "triton"
+
+
+_SKIP_MISSING = False  # --skip-missing-compiler
+
+
+class MissingCompiler(kmod.UsageError):
+    """The venv of a needed compiler is absent (exit 2, or 77 with ``--skip-missing-compiler``)."""
+
+
+def compiler_python(compiler: str) -> Path:
+    """The python of the venv holding ``compiler``: ``$TLX_SIM_PYTHON_FBTRITON`` / ``$TLX_SIM_PYTHON_TRITON``, else
+    ``.venv-tlx/bin/python3`` / ``.venv/bin/python3`` in the repository (or the current directory).
+
+    UsageError when there is none (tools/setup.sh creates both venvs)."""
+    env = os.environ.get(f"TLX_SIM_PYTHON_{compiler.upper()}")
+    if env and Path(env).exists():
+        return Path(env)
+    venv = ".venv-tlx" if compiler == "fbtriton" else ".venv"
+    for base in (REPO_ROOT, Path.cwd()):
+        python = base / venv / "bin" / "python3"
+        if python.exists():
+            return python
+    raise MissingCompiler(f"capturing with {compiler} needs {venv}/bin/python3 in {REPO_ROOT} (tools/setup.sh makes "
+                          f"it) or $TLX_SIM_PYTHON_{compiler.upper()}")
+
+
+def module_compiler(spec: str) -> str:
+    """The compiler a kernel module needs: ``fbtriton`` when its source imports ``triton.language.extra.tlx``."""
+    path = Path(spec)
+    if path.is_file():
+        return "fbtriton" if "triton.language.extra.tlx" in path.read_text(errors="replace") else "triton"
+    return "triton"
+
+
+def launch_compiler(launch: dict) -> str:
+    """The compiler a committed capture was made with (launch.json ``"compiler"``, absent: ``triton``)."""
+    return launch.get("compiler", "triton")
+
+
+def run_under(compiler: str, argv: list[str]) -> int:
+    """Run ``python -m tlx_sim.capture ARGV`` under ``compiler``'s venv; returns its exit code."""
+    python = compiler_python(compiler)
+    env = dict(os.environ)
+    paths = [str(REPO_ROOT / "python"), str(REPO_ROOT)]
+    env["PYTHONPATH"] = os.pathsep.join(paths + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
+    sys.stdout.flush()
+    return subprocess.run([str(python), "-m", "tlx_sim.capture", *argv], env=env).returncode
+
+
+def reexec_under(compiler: str, argv: list[str]):
+    """Replace this process by ``python -m tlx_sim.capture ARGV`` under ``compiler``'s venv (never returns)."""
+    python = compiler_python(compiler)
+    env = dict(os.environ)
+    paths = [str(REPO_ROOT / "python"), str(REPO_ROOT)]
+    env["PYTHONPATH"] = os.pathsep.join(paths + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
+    env["TLX_SIM_CAPTURE_REEXEC"] = compiler  # guard: never loop between the venvs
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os.execve(str(python), [str(python), "-m", "tlx_sim.capture", *argv], env)
+
+
+def _compare(cdir: Path, fresh_dir: Path, kernel: str, committed: dict, target) -> list[str]:
+    """What differs between a committed capture and a fresh one (TTGIR byte for byte, launch.json, binary)."""
+    problems = []
+    old = (cdir / f"{kernel}.ttgir").read_text()
+    new = (fresh_dir / f"{kernel}.ttgir").read_text()
+    if old != new:
+        sys.stdout.writelines(difflib.unified_diff(old.splitlines(True), new.splitlines(True),
+                                                   str(cdir / f"{kernel}.ttgir"), "fresh capture"))
+        problems.append("TTGIR differs")
+    fresh = json.loads((fresh_dir / "launch.json").read_text())
+    if fresh != committed:
+        keys = sorted(k for k in set(fresh) | set(committed) if fresh.get(k) != committed.get(k))
+        problems.append(f"launch.json differs ({', '.join(keys)})")
+    binary = cdir / f"{kernel}.{binary_kind(target)}"
+    why = check_binary(binary, target, launch_compiler(committed)) if binary.is_file() else "missing"
+    if why:
+        problems.append(f"{binary.name}: {why}")
+    return problems
+
+
+def check_tutorials(launches: list[Path], tmp: Path) -> int:
+    """Re-capture committed TLX tutorial captures (one run of each tutorial per target for all its configs)."""
+    from tlx_sim import tlx_tutorials as tt
+    groups: dict = {}
+    for launch_file in launches:
+        committed = json.loads(launch_file.read_text())
+        key = (committed["tutorial"], committed["target"], json.dumps(committed.get("shape"), sort_keys=True))
+        groups.setdefault(key, []).append((launch_file, committed))
+    failures = 0
+    for (name, target_name, _), items in groups.items():
+        target = kmod.parse_target(target_name)
+        out = tmp / kmod.arch_dir(target) / name
+        start = time.perf_counter()
+        try:
+            tt.capture(name, [c["config"] for _, c in items], target, out, shape=items[0][1].get("shape"))
+            error = None
+        except Exception as err:  # a tutorial that no longer runs: report, keep checking the others
+            error = f"{type(err).__name__}: {err}"
+        seconds = (time.perf_counter() - start) / len(items)
+        for launch_file, committed in items:
+            cdir = launch_file.parent
+            problems = [f"re-capture failed: {error}"] if error else _compare(
+                cdir, out / committed["config"], committed["kernel"], committed, target)
+            status = "ok" if not problems else "FAIL: " + "; ".join(problems)
+            print(f"{cdir}: {status} ({seconds:.2f} s)")
+            failures += bool(problems)
+    return failures
+
+
+def check_dir(directory: Path, only: str | None = None) -> int:
+    """``--check``: re-capture every config under ``directory`` and compare; returns the exit code (0 or 1).
+
+    Each capture is checked with the compiler that made it (``launch_compiler``); those of the compiler this
+    Python lacks are checked by a child process under that compiler's venv (``run_under``).  ``only``: check
+    just the captures of that compiler."""
+    all_launches = sorted(Path(directory).rglob("launch.json"))
+    if not all_launches:
         print(f"error: no launch.json under {directory}", file=sys.stderr)
         return 2
+    by_compiler: dict = {}
+    for launch_file in all_launches:
+        by_compiler.setdefault(launch_compiler(json.loads(launch_file.read_text())), []).append(launch_file)
+    if only is not None:
+        by_compiler = {only: by_compiler.get(only, [])}
+        if not by_compiler[only]:
+            print(f"error: no {only} capture under {directory}", file=sys.stderr)
+            return 2
+    here = current_compiler()
     failures = 0
+    for compiler in by_compiler:
+        if compiler != here:
+            if os.environ.get("TLX_SIM_CAPTURE_REEXEC"):
+                raise kmod.UsageError(f"{compiler_python(compiler)} does not have {compiler}")
+            rc = run_under(compiler, ["--check", str(directory), "--compiler", compiler]
+                           + (["--skip-missing-compiler"] if _SKIP_MISSING else []))
+            if rc in (2, 77):
+                return rc
+            failures += rc != 0
+    launches = by_compiler.get(here, [])
     with tempfile.TemporaryDirectory(prefix="tlx-sim-check-") as tmp:
+        tutorial_launches = [f for f in launches if "tutorial" in json.loads(f.read_text())]
+        if tutorial_launches:
+            failures += check_tutorials(tutorial_launches, Path(tmp) / "tlx")
         for launch_file in launches:
+            if launch_file in tutorial_launches:
+                continue
             committed = json.loads(launch_file.read_text())
             cdir = launch_file.parent
             config, kernel = committed["config"], committed["kernel"]
@@ -157,19 +334,7 @@ def check_dir(directory: Path) -> int:
             start = time.perf_counter()
             fresh_dir = capture_config(km, config, shape, target, Path(tmp))
             seconds = time.perf_counter() - start
-            problems = []
-            old = (cdir / f"{kernel}.ttgir").read_text()
-            new = (fresh_dir / f"{kernel}.ttgir").read_text()
-            if old != new:
-                sys.stdout.writelines(difflib.unified_diff(old.splitlines(True), new.splitlines(True),
-                                                           str(cdir / f"{kernel}.ttgir"), "fresh capture"))
-                problems.append("TTGIR differs")
-            if json.loads((fresh_dir / "launch.json").read_text()) != committed:
-                problems.append("launch.json differs")
-            binary = cdir / f"{kernel}.{binary_kind(target)}"
-            why = check_binary(binary, target) if binary.is_file() else "missing"
-            if why:
-                problems.append(f"{binary.name}: {why}")
+            problems = _compare(cdir, fresh_dir, kernel, committed, target)
             status = "ok" if not problems else "FAIL: " + "; ".join(problems)
             print(f"{cdir}: {status} ({seconds:.2f} s)")
             failures += bool(problems)
@@ -187,12 +352,70 @@ def module_files(spec: str) -> list[str]:
     return [str(f) for f in files]
 
 
+def tutorial_names(specs: list[str]) -> list[str]:
+    """``--tutorial`` arguments -> recipe names: ``all``, a recipe name, or a tutorial file path (its stem)."""
+    from tlx_sim.tlx_tutorial_recipes import RECIPES
+    names = []
+    for spec in specs:
+        if spec == "all":
+            names.extend(RECIPES)
+            continue
+        name = Path(spec).stem if spec.endswith(".py") else spec
+        if name not in RECIPES:
+            raise kmod.UsageError(f"no TLX tutorial recipe {name!r} (known: {', '.join(RECIPES)})")
+        names.append(name)
+    return list(dict.fromkeys(names))
+
+
+def is_tutorial_path(spec: str) -> bool:
+    """A module argument naming a file of TLX's tutorials folder (``.../tlx/tutorials/x.py``)."""
+    return "/tlx/tutorials/" in Path(spec).resolve().as_posix()
+
+
+def capture_tutorials(args, parser) -> int:
+    """``--tutorial``: capture recipes (every target of each unless ``--target``) or list a tutorial's configs."""
+    from tlx_sim import tlx_tutorials as tt
+    names = tutorial_names(args.tutorial)
+    if args.output and (len(names) > 1 or not args.target):
+        parser.error("-o with --tutorial takes one tutorial and --target")
+    total, count = time.perf_counter(), 0
+    for name in names:
+        rcp = tt.recipe(name)
+        targets = [args.target] if args.target else rcp.targets
+        shape = kmod.parse_shape(args.shape, rcp.shape) if args.shape else None
+        for target in map(kmod.parse_target, targets):
+            if args.list_configs:
+                for kept, config in tt.list_configs(name, target):
+                    print(f"{'kept   ' if kept else 'pruned '}{config.all_kwargs()}")
+                continue
+            configs = args.config or list(rcp.configs)
+            start = time.perf_counter()
+            dirs = tt.capture(name, configs, target, args.output, shape=shape)
+            seconds = time.perf_counter() - start
+            for cdir in dirs:
+                print(f"captured {name} {cdir.name} for {kmod.target_str(target)} -> {cdir}")
+            print(f"  {len(dirs)} config(s) of {name} in {seconds:.2f} s")
+            count += len(dirs)
+    if not args.list_configs:
+        print(f"{count} config(s) in {time.perf_counter() - total:.2f} s")
+    return 0
+
+
 def main(argv=None) -> int:
     """Command line; returns the exit code."""
+    argv = list(sys.argv[1:] if argv is None else argv)
     parser = argparse.ArgumentParser(prog="python3 -m tlx_sim.capture", description=__doc__.split("\n\n")[0])
     parser.add_argument("module", nargs="*",
                         help="kernel modules: file paths (kernels/hopper/ws_gemm.py), dotted names, or directories "
-                        "(every module below)")
+                        "(every module below); a file of TLX's tutorials folder means --tutorial")
+    parser.add_argument("--tutorial", nargs="+", metavar="NAME",
+                        help="TLX tutorials to capture as they are (recipe names of tlx_tutorial_recipes.py, file "
+                        "stems: hopper_gemm_ws; 'all'), for every target of the recipe unless --target")
+    parser.add_argument("--list-configs", action="store_true",
+                        help="with --tutorial: print the tutorial's autotune configs and whether its pruning keeps them")
+    parser.add_argument("--compiler", choices=COMPILERS,
+                        help="fbtriton (TLX, .venv-tlx) or triton (3.6.0, .venv); default: by what is captured; "
+                        "with --check: check only that compiler's captures")
     which = parser.add_mutually_exclusive_group()
     which.add_argument("--config", nargs="+", metavar="NAME", help="configs to capture (default: all)")
     which.add_argument("--all", action="store_true", help="capture every config of the module")
@@ -202,18 +425,48 @@ def main(argv=None) -> int:
     parser.add_argument("--shape", help="problem shape overrides, e.g. M=4096,N=4096 (default: DEFAULT_SHAPE)")
     parser.add_argument("-o", "--output", type=Path,
                         help="output directory (default: tests/inputs/<arch>/<kernel>, see KernelModule.capture_dir)")
-    parser.add_argument("--check", type=Path, metavar="DIR",
-                        help="re-capture every config under DIR (at any depth) and compare with what is there")
+    parser.add_argument("--check", type=Path, metavar="DIR", nargs="+",
+                        help="re-capture every config under DIR (at any depth; several DIRs: each) and compare with "
+                        "what is there")
+    parser.add_argument("--skip-missing-compiler", action="store_true",
+                        help="exit 77 (a skipped test) instead of 2 when the venv of a needed compiler is missing")
     args = parser.parse_args(argv)
+    if args.skip_missing_compiler:
+        global _SKIP_MISSING
+        _SKIP_MISSING = True
 
     if args.check:
-        if args.module:
+        if args.module or args.tutorial:
             parser.error("--check takes no module (it reads launch.json)")
-        return check_dir(args.check)
-    if not args.module:
-        parser.error("a kernel module is required (or --check DIR)")
+        codes = [check_dir(directory, args.compiler) for directory in args.check]
+        return next((code for code in (2, 77) if code in codes), max(codes))
+    tutorial_args = [m for m in args.module if is_tutorial_path(m)]
+    if tutorial_args:
+        if len(tutorial_args) != len(args.module):
+            parser.error("capture TLX tutorials and kernel modules in separate runs")
+        args.tutorial = (args.tutorial or []) + tutorial_args
+        args.module = []
+    if args.tutorial and args.module:
+        parser.error("capture TLX tutorials and kernel modules in separate runs")
+    if not args.module and not args.tutorial:
+        parser.error("a kernel module is required (or --tutorial NAME, or --check DIR)")
+    if args.list_configs and not args.tutorial:
+        parser.error("--list-configs goes with --tutorial")
 
     files = [f for spec in args.module for f in module_files(spec)]
+    needed = args.compiler or ("fbtriton" if args.tutorial else None)
+    if needed is None:
+        wanted = {module_compiler(f) for f in files}
+        if len(wanted) > 1:
+            parser.error("these modules need different compilers (fbtriton for TLX ones): capture them separately")
+        needed = wanted.pop()
+    if needed != current_compiler():
+        if os.environ.get("TLX_SIM_CAPTURE_REEXEC"):
+            raise kmod.UsageError(f"{sys.executable} does not have {needed}")
+        reexec_under(needed, argv)
+    if args.tutorial:
+        return capture_tutorials(args, parser)
+
     jobs = []  # (module, target, configs, output directory)
     for spec in files:
         km = kmod.load_module(spec)
@@ -239,8 +492,16 @@ def main(argv=None) -> int:
 
 
 def cli() -> int:
-    """Entry point: ``main`` with usage errors as exit code 2."""
-    return kmod.run_cli(main)
+    """Entry point: ``main`` with usage errors as exit code 2 (a missing compiler venv: 77 with
+    ``--skip-missing-compiler``)."""
+    try:
+        return main()
+    except MissingCompiler as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 77 if _SKIP_MISSING else 2
+    except kmod.UsageError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

@@ -439,8 +439,19 @@ def launch_json(km: KernelModule, config_name: str, shape: dict, target, sp: Spe
         # The correctness reference `tlx-sim run` checks, where the module declares one (kernels/README.md).
         **({"reference": dict(km.module.REFERENCE)} if getattr(km.module, "REFERENCE", None) else {}),
         **extra,
+        # Captures made with fbtriton (a module importing triton.language.extra.tlx) say so; absent: triton.
+        **({"compiler": "fbtriton"} if hasattr(triton.language, "extra") and _has_tlx() else {}),
         "triton_version": triton.__version__,
     }
+
+
+def _has_tlx() -> bool:
+    """Whether the running triton is fbtriton (has ``triton.language.extra.tlx``)."""
+    import importlib.util
+    try:
+        return importlib.util.find_spec("triton.language.extra.tlx") is not None
+    except ModuleNotFoundError:
+        return False
 
 
 def dump_json(obj) -> str:

@@ -634,6 +634,8 @@ TEST_CASE("records: a rerun replaces its record and keeps the split; other modul
   CHECK(first.getString("kernel") == llvm::StringRef("gemm")); // kernels/amd/gemm.py
   CHECK(traceKernelName("kernels/triton/gemm.py") == "triton_gemm");
   CHECK(traceKernelName("kernels/hopper/ws_gemm.py") == "ws_gemm");
+  CHECK(traceKernelName("triton/language/extra/tlx/tutorials/hopper_gemm_ws.py") == "tlx_hopper_gemm_ws");
+  CHECK(traceKernelName("triton/language/extra/tlx/tutorials/gfx9_gemm/a16w16/v0.py") == "tlx_gfx9_gemm_a16w16_v0");
   CHECK(first.getString("gpu") == llvm::StringRef("mi300x"));
   llvm::json::Object second =
       unwrap(mergeRecord(first, makeRecord(c, r, "fit", "captures/gemm/s2-y"), c, r, "mi300x", "2026-11-30"));

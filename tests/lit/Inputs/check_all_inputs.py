@@ -1,6 +1,6 @@
 """Every captured kernel reads with no error and no unknown op, and round-trips.
 
-usage: check_all_inputs.py TLX_SIM INPUT_ROOT [--min N]
+usage: check_all_inputs.py TLX_SIM INPUT_ROOT [--min N] [--exclude DIR]...
 For each INPUT_ROOT/**/*.ttgir: `tlx-sim ir --stats --json` must exit 0 and list no unknown
 op; `tlx-sim ir` of the file, then of that output, must print byte-identical text.
 Prints "ok: N inputs (targets: ...)" or one FAIL line per problem (exit 1).
@@ -13,7 +13,17 @@ import tempfile
 
 tlx_sim, root = sys.argv[1], pathlib.Path(sys.argv[2])
 minimum = int(sys.argv[sys.argv.index("--min") + 1]) if "--min" in sys.argv else 1
-inputs = sorted(root.rglob("*.ttgir"))
+# --exclude DIR (repeatable): leave out INPUT_ROOT/DIR (tests/inputs/tlx: TLX's tutorials, captured as they are
+# with fbtriton, are left out until the TTGIR reader covers them; issue 15).
+excluded = {a for i, a in enumerate(sys.argv) if i and sys.argv[i - 1] == "--exclude"}
+
+
+def _kept(path):
+    rel = pathlib.Path(path).resolve().relative_to(pathlib.Path(root).resolve()).parts
+    return not (rel and rel[0] in excluded)
+
+
+inputs = sorted(p for p in root.rglob("*.ttgir") if _kept(p))
 if len(inputs) < minimum:
     print(f"FAIL: {len(inputs)} inputs under {root}, expected at least {minimum}")
 failures, targets = [], set()

@@ -1,6 +1,6 @@
 """Every captured kernel predicts on its default GPU model with no unknown-op warning.
 
-usage: predict_all_inputs.py TLX_SIM INPUT_ROOT MODELS_DIR [--min N]
+usage: predict_all_inputs.py TLX_SIM INPUT_ROOT MODELS_DIR [--min N] [--exclude DIR]...
 For each INPUT_ROOT/**/launch.json: `tlx-sim predict KERNEL.ttgir --launch launch.json --json`
 (the model follows the module's ttg.target) must print no "has no simulator semantics"
 warning and exit 0 with a positive time, or exit 1 with findings (the seeded-bug variants and
@@ -16,7 +16,17 @@ import sys
 
 tlx_sim, root, models_dir = sys.argv[1], pathlib.Path(sys.argv[2]), pathlib.Path(sys.argv[3])
 minimum = int(sys.argv[sys.argv.index("--min") + 1]) if "--min" in sys.argv else 1
-launches = sorted(root.rglob("launch.json"))
+# --exclude DIR (repeatable): leave out INPUT_ROOT/DIR (tests/inputs/tlx: TLX's tutorials, captured as they are
+# with fbtriton, are left out until the TTGIR reader covers them; issue 15).
+excluded = {a for i, a in enumerate(sys.argv) if i and sys.argv[i - 1] == "--exclude"}
+
+
+def _kept(path):
+    rel = pathlib.Path(path).resolve().relative_to(pathlib.Path(root).resolve()).parts
+    return not (rel and rel[0] in excluded)
+
+
+launches = sorted(p for p in root.rglob("launch.json") if _kept(p))
 failures, models = [], set()
 if len(launches) < minimum:
     failures.append(f"FAIL: {len(launches)} inputs under {root}, expected at least {minimum}")
