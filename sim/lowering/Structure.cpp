@@ -92,11 +92,13 @@ bool Lowerer::lowerStructure(Operation &op, StringRef name, std::vector<Instr> &
   Operation *prev = op.getPrevNode(), *next = op.getNextNode();
   Operation *parent = op.getParentOp();
   bool inLoop = parent && parent->hasAttr(kPipelinedFor);
+  // ConvertWarpPipeline converts flat sequences in the function's top-level blocks only.
+  bool topLevel = parent && parent->getName().getStringRef() == "tt.func";
   bool stage = op.hasAttr(kStage);
   // A stage border: a previous stage, possibly behind a barrier op that already serves as the border.
-  if (stage && isStage(prev))
+  if (stage && (inLoop || topLevel) && isStage(prev))
     ctaBarrier(op, out);
-  bool flatFirst = stage && !inLoop && !isStage(prev) && !(isBorderBarrier(prev) && isStage(prev->getPrevNode())) &&
+  bool flatFirst = stage && topLevel && !isStage(prev) && !(isBorderBarrier(prev) && isStage(prev->getPrevNode())) &&
                    isStage(next ? (isBorderBarrier(next) ? next->getNextNode() : next) : nullptr);
   if (flatFirst)
     ctaBarrier(op, out); // emitPipelinePrelude's ttg.barrier local
@@ -110,7 +112,7 @@ bool Lowerer::lowerStructure(Operation &op, StringRef name, std::vector<Instr> &
     if (!isBorderBarrier(&first))
       ctaBarrier(op, out);
   }
-  bool flatLast = stage && !inLoop && !isStage(next) && !(isBorderBarrier(next) && isStage(next->getNextNode())) &&
+  bool flatLast = stage && topLevel && !isStage(next) && !(isBorderBarrier(next) && isStage(next->getNextNode())) &&
                   (isStage(prev) || (isBorderBarrier(prev) && isStage(prev->getPrevNode())));
   if (flatLast)
     ctaBarrier(op, out); // emitPipelinePostlude's cond_barrier %warpLow (true for thread 0)

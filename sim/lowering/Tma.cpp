@@ -48,6 +48,23 @@ bool Lowerer::lowerTma(Operation &op, StringRef name, std::vector<Instr> &out) {
     out.push_back(instr);
     return true;
   }
+  // Device-side tensor descriptors (TLX `make_tensor_descriptor` in the kernel): `ttg.global_scratch_alloc` is a
+  // pointer into the launch's global scratch (pointers carry no address in the simulator: 0, as kernel pointer
+  // arguments are bound); `ttng.tensormap_create` writes the 128-byte CUtensorMap there (a global store; PTX ISA
+  // tensormap.replace / st.global of the map); `ttng.reinterpret_tensor_descriptor` reads the map back as a
+  // descriptor value that TMA ops take (their box bytes come from its !tt.tensordesc type, which
+  // tensormap_create's box_dim matches). The acquire fence (`ttng.tensormap_fenceproxy_acquire`) is a hint.
+  if (name == "ttg.global_scratch_alloc" || name == "ttng.reinterpret_tensor_descriptor") {
+    if (op.getNumResults() != 1)
+      return reject(op, "expected one result");
+    Instr instr = make(Op::Const, op);
+    instr.imm = 0;
+    instr.bits = 64;
+    out.push_back(instr);
+    return true;
+  }
+  if (name == "ttng.tensormap_create")
+    return addressed(op, out, Op::GlobalStore, {"desc_ptr"}, 128); // sizeof(CUtensorMap)
   if (name == "ttng.async_tma_store_token_wait") {
     Instr instr = make(Op::TmaStoreTokenWait, op);
     instr.args = {required(op, "token")};

@@ -117,6 +117,15 @@ TEST_CASE("hsaco registers: the kernel descriptor's unified VGPR allocation of g
   CHECK(r->registersPerThread == 208);
   CHECK(r->architecturalVgprs == 144);
   CHECK(r->accumulationVgprs == 64);
+  // gfx950 attention (TLX amd_fa_pipelined simple): RSRC1 bits 5:0 = 49 -> 400 VGPRs, RSRC3 ACCUM_OFFSET 63 ->
+  // 256 arch VGPRs; .vgpr_count 400, .agpr_count 144. One wave of 400 VGPRs per SIMD (512-entry file).
+  auto fa = sim::readHsacoResources(
+      TLXSIM_SOURCE_DIR "/tests/inputs/tlx/amd-gfx950/amd_fa_pipelined/simple/_attn_fwd_async_simple.hsaco",
+      "_attn_fwd_async_simple");
+  REQUIRE(fa);
+  CHECK(fa->registersPerThread == 400);
+  CHECK(fa->architecturalVgprs == 256);
+  CHECK(fa->accumulationVgprs == 144);
   auto missing = sim::readHsacoResources(TLXSIM_SOURCE_DIR "/tests/inputs/amd-gfx942/gemm/s2/gemm_kernel.hsaco", "nope");
   CHECK_FALSE(missing);
   llvm::consumeError(missing.takeError());
