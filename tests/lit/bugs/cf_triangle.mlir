@@ -3,12 +3,12 @@
 // whose results are the join block's arguments. Here the proxy fence before a TMA store sits in the branch that
 // runs when `%go` holds. FIXED: %go = pid >= 0 (always): the fence runs. BUG: %go = pid < 0 (never): the TMA
 // store reads buf through the async proxy after a generic write with no fence_async_shared (missing-fence).
-// RUN: %tlx-sim check %s --grid 2 --schedules 4 2>&1 | FileCheck %s --check-prefix=FIXED
+// RUN: %tlx-sim check %s --grid 2 --desc c_desc=256x64 --schedules 4 2>&1 | FileCheck %s --check-prefix=FIXED
 // FIXED-NOT: warning
 // FIXED: tlx-sim check: no findings
 // RUN: sed -e 's|arith.cmpi sge, %pid, %c0|arith.cmpi slt, %pid, %c0|' %s > %t.bug.mlir
 // RUN: grep -q 'cmpi slt, %pid' %t.bug.mlir
-// RUN: %tlx-sim check %t.bug.mlir --grid 2 > %t.out; test $? -eq 1
+// RUN: %tlx-sim check %t.bug.mlir --grid 2 --desc c_desc=256x64 > %t.out; test $? -eq 1
 // RUN: FileCheck %s < %t.out
 #blocked = #ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
 #shared = #ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16}>

@@ -4,11 +4,11 @@
 // 9.7.9.25.4.3). Two stores: %a from buf_a, then %b from buf_b; waiting on %a frees buf_a only.
 // FIXED: buf_a is rewritten after the wait on %a. BUG: buf_b is rewritten after the wait on %a, while the
 // store of %b may still read it (race-war at the local_store).
-// RUN: %tlx-sim check %s --grid 1 --schedules 4 | FileCheck %s --check-prefix=FIXED
+// RUN: %tlx-sim check %s --grid 1 --desc c_desc=256x64 --schedules 4 | FileCheck %s --check-prefix=FIXED
 // FIXED: tlx-sim check: no findings
 // RUN: sed -e 's|ttg.local_store %two, %buf_a :|ttg.local_store %two, %buf_b :|' %s > %t.bug.mlir
 // RUN: grep -q 'local_store %two, %buf_b' %t.bug.mlir
-// RUN: %tlx-sim check %t.bug.mlir --grid 1 > %t.out; test $? -eq 1
+// RUN: %tlx-sim check %t.bug.mlir --grid 1 --desc c_desc=256x64 > %t.out; test $? -eq 1
 // RUN: FileCheck %s < %t.out
 #blocked = #ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
 #shared = #ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16}>
