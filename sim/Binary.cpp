@@ -84,7 +84,9 @@ llvm::Expected<BinaryResources> readCubinResources(llvm::StringRef path, llvm::S
         if (!name) {
           llvm::consumeError(name.takeError());
         } else if (kernel.empty() || *name == kernel) {
-          BinaryResources out{static_cast<int32_t>(registers), 0, 0, name->str()};
+          BinaryResources out;
+          out.registersPerThread = static_cast<int32_t>(registers);
+          out.kernel = name->str();
           for (const auto &section : *sections) // static shared memory of the kernel
             if (auto sectionName = elf->getSectionName(section); !sectionName)
               llvm::consumeError(sectionName.takeError());
@@ -98,6 +100,53 @@ llvm::Expected<BinaryResources> readCubinResources(llvm::StringRef path, llvm::S
   }
   return fail("no register count for kernel '" + kernel.str() + "' in .nv.info");
 }
+
+namespace {
+/// The VGPR allocation of `kernel` from its kernel descriptor (the 64-byte `<kernel>.kd` object in the
+/// code object; LLVM AMDGPUUsage "Kernel Descriptor", code object v3+): COMPUTE_PGM_RSRC1 (byte 48) bits 5:0
+/// GRANULATED_WORKITEM_VGPR_COUNT, on gfx90a / gfx942 / gfx950 "(total VGPRs / 8) - 1" (granule 8, arch + acc
+/// VGPRs of the unified file), and COMPUTE_PGM_RSRC3 (byte 44) bits 5:0 ACCUM_OFFSET, "(accum_offset / 4) - 1"
+/// (the first AGPR's index in the unified file, i.e. the arch VGPRs rounded up to 4). This is what the
+/// hardware's wave launch allocates. Returns {allocated VGPRs, accum_offset}, or {0, 0} without a descriptor.
+std::pair<int32_t, int32_t> kernelDescriptorVgprs(const ElfImage &image, llvm::StringRef kernel) {
+  const llvm::object::ELF64LE::Shdr *symtab = nullptr;
+  for (const auto &section : image.sections)
+    if (section.sh_type == llvm::ELF::SHT_SYMTAB)
+      symtab = &section;
+  if (!symtab)
+    return {0, 0};
+  auto symbols = image.elf.symbols(symtab);
+  auto strtab = image.elf.getStringTableForSymtab(*symtab);
+  if (!symbols || !strtab) {
+    llvm::consumeError(symbols.takeError());
+    llvm::consumeError(strtab.takeError());
+    return {0, 0};
+  }
+  std::string wanted = (kernel + ".kd").str();
+  for (const auto &symbol : *symbols) {
+    auto name = symbol.getName(*strtab);
+    if (!name) {
+      llvm::consumeError(name.takeError());
+      continue;
+    }
+    if (*name != wanted || symbol.st_size < 64 || symbol.st_shndx >= image.sections.size())
+      continue;
+    const auto &section = image.sections[symbol.st_shndx];
+    auto contents = image.elf.getSectionContents(section);
+    if (!contents) {
+      llvm::consumeError(contents.takeError());
+      return {0, 0};
+    }
+    uint64_t at = symbol.st_value - section.sh_addr;
+    if (symbol.st_value < section.sh_addr || at + 64 > contents->size())
+      return {0, 0};
+    const uint8_t *kd = contents->data() + at;
+    uint32_t rsrc3 = llvm::support::endian::read32le(kd + 44), rsrc1 = llvm::support::endian::read32le(kd + 48);
+    return {static_cast<int32_t>(((rsrc1 & 0x3f) + 1) * 8), static_cast<int32_t>(((rsrc3 & 0x3f) + 1) * 4)};
+  }
+  return {0, 0};
+}
+} // namespace
 
 llvm::Expected<BinaryResources> readHsacoResources(llvm::StringRef path, llvm::StringRef kernel) {
   auto fail = [&](const std::string &what) {
@@ -144,11 +193,21 @@ llvm::Expected<BinaryResources> readHsacoResources(llvm::StringRef path, llvm::S
             name != map.end() && name->second.getKind() == llvm::msgpack::Type::String ? name->second.getString().str() : "";
         if (!kernel.empty() && kernelName != kernel)
           continue;
-        int64_t vgprs = field(".vgpr_count"), agprs = field(".agpr_count");
+        // `.vgpr_count` is already the unified total (LLVM AMDGPUAsmPrinter: NumVGPRsForWavesPerEU from
+        // getTotalNumVGPRs = align(arch, 4) + acc on gfx90a-class targets); `.agpr_count` is its acc part.
+        int64_t total = field(".vgpr_count"), agprs = field(".agpr_count");
         BinaryResources out;
-        out.registersPerThread = static_cast<int32_t>((vgprs + 3) / 4 * 4 + agprs);
-        out.spilledBytes = static_cast<int32_t>(field(".private_segment_fixed_size"));
         out.kernel = kernelName;
+        out.spilledBytes = static_cast<int32_t>(field(".private_segment_fixed_size"));
+        auto [allocated, accumOffset] = kernelDescriptorVgprs(*image, kernelName);
+        out.registersPerThread = static_cast<int32_t>(allocated > 0 ? allocated : (total + 7) / 8 * 8);
+        out.accumulationVgprs = static_cast<int32_t>(allocated > 0 && agprs > 0 ? allocated - accumOffset : agprs);
+        out.architecturalVgprs = out.registersPerThread - out.accumulationVgprs;
+        // CDNA3 ISA 3.6.4 / AMDGPUUsage: at most 256 arch VGPRs and 256 AGPRs, 512 per wave in all.
+        if (out.registersPerThread > 512 || out.architecturalVgprs > 256 || out.accumulationVgprs > 256)
+          return fail("kernel '" + kernelName + "' allocates " + std::to_string(out.registersPerThread) +
+                      " VGPRs (" + std::to_string(out.architecturalVgprs) + " arch + " +
+                      std::to_string(out.accumulationVgprs) + " acc); a wave has at most 256 + 256");
         return out;
       }
     }

@@ -9,7 +9,9 @@
 namespace tlxsim::sim {
 
 struct BinaryResources {
-  int32_t registersPerThread = 0; ///< as `cuobjdump -res-usage` reports REG; on AMD the unified VGPRs (arch + acc)
+  int32_t registersPerThread = 0; ///< as `cuobjdump -res-usage` reports REG; on AMD the allocated unified VGPRs (arch + acc, granule 8)
+  int32_t architecturalVgprs = 0; ///< AMD: arch VGPRs (the kernel descriptor's accum_offset), <= 256
+  int32_t accumulationVgprs = 0;  ///< AMD: AGPRs after accum_offset in the unified file, <= 256
   int32_t spilledBytes = 0;       ///< AMD: private (scratch) bytes per lane; spills do not change occupancy
   int64_t staticSharedBytes = 0;  ///< cubin: the size of `.nv.shared.<kernel>` (`cuobjdump -res-usage` SHARED),
                                   ///< shared memory the CTA holds on top of Triton's dynamic `shared`
@@ -25,11 +27,13 @@ struct BinaryResources {
 llvm::Expected<BinaryResources> readCubinResources(llvm::StringRef path, llvm::StringRef kernel);
 
 /// Reads the register use of `kernel` (or of the first kernel) from an AMDGPU code object
-/// (hsaco): the NT_AMDGPU_METADATA note (msgpack, AMDGPU code object v3+, LLVM AMDGPUUsage
-/// "Code Object V3 Metadata"): `.vgpr_count` and `.agpr_count`. On gfx90a and later the
-/// accumulation VGPRs follow the architectural ones in one file, the latter rounded up to 4
-/// (LLVM AMDGPUUsage, "AMDGPU_... accum_offset"), so the count is align(vgpr, 4) + agpr.
-/// Fails on an unreadable or non-ELF file or a code object without the kernel.
+/// (hsaco) as the wave launch allocates it: the kernel descriptor `<kernel>.kd` (LLVM AMDGPUUsage
+/// "Kernel Descriptor"): COMPUTE_PGM_RSRC1.GRANULATED_WORKITEM_VGPR_COUNT = total / 8 - 1 on
+/// gfx90a / gfx942 / gfx950, whose unified 512-entry VGPR file per SIMD lane holds the arch VGPRs and,
+/// from COMPUTE_PGM_RSRC3.ACCUM_OFFSET ((accum_offset / 4) - 1), the AGPRs (AMD CDNA3 ISA section 3.6.4:
+/// each <= 256, <= 512 per wave). Without a descriptor: the NT_AMDGPU_METADATA note's `.vgpr_count`
+/// (already arch + acc, LLVM's getTotalNumVGPRs) rounded to the granule of 8. Fails on an unreadable or
+/// non-ELF file, a code object without the kernel, or more VGPRs than a wave can hold.
 llvm::Expected<BinaryResources> readHsacoResources(llvm::StringRef path, llvm::StringRef kernel);
 
 } // namespace tlxsim::sim

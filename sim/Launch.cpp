@@ -3,6 +3,8 @@
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 
+#include <cmath>
+
 namespace tlxsim::sim {
 
 /// CUDA's maximum grid dimensions (CUDA C++ Programming Guide section 20.2).
@@ -46,9 +48,17 @@ llvm::Error Launch::setGrid(llvm::StringRef text) {
 llvm::Error Launch::setArg(llvm::StringRef text) {
   auto [name, value] = text.split('=');
   int64_t number;
-  if (name.empty() || value.trim().getAsInteger(0, number))
-    return llvm::createStringError("--arg expects NAME=INTEGER, got '%s'", text.str().c_str());
-  args[name] = number;
+  double real;
+  if (!name.empty() && !value.trim().getAsInteger(0, number)) {
+    args[name] = number;
+    floatArgs.erase(name);
+  } else if (!name.empty() && !value.trim().empty() && !value.trim().getAsDouble(real) && std::isfinite(real)) {
+    floatArgs[name] = real;
+    args.erase(name);
+  } else {
+    return llvm::createStringError("--arg expects NAME=INTEGER or NAME=NUMBER (a float argument), got '%s'",
+                                   text.str().c_str());
+  }
   flagArgs.insert(name);
   return llvm::Error::success();
 }
@@ -109,10 +119,13 @@ llvm::Error Launch::loadJsonObject(const llvm::json::Object &spec, llvm::StringR
   }
   if (const llvm::json::Object *scalars = root->getObject("args")) {
     for (const auto &[name, value] : *scalars) {
-      auto number = value.getAsInteger();
-      if (!number)
-        return bad("\"args\"." + name.str() + " must be an integer");
-      args[name] = *number;
+      if (auto number = value.getAsInteger()) {
+        args[name] = *number;
+      } else if (auto real = value.getAsNumber()) {
+        floatArgs[name] = *real; // a float scalar (e.g. sm_scale); bind() checks the argument is a float
+      } else {
+        return bad("\"args\"." + name.str() + " must be a number");
+      }
     }
   }
   if (const llvm::json::Object *descs = root->getObject("descs")) {
@@ -187,6 +200,16 @@ llvm::Expected<std::vector<Value>> Launch::bind(const Program &program) const {
     switch (arg.kind) {
     case KernelArg::Scalar: {
       auto it = args.find(arg.name);
+      bool haveFloat = floatArgs.count(arg.name) > 0;
+      if (arg.isFloat && (it != args.end() || haveFloat)) {
+        frame[arg.slot] = Value::tensor(); // float scalars carry no data (see bind's docstring)
+        break;
+      }
+      if (it == args.end() && haveFloat) {
+        invalid.push_back("argument '" + arg.name + "' = " + std::to_string(floatArgs.lookup(arg.name)) +
+                          " is not an integer (the kernel's argument is i" + std::to_string(arg.bits) + ")");
+        break;
+      }
       if (it == args.end()) {
         missing.push_back("scalar argument '" + arg.name + "' (--arg " + arg.name + "=VALUE)");
         break;

@@ -19,7 +19,10 @@ namespace tlxsim::sim {
 struct Launch {
   std::array<int64_t, 3> grid{1, 1, 1};
   bool haveGrid = false;
-  llvm::StringMap<int64_t> args;                    ///< scalar arguments by Python name
+  llvm::StringMap<int64_t> args;                    ///< integer scalar arguments by Python name
+  /// Floating-point scalar arguments by Python name (a launch spec's non-integral number, `--arg NAME=1.5`);
+  /// an integral value given for a float argument is in `args`.
+  llvm::StringMap<double> floatArgs;
   llvm::StringSet<> flagArgs;                       ///< names given with --arg (must exist in the kernel)
   llvm::StringMap<std::vector<int64_t>> descShapes; ///< global shape of each descriptor argument
   /// `cluster_dims` of the launch spec (TLX's metadata key: CTAs per cluster along x, y, z), if given: checked
@@ -29,7 +32,7 @@ struct Launch {
   /// `--grid X[,Y[,Z]]`, within CUDA's grid limits (x < 2^31, y and z < 2^16; CUDA C++
   /// Programming Guide section 20.2).
   llvm::Error setGrid(llvm::StringRef text);
-  /// `--arg NAME=VALUE`.
+  /// `--arg NAME=VALUE`: an integer (decimal, 0x...) or a floating-point number (for a float argument).
   llvm::Error setArg(llvm::StringRef text);
   /// `--desc NAME=D0xD1[x...]`.
   llvm::Error setDesc(llvm::StringRef text);
@@ -52,7 +55,11 @@ struct Launch {
   llvm::Error checkClusters(const Program &program) const;
 
   /// The initial frame of a CTA: every kernel argument bound by Python name (descriptor
-  /// shape/stride arguments from the descriptor's global shape, row-major, contiguous).
+  /// shape/stride arguments from the descriptor's global shape, row-major, contiguous). A float
+  /// argument (KernelArg::isFloat) takes an integer or a float value and is bound as an opaque
+  /// tensor-like value: float arithmetic carries no data in the simulator (register work only), so
+  /// its value reaches no scalar the control flow or addresses read. A float value for an integer
+  /// argument is an error.
   /// Fails naming every value the launch lacks (the grid, a scalar, a descriptor), a
   /// value that does not fit its argument's type, a descriptor shape of the wrong rank,
   /// and an `--arg` the kernel does not have (a launch JSON may carry extra arguments,

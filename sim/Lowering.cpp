@@ -28,6 +28,7 @@ constexpr Family kFamilies[] = {
     &Lowerer::lowerScalar,       &Lowerer::lowerControlFlow, &Lowerer::lowerTcgen05,  &Lowerer::lowerSharedMemory,
     &Lowerer::lowerMbarrier,     &Lowerer::lowerTma,         &Lowerer::lowerWgmma,    &Lowerer::lowerNamedBarrier,
     &Lowerer::lowerCluster,      &Lowerer::lowerGlobalMemory, &Lowerer::lowerAsyncCopy, &Lowerer::lowerRegister,
+    &Lowerer::lowerStructure,
     &Lowerer::lowerAmd,
 };
 
@@ -79,6 +80,7 @@ llvm::Error Lowerer::lowerArgs(mlir::Block &entry) {
     if (isa<ir::PtrType>(arg.getType()))
       out.kind = KernelArg::Pointer;
     out.bits = scalarBits(arg.getType());
+    out.isFloat = isa<FloatType>(arg.getType());
     p.args.push_back(out);
   }
   return llvm::Error::success();
@@ -106,11 +108,8 @@ int32_t Lowerer::lowerBlock(mlir::Block &block) {
 int32_t Lowerer::lowerRegion(Region &region) {
   if (region.empty())
     return -1;
-  if (!region.hasOneBlock()) {
-    notSupported(*region.getParentOp(), "regions with several blocks (cf.br / cf.cond_br control flow) are not "
-                                        "supported by the simulator yet");
-    return -1;
-  }
+  if (!region.hasOneBlock())
+    return lowerCfgRegion(region);
   return lowerBlock(region.front());
 }
 

@@ -42,6 +42,11 @@ enum class Op : uint8_t {
                   ///< sub = 1 for a 2-CTA copy (`two_cta`: completes on the barrier of the pair's leader CTA)
   TmaStore,       ///< args = desc, coords..., src; imm = box bytes; imm2 = #coords
   TmaStoreWait,   ///< imm = pendings
+  /// fbtriton 3.7 `ttng.async_tma_store_token_wait %tok`: args = token (the TmaStore's result: its async op id);
+  /// waits until that store and the issuer's earlier ones have read their shared memory (cp.async.bulk.wait_group.read
+  /// with the count of the issuer's younger bulk groups, PTX ISA 9.7.9.25.4.3); its barriers arrive after it as
+  /// separate ArriveBarrier instructions.
+  TmaStoreTokenWait,
   FenceAsync,     ///< fence.proxy.async
   WgmmaIssue,     ///< args = a, b, c, [useC]; imm = FLOPs; imm2 = smem bytes read; result = d
   WgmmaWait,      ///< imm = pendings; results = args (accumulators become readable)
@@ -149,6 +154,7 @@ struct KernelArg {
   int32_t slot = -1;
   int32_t dim = 0;  ///< DescShape / DescStride: the dimension
   int32_t bits = 32;
+  bool isFloat = false;       ///< Scalar: a floating-point argument (f16/bf16/f32/f64), bound as an opaque value
   std::vector<int64_t> block; ///< Desc: the box shape
   int64_t elementBytes = 0;   ///< Desc: bytes per element
 };

@@ -68,7 +68,8 @@ void SummaryView::onInstr(const InstrEvent &e) {
   if (e.operandWait) {
     s.wait += span;
     addWait(s, e.instr->op == Op::Dot ? tensorCoreWait_ : operandsWait_, span);
-  } else if (e.instr->op == Op::WgmmaWait || e.instr->op == Op::TmaStoreWait || e.instr->op == Op::AsyncWait) {
+  } else if (e.instr->op == Op::WgmmaWait || e.instr->op == Op::TmaStoreWait || e.instr->op == Op::TmaStoreTokenWait ||
+             e.instr->op == Op::AsyncWait) {
     s.wait += span;
     addWait(s, e.instr->op == Op::WgmmaWait ? wgmmaWait_ : e.instr->op == Op::AsyncWait ? cpAsyncWait_ : tmaStoreWait_,
             span);

@@ -69,7 +69,7 @@ void Timeline::addWait(int32_t agentId, int32_t loc, const std::string &what, Cy
 
 void Timeline::onInstr(const InstrEvent &e) {
   AgentState &a = agent(e.agent);
-  bool asyncWait = e.instr->op == Op::WgmmaWait || e.instr->op == Op::TmaStoreWait;
+  bool asyncWait = e.instr->op == Op::WgmmaWait || e.instr->op == Op::TmaStoreWait || e.instr->op == Op::TmaStoreTokenWait;
   if (asyncWait && e.end > e.start)
     addWait(e.agent, e.instr->loc, e.instr->op == Op::WgmmaWait ? "wgmma" : "TMA store", e.end - e.start);
   if (a.track < 0)

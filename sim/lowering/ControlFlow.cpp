@@ -93,7 +93,9 @@ bool Lowerer::lowerControlFlow(Operation &op, StringRef name, std::vector<Instr>
     instr.block = lowerRegion(op.getRegion(0));
     instr.sub = op.hasAttr("unsignedCmp") ? 1 : 0;
     instr.bits = scalarBits(op.getOperand(0).getType());
+    warpPipelineLoopFence(op, /*after=*/false, out);
     out.push_back(instr);
+    warpPipelineLoopFence(op, /*after=*/true, out);
     return true;
   }
   if (name == "scf.if") {

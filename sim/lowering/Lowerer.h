@@ -213,6 +213,21 @@ public:
   bool lowerAsyncCopy(Operation &op, StringRef name, std::vector<Instr> &out);    ///< lowering/AsyncCopy.cpp
   bool lowerRegister(Operation &op, StringRef name, std::vector<Instr> &out);     ///< lowering/Register.cpp
   bool lowerAmd(Operation &op, StringRef name, std::vector<Instr> &out);          ///< lowering/Amd.cpp
+  bool lowerStructure(Operation &op, StringRef name, std::vector<Instr> &out);    ///< lowering/Structure.cpp
+
+  /// A region of several blocks whose cf.br / cf.cond_br form chains, triangles and diamonds (each cond_br's
+  /// successors meet at one join block): lowered as one Program block with an `If` per branch whose results
+  /// are the join block's arguments; anything else (loops, unmatched joins) is unsupported (lowering/Structure.cpp).
+  int32_t lowerCfgRegion(Region &region);
+  /// A CTA barrier instruction at `op`'s location (lowering/Structure.cpp).
+  void ctaBarrier(Operation &op, std::vector<Instr> &out);
+  /// The barrier ConvertWarpPipeline puts before (`after` false) or after a `triton.warp_pipeline.pipelined_for`
+  /// loop, as thread 0 executes it; nothing for other loops (lowering/Structure.cpp).
+  void warpPipelineLoopFence(Operation &forOp, bool after, std::vector<Instr> &out);
+  /// A new slot holding the i1 constant `value`, set by a Const appended to `out` (lowering/Structure.cpp).
+  int32_t constSlot(Operation &op, int64_t value, std::vector<Instr> &out);
+  /// A new Program block holding only a Yield of `values` (a branch's operands), at `branch`'s location.
+  int32_t yieldBlock(Operation &branch, ValueRange values);
 
   /// The value of the scalar `v` in thread `tid` if it is computed from constants and the thread id by integer
   /// arith only; `usesTid` tells whether it reads the id (lowering/ControlFlow.cpp).

@@ -5,7 +5,8 @@ using namespace mlir;
 
 namespace tlxsim::sim::lowering {
 
-/// TMA copies (load, store, reduce, gather, scatter), async_tma_store_wait, fence_async_shared.
+/// TMA copies (load, store, reduce, gather, scatter), async_tma_store_wait, async_tma_store_token_wait,
+/// fence_async_shared.
 bool Lowerer::lowerTma(Operation &op, StringRef name, std::vector<Instr> &out) {
   if (name == "ttng.async_tma_copy_global_to_local" || name == "ttng.async_tma_copy_local_to_global" ||
       name == "ttng.async_tma_reduce") {
@@ -45,6 +46,42 @@ bool Lowerer::lowerTma(Operation &op, StringRef name, std::vector<Instr> &out) {
     Instr instr = make(Op::TmaStoreWait, op);
     instr.imm = intAttr(op, "pendings");
     out.push_back(instr);
+    return true;
+  }
+  // Device-side tensor descriptors (TLX `make_tensor_descriptor` in the kernel): `ttg.global_scratch_alloc` is a
+  // pointer into the launch's global scratch (pointers carry no address in the simulator: 0, as kernel pointer
+  // arguments are bound); `ttng.tensormap_create` writes the 128-byte CUtensorMap there (a global store; PTX ISA
+  // tensormap.replace / st.global of the map); `ttng.reinterpret_tensor_descriptor` reads the map back as a
+  // descriptor value that TMA ops take (their box bytes come from its !tt.tensordesc type, which
+  // tensormap_create's box_dim matches). The acquire fence (`ttng.tensormap_fenceproxy_acquire`) is a hint.
+  if (name == "ttg.global_scratch_alloc" || name == "ttng.reinterpret_tensor_descriptor") {
+    if (op.getNumResults() != 1)
+      return reject(op, "expected one result");
+    Instr instr = make(Op::Const, op);
+    instr.imm = 0;
+    instr.bits = 64;
+    out.push_back(instr);
+    return true;
+  }
+  if (name == "ttng.tensormap_create")
+    return addressed(op, out, Op::GlobalStore, {"desc_ptr"}, 128); // sizeof(CUtensorMap)
+  if (name == "ttng.async_tma_store_token_wait") {
+    Instr instr = make(Op::TmaStoreTokenWait, op);
+    instr.args = {required(op, "token")};
+    out.push_back(instr);
+    // Then an arrive on each barrier whose predicate holds (TLX: the staging buffer's release).
+    std::vector<int32_t> barriers = operands(op, "barriers"), preds = operands(op, "barrier_preds");
+    if (!preds.empty() && preds.size() != barriers.size())
+      return reject(op, "has " + llvm::Twine(barriers.size()) + " barriers but " + llvm::Twine(preds.size()) +
+                               " predicates");
+    for (size_t i = 0; i < barriers.size(); ++i) {
+      Instr arrive;
+      arrive.op = Op::ArriveBarrier;
+      arrive.loc = instr.loc;
+      arrive.args = {barriers[i], preds.empty() ? -1 : preds[i]};
+      arrive.imm = 1;
+      out.push_back(arrive);
+    }
     return true;
   }
   if (name == "ttng.fence_async_shared") {

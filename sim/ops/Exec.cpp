@@ -27,7 +27,7 @@ Family familyOf(Op op) {
     return &Impl::execSharedMemory;
   case Op::InitBarrier: case Op::InvalBarrier: case Op::BarrierExpect: case Op::ArriveBarrier: case Op::WaitBarrier:
     return &Impl::execMbarrier;
-  case Op::TmaLoad: case Op::TmaStore: case Op::TmaStoreWait:
+  case Op::TmaLoad: case Op::TmaStore: case Op::TmaStoreWait: case Op::TmaStoreTokenWait:
     return &Impl::execTma;
   case Op::WgmmaIssue: case Op::WgmmaWait:
     return &Impl::execWgmma;

@@ -19,7 +19,7 @@ uint64_t boxKey(Engine::Impl::Agent &a, const Instr &in) {
 
 } // namespace
 
-/// TmaLoad, TmaStore, TmaStoreWait.
+/// TmaLoad, TmaStore, TmaStoreWait, TmaStoreTokenWait.
 Step Engine::Impl::execTma(Agent &a, const Instr &in, Cycle now) {
   Cta &cta = *a.cta;
   Sm &sm = sms[cta.sm];
@@ -91,12 +91,29 @@ Step Engine::Impl::execTma(Agent &a, const Instr &in, Cycle now) {
     int64_t op = issueAsync(a);
     access(a, op, in.args.back(), in.viewElems[0], /*write=*/false, /*asyncProxy=*/true, in);
     a.storeGroups.emplace_back(done, op);
+    if (in.result >= 0) // fbtriton 3.7's token: names this store's bulk group
+      a.frame[in.result] = Value::integer(op);
     AsyncEvent e{AsyncEvent::TmaStore, cta.sm, a.info.id, in.loc, a.time, done, in.imm, 0, true, op};
     emit([&](Listener &l) { l.onAsync(e); });
     return next(a);
   }
   case Op::TmaStoreWait:
     return waitGroups(a, in, a.storeGroups, start);
+  case Op::TmaStoreTokenWait: {
+    // The store's group and every older one of this issuer (bulk groups complete in order for
+    // cp.async.bulk.wait_group.read N: all but the N most recent). A token no store made (ub.poison, the
+    // first iteration of a loop-carried token) names no group: nothing to wait for.
+    const Value &token = a.frame[in.args[0]];
+    while (token.kind == Value::Int && !a.storeGroups.empty() && a.storeGroups.front().second <= token.i) {
+      auto [done, op] = a.storeGroups.front();
+      a.time = std::max(a.time, done);
+      a.storeGroups.pop_front();
+      emit([&](Listener &l) { l.onAsyncRetired(a.info.id, op, a.time); });
+    }
+    InstrEvent e{a.info.id, &in, start, a.time, /*operandWait=*/false};
+    emit([&](Listener &l) { l.onInstr(e); });
+    return next(a);
+  }
   default:
     break;
   }

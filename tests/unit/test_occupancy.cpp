@@ -108,10 +108,24 @@ TEST_CASE("occupancy rules: registers per sub-partition, shared-memory unit and 
   CHECK(llvm::toString(o.takeError()).find("shared memory") != std::string::npos);
 }
 
-TEST_CASE("hsaco registers: unified VGPR file of gfx942 (align(vgpr, 4) + agpr)") {
+TEST_CASE("hsaco registers: the kernel descriptor's unified VGPR allocation of gfx942 (arch + acc, granule 8)") {
   auto r = sim::readHsacoResources(TLXSIM_SOURCE_DIR "/tests/inputs/amd-gfx942/gemm/s2/gemm_kernel.hsaco", "gemm_kernel");
   REQUIRE(r);
-  CHECK(r->registersPerThread == 208 + 64); // .vgpr_count 208, .agpr_count 64 (llvm-readelf --notes)
+  // gemm_kernel.kd: COMPUTE_PGM_RSRC1 = 0x00af0119 (bits 5:0 = 25: (25 + 1) x 8 = 208 VGPRs),
+  // COMPUTE_PGM_RSRC3 = 0x23 (ACCUM_OFFSET 35: (35 + 1) x 4 = 144 arch VGPRs); the metadata note agrees:
+  // .vgpr_count 208 (the total), .agpr_count 64 (llvm-readelf --notes; llvm-objdump -s -j .rodata).
+  CHECK(r->registersPerThread == 208);
+  CHECK(r->architecturalVgprs == 144);
+  CHECK(r->accumulationVgprs == 64);
+  // gfx950 attention (TLX amd_fa_pipelined simple): RSRC1 bits 5:0 = 49 -> 400 VGPRs, RSRC3 ACCUM_OFFSET 63 ->
+  // 256 arch VGPRs; .vgpr_count 400, .agpr_count 144. One wave of 400 VGPRs per SIMD (512-entry file).
+  auto fa = sim::readHsacoResources(
+      TLXSIM_SOURCE_DIR "/tests/inputs/tlx/amd-gfx950/amd_fa_pipelined/simple/_attn_fwd_async_simple.hsaco",
+      "_attn_fwd_async_simple");
+  REQUIRE(fa);
+  CHECK(fa->registersPerThread == 400);
+  CHECK(fa->architecturalVgprs == 256);
+  CHECK(fa->accumulationVgprs == 144);
   auto missing = sim::readHsacoResources(TLXSIM_SOURCE_DIR "/tests/inputs/amd-gfx942/gemm/s2/gemm_kernel.hsaco", "nope");
   CHECK_FALSE(missing);
   llvm::consumeError(missing.takeError());
