@@ -28,7 +28,7 @@ constexpr Family kFamilies[] = {
     &Lowerer::lowerScalar,       &Lowerer::lowerControlFlow, &Lowerer::lowerTcgen05,  &Lowerer::lowerSharedMemory,
     &Lowerer::lowerMbarrier,     &Lowerer::lowerTma,         &Lowerer::lowerWgmma,    &Lowerer::lowerNamedBarrier,
     &Lowerer::lowerCluster,      &Lowerer::lowerGlobalMemory, &Lowerer::lowerAsyncCopy, &Lowerer::lowerRegister,
-    &Lowerer::lowerAmd,
+    &Lowerer::lowerAmd,          &Lowerer::lowerClc,
 };
 
 } // namespace

@@ -11,7 +11,7 @@ bool Lowerer::lowerCluster(Operation &op, StringRef name, std::vector<Instr> &ou
     out.push_back(make(name == "ttng.cluster_arrive" ? Op::ClusterArrive : Op::ClusterWait, op));
     return true;
   }
-  if (name == "nvgpu.cluster_id") {
+  if (name == "nvgpu.cluster_id" || name == "nvg.cluster_id") { // nvg: fbtriton's dialect name
     Instr instr = make(Op::ClusterCtaRank, op);
     instr.bits = 32;
     out.push_back(instr);

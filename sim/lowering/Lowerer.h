@@ -213,6 +213,7 @@ public:
   bool lowerAsyncCopy(Operation &op, StringRef name, std::vector<Instr> &out);    ///< lowering/AsyncCopy.cpp
   bool lowerRegister(Operation &op, StringRef name, std::vector<Instr> &out);     ///< lowering/Register.cpp
   bool lowerAmd(Operation &op, StringRef name, std::vector<Instr> &out);          ///< lowering/Amd.cpp
+  bool lowerClc(Operation &op, StringRef name, std::vector<Instr> &out);          ///< lowering/Clc.cpp
 
   /// The value of the scalar `v` in thread `tid` if it is computed from constants and the thread id by integer
   /// arith only; `usesTid` tells whether it reads the id (lowering/ControlFlow.cpp).
