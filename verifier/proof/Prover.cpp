@@ -590,7 +590,7 @@ void Prover::execOp(Operation &op, Env &env, const z3::expr &guard, std::vector<
       opaque();
     return;
   }
-  if (name == "nvgpu.cluster_id") {
+  if (name == "nvgpu.cluster_id" || name == "nvg.cluster_id") { // nvg: fbtriton (TLX cluster_cta_rank)
     // The CTA's rank in its cluster: one launch quantity per CTA, in [0, ttg.num-ctas) (constrained in run()).
     env[op.getResult(0)] = param(op, "cluster_rank");
     return;
