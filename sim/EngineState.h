@@ -336,6 +336,9 @@ struct Engine::Impl {
   Step execClc(Agent &a, const Instr &in, Cycle now);           ///< ops/Clc.cpp
   /// CLC: cancels the next not-yet-launched cluster (launch order); its first linear CTA id, or -1 (ops/Clc.cpp).
   int64_t cancelNextCluster();
+  /// CLC: advances the dispatcher past canceled clusters it has reached (ops/Clc.cpp; called by startCta).
+  void skipCanceledClusters();
+  std::set<int64_t> canceledClusters; ///< CLC-canceled clusters the dispatcher has not reached yet
 };
 
 } // namespace tlxsim::sim

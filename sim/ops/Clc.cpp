@@ -11,18 +11,30 @@ using namespace engine;
 /// Cancels the next not-yet-launched cluster of the simulated grid, in launch order, as the hardware's dispatcher
 /// answers clusterlaunchcontrol.try_cancel (PTX ISA "clusterlaunchcontrol.try_cancel": the request succeeds by
 /// cancelling a cluster that has not started and returning its first CTA's id, and fails once none is left).
-/// Its CTAs never start: their id slots stay empty (`ctas` is indexed by CTA id). Returns the cluster's first
-/// linear CTA id, or -1.
+/// Its CTAs never start: their id slots stay empty (`ctas` is indexed by CTA id). A cluster whose CTAs have
+/// started only in part (they start one SM slot at a time) is not cancelable: the next whole cluster is canceled
+/// and skipped when the dispatcher reaches it. Returns the cluster's first linear CTA id, or -1.
 int64_t Engine::Impl::cancelNextCluster() {
   int64_t size = program.clusterSize();
-  if (nextCta + size > totalCtas)
+  int64_t cluster = (nextCta + size - 1) / size;
+  while (canceledClusters.count(cluster))
+    ++cluster;
+  if ((cluster + 1) * size > totalCtas)
     return -1;
-  int64_t first = nextCta;
-  nextCta += size;
-  for (int64_t i = 0; i < size; ++i)
-    ctas.push_back(nullptr);
   ++result.clcCanceled;
-  return first;
+  canceledClusters.insert(cluster);
+  skipCanceledClusters();
+  return cluster * size;
+}
+
+/// Advances the dispatcher past the canceled clusters it has reached (their id slots stay empty).
+void Engine::Impl::skipCanceledClusters() {
+  int64_t size = program.clusterSize();
+  while (nextCta % size == 0 && canceledClusters.erase(nextCta / size)) {
+    for (int64_t i = 0; i < size; ++i)
+      ctas.push_back(nullptr);
+    nextCta += size;
+  }
 }
 
 /// The %ctaid of linear CTA `id` (the dispatch order of Engine.cpp's startCta: cluster by cluster, ranks
