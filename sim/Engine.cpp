@@ -13,6 +13,7 @@ namespace tlxsim::sim {
 using namespace engine;
 
 void Engine::Impl::startCta(int32_t smIndex, Cycle t) {
+  skipCanceledClusters(); // CTAs canceled by a CLC try_cancel never start (ops/Clc.cpp)
   if (nextCta >= totalCtas)
     return;
   auto cta = std::make_unique<Cta>();

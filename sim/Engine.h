@@ -31,8 +31,11 @@ struct SimOptions {
 struct SimResult {
   Cycle cycles = 0;        ///< kernel time in SM cycles (launch to last CTA done)
   bool stalled = false;    ///< some agent could never progress (a deadlock)
-  int64_t ctasSimulated = 0;
+  int64_t ctasSimulated = 0;  ///< CTAs that started (CLC-canceled ones never do)
   uint64_t instructions = 0; ///< instructions executed over all agents (what SimOptions::maxInstructions bounds)
+  /// Cluster launch control: try_cancel requests issued, and clusters they canceled. Responses are decided by the
+  /// simulator's CTA dispatcher: the next not-yet-started cluster in launch order, failing once none is left.
+  int64_t clcRequests = 0, clcCanceled = 0;
   int32_t ctasPerSm = 0;   ///< occupancy
   int32_t numSms = 0;
   double clockMhz = 0;     ///< SM clock the time is computed at (depends on tensor-core load)

@@ -130,6 +130,9 @@ struct Cta {
   std::unordered_map<uint64_t, MBarrier> barriers;
   std::unordered_map<uint64_t, std::vector<int32_t>> waiters;
   NamedBarriers named;
+  /// CLC responses in this CTA's shared memory, by (allocation, element offset): the canceled cluster's first
+  /// linear CTA id, -1 for a failed request (ops/Clc.cpp)
+  std::map<std::pair<int32_t, int64_t>, int64_t> clcResponses;
 };
 
 /// One SM's hardware units (units/): the tensor pipe, the TMA engine, the LSU and the shared-memory pipe.
@@ -330,6 +333,12 @@ struct Engine::Impl {
   Step execNamedBarrier(Agent &a, const Instr &in, Cycle now);  ///< ops/NamedBarrier.cpp
   Step execCluster(Agent &a, const Instr &in, Cycle now);       ///< ops/Cluster.cpp
   Step execAmd(Agent &a, const Instr &in, Cycle now);           ///< ops/Amd.cpp
+  Step execClc(Agent &a, const Instr &in, Cycle now);           ///< ops/Clc.cpp
+  /// CLC: cancels the next not-yet-launched cluster (launch order); its first linear CTA id, or -1 (ops/Clc.cpp).
+  int64_t cancelNextCluster();
+  /// CLC: advances the dispatcher past canceled clusters it has reached (ops/Clc.cpp; called by startCta).
+  void skipCanceledClusters();
+  std::set<int64_t> canceledClusters; ///< CLC-canceled clusters the dispatcher has not reached yet
 };
 
 } // namespace tlxsim::sim

@@ -29,7 +29,7 @@ constexpr Family kFamilies[] = {
     &Lowerer::lowerMbarrier,     &Lowerer::lowerTma,         &Lowerer::lowerWgmma,    &Lowerer::lowerNamedBarrier,
     &Lowerer::lowerCluster,      &Lowerer::lowerGlobalMemory, &Lowerer::lowerAsyncCopy, &Lowerer::lowerRegister,
     &Lowerer::lowerStructure,
-    &Lowerer::lowerAmd,
+    &Lowerer::lowerAmd,          &Lowerer::lowerClc,
 };
 
 } // namespace

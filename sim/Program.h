@@ -86,6 +86,17 @@ enum class Op : uint8_t {
   RemoteStore,    ///< args = src, dst, rank, [bar]; imm = bytes: a store into the shared memory of the cluster CTA
                   ///< of rank `rank`; sub 0 generic (st.shared::cluster), 1 st.async from registers and 2 a bulk copy
                   ///< from the local shared-memory view src, both completing tx bytes on the peer's barrier
+  ClcTryCancel,   ///< args = mbarrier, response view: clusterlaunchcontrol.try_cancel (PTX ISA 9.7.13.x): cancels the
+                  ///< next not-yet-launched cluster of the grid, writes its 16-byte response to the view and completes
+                  ///< 16 tx bytes on the barrier, asynchronously; sub 1 = .multicast::cluster::all (every CTA of the
+                  ///< cluster receives both, issued by rank 0 only: fbtriton predicates it so)
+  ClcQuery,       ///< args = response view; results = first %ctaid x (, y, z) of the canceled cluster, -1 each when the
+                  ///< request failed (fbtriton clc_query_cancel: query_cancel.is_canceled + get_first_ctaid)
+  ClcLoad,        ///< args = response view; result = the response as an integer: the canceled cluster's first linear
+                  ///< CTA id, -1 when none was canceled (Triton 3.9 clc_load_result)
+  ClcIsCanceled,  ///< args = loaded response; result = i1 (query_cancel.is_canceled)
+  ClcProgramId,   ///< args = loaded response; imm = dim; result = program id along dim of the canceled cluster's
+                  ///< first CTA (query_cancel.get_first_ctaid, as tt.get_program_id counts), -1 if none
   Unknown,        ///< an op the simulator has no semantics for; name in Program::unknownOps[imm]
 };
 

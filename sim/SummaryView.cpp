@@ -268,6 +268,10 @@ void SummaryView::print(const SimResult &r, llvm::raw_ostream &os) const {
      << " MHz)\n";
   os << "CTAs:              " << r.ctasSimulated << ", " << r.ctasPerSm << " per SM (limited by " << r.occupancyLimit
      << ")\n";
+  if (r.clcRequests > 0)
+    os << "CLC:               " << r.clcRequests << " try_cancel requests, " << r.clcCanceled
+       << " clusters canceled (responses decided by the simulator's CTA dispatcher: the next not-yet-started "
+          "cluster in launch order, failing once none is left)\n";
   os << "Cycles:            " << r.cycles << "\n";
   os << "Time:              " << llvm::format("%.2f", d.timeUs) << " us\n";
   os << "Throughput:        " << llvm::format("%.1f", d.tflops) << " TFLOP/s, "

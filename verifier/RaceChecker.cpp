@@ -16,6 +16,8 @@ const char *opName(Op op, bool write, bool amd = false) {
   case Op::LocalStore: return "the local_store";
   case Op::LocalLoad: return "the local_load";
   case Op::RemoteStore: return "the remote shared-memory store";
+  case Op::ClcTryCancel: return "the CLC try_cancel response";
+  case Op::ClcQuery: case Op::ClcLoad: return "the CLC response read";
   default: return write ? "the write" : "the read";
   }
 }

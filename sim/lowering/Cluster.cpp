@@ -11,6 +11,12 @@ bool Lowerer::lowerCluster(Operation &op, StringRef name, std::vector<Instr> &ou
     out.push_back(make(name == "ttng.cluster_arrive" ? Op::ClusterArrive : Op::ClusterWait, op));
     return true;
   }
+  if (name == "ttng.cluster_barrier") {
+    // Triton 3.9's one-op cluster barrier: barrier.cluster.arrive then barrier.cluster.wait (PTX ISA 9.7.13.3).
+    out.push_back(make(Op::ClusterArrive, op));
+    out.push_back(make(Op::ClusterWait, op));
+    return true;
+  }
   if (name == "nvgpu.cluster_id" || name == "nvg.cluster_id") { // nvg: fbtriton 3.7 (TLX cluster_cta_rank)
     Instr instr = make(Op::ClusterCtaRank, op);
     instr.bits = 32;

@@ -213,6 +213,7 @@ public:
   bool lowerAsyncCopy(Operation &op, StringRef name, std::vector<Instr> &out);    ///< lowering/AsyncCopy.cpp
   bool lowerRegister(Operation &op, StringRef name, std::vector<Instr> &out);     ///< lowering/Register.cpp
   bool lowerAmd(Operation &op, StringRef name, std::vector<Instr> &out);          ///< lowering/Amd.cpp
+  bool lowerClc(Operation &op, StringRef name, std::vector<Instr> &out);          ///< lowering/Clc.cpp
   bool lowerStructure(Operation &op, StringRef name, std::vector<Instr> &out);    ///< lowering/Structure.cpp
 
   /// A region of several blocks whose cf.br / cf.cond_br form chains, triangles and diamonds (each cond_br's

@@ -43,7 +43,7 @@ bool isRegisterTensorOp(StringRef name) {
                              "tt.clampf", "tt.precise_sqrt", "tt.precise_divf", "tt.mulhiui", "tt.extern_elementwise",
                              "tt.elementwise_inline_asm", "tt.gather", "tt.histogram", "tt.advance", "tt.int_to_ptr",
                              "tt.ptr_to_int", "ttg.fp4_to_fp", "amdg.in_thread_transpose", "amdg.extract_slice",
-                             "amdg.concat", "amdg.scaled_upcast_fp4", "amdg.scaled_upcast_fp8", "amdg.upcast_mxfp"},
+                             "amdg.concat", "ttng.vote_ballot_sync", "amdg.scaled_upcast_fp4", "amdg.scaled_upcast_fp8", "amdg.upcast_mxfp"},
                             name);
 }
 

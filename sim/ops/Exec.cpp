@@ -45,6 +45,8 @@ Family familyOf(Op op) {
     return &Impl::execCluster;
   case Op::Sleep: case Op::ReadBarrierPhase:
     return &Impl::execAmd;
+  case Op::ClcTryCancel: case Op::ClcQuery: case Op::ClcLoad: case Op::ClcIsCanceled: case Op::ClcProgramId:
+    return &Impl::execClc;
   }
   return nullptr;
 }
@@ -58,6 +60,7 @@ bool Engine::Impl::isShared(Op op) {
   case Op::Tc05Mma: case Op::Tc05Commit: case Op::GlobalLoad: case Op::GlobalStore: case Op::AsyncCopy:
   case Op::Dot: case Op::Tc05Copy: case Op::ReadBarrierPhase: case Op::LocalLoad: case Op::LocalStore:
   case Op::NamedBarrier: case Op::ClusterArrive: case Op::ClusterWait: case Op::RemoteStore:
+  case Op::ClcTryCancel: case Op::ClcQuery: case Op::ClcLoad:
     return true;
   default:
     return false;

@@ -56,6 +56,7 @@ constexpr Knob kKnobs[] = {
     {"kernel_overhead_ns", &Costs::kernelOverheadNs, Knob::NonNegative},
     {"tmem_bytes_per_clk_sm", &Costs::tmemBytesPerClk, Knob::Positive, /*optional=*/true},
     {"s_sleep_unit_cycles", &Costs::sleepUnit, Knob::NonNegative, /*optional=*/true},
+    {"clc_response_cycles", &Costs::clcResponse, Knob::NonNegative, /*optional=*/true},
 };
 
 } // namespace

@@ -19,7 +19,7 @@ struct Costs {
       regAllocUnit, tmaRequestBytesPerClk, globalLoadLatency, lsuBytesPerClk, mmaSyncFlopsPerClk, ctaBarrier,
       lsuVectorBytes, mmaSyncFlopsPerInstr, smemLatency, kernelOverheadNs, clockThrottleOnset;
   // Optional knobs (NaN when the model lacks them; an op that needs one fails with its name).
-  double tmemBytesPerClk, sleepUnit;
+  double tmemBytesPerClk, sleepUnit, clcResponse;
   double hbmBytesPerClk = 0; ///< derived: hbmBytesPerS at the current SM clock (units/Clock.cpp lowers it)
 };
 

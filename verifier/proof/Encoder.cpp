@@ -103,7 +103,7 @@ void Encoder::execOps(llvm::ArrayRef<Operation *> ops, Env &env, const z3::expr 
 void Encoder::execOp(Operation &op, Env &env, const z3::expr &guard, std::vector<Event> *events, int part) {
   llvm::StringRef name = op.getName().getStringRef();
   OpCtx x{*this, op, env, guard, events, part, name};
-  if (isa<arith::ConstantOp>(op) || name == "nvgpu.cluster_id" || name == "tt.get_program_id" ||
+  if (isa<arith::ConstantOp>(op) || name == "nvgpu.cluster_id" || name == "nvg.cluster_id" || name == "tt.get_program_id" ||
       name == "tt.get_num_programs" ||
       (name.starts_with("arith.") && op.getNumResults() == 1 && op.getResult(0).getType().isIntOrIndex()))
     return execValue(x);

@@ -27,7 +27,7 @@ void Encoder::execValue(OpCtx &x) {
       opaque();
     return;
   }
-  if (name == "nvgpu.cluster_id") {
+  if (name == "nvgpu.cluster_id" || name == "nvg.cluster_id") { // nvg: fbtriton (TLX cluster_cta_rank)
     // The CTA's rank in its cluster: one launch quantity per CTA, in [0, ttg.num-ctas) (constrained in run()).
     env[op.getResult(0)] = param("cluster_rank");
     return;
