@@ -132,7 +132,7 @@ def evaluate(autotuner, args, kwargs, config, grid, model=None, max_ctas=2, work
     """Compile, check and predict one config (see the module docstring); never raises for a bad config."""
     start = time.time()
     label = capture_folder.config_label(config)
-    plain = capture_folder._plain(config.all_kwargs())
+    plain = capture_folder.plain(config.all_kwargs())
     try:
         launch = compile_config(autotuner, args, kwargs, config, grid, index, shape)
     except Exception as err:  # a config Triton cannot compile is a result, not a crash

@@ -15,21 +15,24 @@ from pathlib import Path
 from tlx_sim import kernel_module as kmod
 
 
-def _plain(value):
+def plain(value):
+    """``value`` as JSON can hold it: tuples as lists, dict keys as strings, anything else not a JSON scalar as
+    its ``str``."""
     if isinstance(value, (tuple, list)):
-        return [_plain(v) for v in value]
+        return [plain(v) for v in value]
     if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
+        return {str(k): plain(v) for k, v in value.items()}
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
     return str(value)
 
 
-def launch_json(launch, target, extra: dict | None = None) -> dict:
-    """launch.json of one intercepted/compiled launch (``extra`` keys are appended: config, shape, ...)."""
-    import triton
-    options = {k: _plain(v) for k, v in launch.launch_options.items()
-               if k not in ("num_warps", "grid", "warmup") and v is not None}
+
+def launch_fields(launch, target, excluded_options=("num_warps", "grid", "warmup")) -> dict:
+    """The launch.json fields every capture has (schema_version 1, kernels/README.md), in launch.json's order:
+    kernel, target, warps, grid, scalar ``args``, ``descs``, ``constexprs``, ``signature``, ``divisibility``, then
+    ``pointer_range``, ``ptrs`` and launch ``options`` (those not in ``excluded_options``) where present."""
+    options = {k: plain(v) for k, v in launch.launch_options.items() if k not in excluded_options and v is not None}
     spec = {
         "schema_version": kmod.LAUNCH_SCHEMA_VERSION,
         "kernel": launch.name,
@@ -38,7 +41,7 @@ def launch_json(launch, target, extra: dict | None = None) -> dict:
         "grid": list(launch.grid),
         "args": launch.scalar_args(),
         "descs": launch.descs,
-        "constexprs": _plain(launch.constexpr_values()),
+        "constexprs": plain(launch.constexpr_values()),
         "signature": dict(launch.signature),
         "divisibility": launch.attribute("tt.divisibility"),
     }
@@ -48,9 +51,23 @@ def launch_json(launch, target, extra: dict | None = None) -> dict:
         spec["ptrs"] = launch.ptrs()
     if options:
         spec["options"] = options
+    return spec
+
+
+def ordered(spec: dict, first: list[str]) -> dict:
+    """``spec`` with the keys of ``first`` (those present) in that order, then the others in their own order."""
+    out = {k: spec[k] for k in first if k in spec}
+    out.update((k, v) for k, v in spec.items() if k not in out)
+    return out
+
+
+def launch_json(launch, target, extra: dict | None = None) -> dict:
+    """launch.json of one intercepted/compiled launch (``extra`` keys are appended: config, shape, ...)."""
+    import triton
+    spec = launch_fields(launch, target)
     if launch.config is not None:
         spec["config"] = launch.config_name or config_label(launch.config)
-        spec["config_kwargs"] = _plain(launch.config.all_kwargs())
+        spec["config_kwargs"] = plain(launch.config.all_kwargs())
     if launch.shape:
         spec["shape"] = dict(launch.shape)
     spec.update(extra or {})

@@ -42,6 +42,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
+from tlx_sim import binder_attrs
+
 LAUNCH_SCHEMA_VERSION = 1
 BUG_MARKER = "_bug_"  # config names containing this are seeded bugs: capture them, never run them on hardware
 
@@ -247,18 +249,11 @@ class Specialization:
 
     def attribute(self, attr: str) -> dict:
         """One argument attribute (``tt.divisibility``, ``tt.pointer_range``) by argument name, where present."""
-        names = list(self.signature)
-        out = {}
-        for (index, *_), pairs in self.attrs.items():
-            for key, value in pairs:
-                if key == attr:
-                    out[names[index]] = value
-        return out
+        return binder_attrs.attribute_by_name(self.signature, self.attrs, attr)
 
     def constexpr_values(self) -> dict:
         """Every constexpr by argument name: the config's and those the JIT specialized (integer value 1)."""
-        names = list(self.signature)
-        return {names[index]: value for (index, *_), value in self.constexprs.items()}
+        return binder_attrs.constexprs_by_name(self.signature, self.constexprs)
 
 
 def specialize(km: KernelModule, config_name: str, shape: dict, target) -> Specialization:

@@ -29,6 +29,7 @@ import contextlib
 import types
 from dataclasses import dataclass, field
 
+from tlx_sim import binder_attrs
 from tlx_sim import fake_torch
 from tlx_sim.fake_torch import FakeTensor  # noqa: F401  (re-exported: the stand-in tensor of host code)
 
@@ -139,21 +140,11 @@ class Launch:
 
     def attribute(self, attr: str) -> dict:
         """One argument attribute (``tt.divisibility``, ``tt.pointer_range``) by argument name, where present."""
-        names = list(self.signature)
-        out = {}
-        for (index, *_), pairs in self.attrs.items():
-            for key, value in pairs:
-                if key == attr:
-                    out[names[index]] = value
-        return out
+        return binder_attrs.attribute_by_name(self.signature, self.attrs, attr)
 
     def constexpr_values(self) -> dict:
         """Every constexpr by argument name (the config's, defaults, and what the JIT specialized)."""
-        names = list(self.signature)
-        out = {}
-        for (index, *_), value in self.constexprs.items():
-            out[names[index]] = value
-        return out
+        return binder_attrs.constexprs_by_name(self.signature, self.constexprs)
 
     def scalar_args(self) -> dict:
         """Non-constexpr scalar arguments (int, float, bool) by name: what launch.json calls ``args``."""

@@ -20,6 +20,7 @@ import os
 import sys
 from pathlib import Path
 
+from tlx_sim import capture_folder
 from tlx_sim import kernel_module as kmod
 from tlx_sim import launch_capture as lc
 from tlx_sim.tlx_tutorial_recipes import RECIPES, Recipe  # noqa: F401  (re-exported)
@@ -133,52 +134,26 @@ def run_tutorial(name: str, config_names: list[str], target, shape: dict | None 
     return mine
 
 
-def _plain(value):
-    if isinstance(value, tuple):
-        return [_plain(v) for v in value]
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
-    if value is None or isinstance(value, (bool, int, float, str)):
-        return value
-    return str(value)
-
-
 def launch_json(name: str, launch: lc.Launch, target) -> dict:
-    """launch.json (schema_version 1, kernels/README.md) for one captured tutorial launch."""
+    """launch.json (schema_version 1, kernels/README.md) for one captured tutorial launch: the fields of every
+    capture (capture_folder.launch_fields) with the tutorial's own (module, config, shape, tutorial, entry,
+    kept_by_prune, compiler) in the committed captures' key order."""
     import triton
     rcp = RECIPES[name]
-    options = {k: _plain(v) for k, v in launch.launch_options.items() if k != "num_warps" and v is not None}
-    spec = {
-        "schema_version": kmod.LAUNCH_SCHEMA_VERSION,
-        "kernel": launch.name,
+    spec = capture_folder.launch_fields(launch, target, excluded_options=("num_warps",))
+    spec.update({
         "module": tutorial_path(name),
         "config": launch.config_name,
-        "target": kmod.target_str(target),
-        "num_warps": launch.options.num_warps,
-        "grid": list(launch.grid),
-        "args": launch.scalar_args(),
-        "descs": launch.descs,
-        "constexprs": _plain(launch.constexpr_values()),
         "shape": dict(launch.shape or rcp.shape),
-        "signature": dict(launch.signature),
-        "divisibility": launch.attribute("tt.divisibility"),
-    }
-    if launch.attribute("tt.pointer_range"):
-        spec["pointer_range"] = launch.attribute("tt.pointer_range")
-    if launch.ptrs():
-        spec["ptrs"] = launch.ptrs()
-    if options:
-        spec["options"] = options
-    spec.update({
         "tutorial": name,
         "entry": rcp.entry,
         "kept_by_prune": launch.kept_by_prune,
         "compiler": "fbtriton",
         "triton_version": triton.__version__,
     })
-    return spec
+    return capture_folder.ordered(spec, ["schema_version", "kernel", "module", "config", "target", "num_warps", "grid",
+                                         "args", "descs", "constexprs", "shape", "signature", "divisibility",
+                                         "pointer_range", "ptrs", "options"])
 
 
 def write_launch(name: str, launch: lc.Launch, target, cdir: Path) -> Path:

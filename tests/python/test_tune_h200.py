@@ -2,8 +2,8 @@
 
 For each ``traces/h200/tlx_*.json`` or ``traces/h200/tlx/tlx_*.json`` (records of ``tlx-sim run --record``, traces/README.md format: ``config``,
 ``shape``, ``measured_us``, ``capture`` relative to the folder) and each shape in it, every recorded config is
-predicted with ``tlx-sim predict`` on its own capture (``<capture>/<kernel>.ttgir`` with ``<capture>/launch.json``,
-or the record's ``launch``), the configs are ranked by predicted time, and the report gives per shape: the
+predicted with ``tlx-sim predict`` on its own capture (``<capture>/<kernel>.ttgir`` with ``<capture>/launch.json``
+overlaid by the record's ``launch``: grid, args and descs of the recorded shape), the configs are ranked by predicted time, and the report gives per shape: the
 measured time of the top-1 pick / the measured best (1.00 = tlx-sim picked the best), the measured best's rank in
 tlx-sim's order, and whether it is among the top 4.  Configs tlx-sim cannot predict rank last.
 
@@ -34,7 +34,9 @@ def predict(folder: Path, record: dict, kernel: str) -> float | None:
         return None
     launch = cdir / "launch.json"
     tmp = None
-    if "launch" in record and not launch.is_file():
+    if "launch" in record:
+        # The record's own grid / args / descs (the shape it measured) over the capture's launch.json: one capture
+        # serves every shape recorded with it, as in `tlx-sim xcheck`.
         spec = json.loads(launch.read_text()) if launch.is_file() else {}
         spec.update(record["launch"])
         tmp = tempfile.NamedTemporaryFile("w", suffix=".json", delete=False)
