@@ -7,7 +7,7 @@ overlaid by the record's ``launch``: grid, args and descs of the recorded shape)
 measured time of the top-1 pick / the measured best (1.00 = tlx-sim picked the best), the measured best's rank in
 tlx-sim's order, and whether it is among the top 4.  Configs tlx-sim cannot predict rank last.
 
-    python3 tests/python/test_tune_h200.py [--traces traces/h200] [--gate]
+    python3 tests/python/test_tune_h200.py [--traces traces/h200] [--gate] [--known-miss KERNEL]...
 
 Exit 77 (skipped) when there is no tlx_*.json record file; 0 otherwise, or with ``--gate`` 1 when some shape's
 top-1 pick is more than 5 % slower than the best or the best is not in the top 4 (issue 19's done criterion).
@@ -80,6 +80,10 @@ def main() -> int:
     parser.add_argument("--traces", type=Path, default=ROOT / "traces" / "h200")
     parser.add_argument("--kernel", action="append", help="only these record files' kernels (tlx_hopper_gemm_ws)")
     parser.add_argument("--gate", action="store_true", help="fail unless pick/best <= 1.05 and best in the top 4")
+    parser.add_argument("--known-miss", action="append", default=[],
+                        help="a kernel (record file stem) whose misses are known and explained: reported, not "
+                             "failing the gate; the gate fails when such a kernel meets the criterion on every shape "
+                             "(remove it from the list then)")
     args = parser.parse_args()
     files = sorted(args.traces.glob("tlx_*.json")) + sorted(args.traces.glob("tlx/tlx_*.json"))
     if not files:
@@ -87,16 +91,26 @@ def main() -> int:
         return 77
     if args.kernel:
         files = [f for f in files if f.stem in args.kernel]
-    rows, failed = [], 0
+    rows, failed, known = [], 0, {}
     for r in (row for f in files for row in validate(f)):
         rows.append(r)
         ok = r["pick_over_best"] <= 1.05 and r["best_in_top4"]
-        failed += not ok
+        if r["kernel"] in args.known_miss:
+            known[r["kernel"]] = known.get(r["kernel"], False) or not ok
+        else:
+            failed += not ok
         shape = ",".join(f"{k}={v}" for k, v in r["shape"].items())
         print(f"{'ok' if ok else 'MISS'}: {r['kernel']} {shape}: {r['predicted']}/{r['configs']} predicted; "
               f"top-1 {r['pick']} = {r['pick_over_best']:.3f} x best ({r['best']}); best ranked {r['best_rank']}"
               f"{' (in top 4)' if r['best_in_top4'] else ' (NOT in top 4)'}")
-    print(f"{len(rows) - failed} of {len(rows)} shapes meet top-1 within 5 % and best in top 4")
+    passing = sum(r["pick_over_best"] <= 1.05 and r["best_in_top4"] for r in rows)
+    print(f"{passing} of {len(rows)} shapes meet top-1 within 5 % and best in top 4")
+    for kernel in args.known_miss:
+        if kernel in known and not known[kernel]:
+            print(f"FAIL: {kernel} is listed as a known miss but meets the criterion on every shape: unlist it")
+            failed += 1
+        elif kernel in known:
+            print(f"known miss: {kernel} (not failing the gate)")
     return 1 if (args.gate and failed) else 0
 
 
