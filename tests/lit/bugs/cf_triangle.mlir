@@ -1,7 +1,7 @@
 // Unstructured control flow (cf.cond_br / cf.br): a function body split into blocks, as fbtriton 3.7 emits for
 // an early `if` whose branches rejoin (AMD's XCD pid remap). The simulator runs a cond_br triangle as an scf.if
 // whose results are the join block's arguments. Here the proxy fence before a TMA store sits in the branch that
-// runs when `%go` holds. FIXED: %go = pid >= 0 (always): the fence runs. BUG: %go = pid < 0 (never): the TMA
+// runs when `%go` holds. Correct twin: %go = pid >= 0 (always): the fence runs. BUG: %go = pid < 0 (never): the TMA
 // store reads buf through the async proxy after a generic write with no fence_async_shared (missing-fence).
 // RUN: %tlx-sim check %s --grid 2 --desc c_desc=256x64 --schedules 4 2>&1 | FileCheck %s --check-prefix=FIXED
 // FIXED-NOT: warning

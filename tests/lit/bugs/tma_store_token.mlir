@@ -2,7 +2,7 @@
 // bulk-async group, and `ttng.async_tma_store_token_wait %tok` waits until that store (and the issuer's older
 // ones) have read their shared memory: cp.async.bulk.wait_group.read N with N the younger groups (PTX ISA
 // 9.7.9.25.4.3). Two stores: %a from buf_a, then %b from buf_b; waiting on %a frees buf_a only.
-// FIXED: buf_a is rewritten after the wait on %a. BUG: buf_b is rewritten after the wait on %a, while the
+// Correct twin: buf_a is rewritten after the wait on %a. BUG: buf_b is rewritten after the wait on %a, while the
 // store of %b may still read it (race-war at the local_store).
 // RUN: %tlx-sim check %s --grid 1 --desc c_desc=256x64 --schedules 4 | FileCheck %s --check-prefix=FIXED
 // FIXED: tlx-sim check: no findings
