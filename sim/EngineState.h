@@ -103,6 +103,10 @@ struct Agent {
   /// amdg.read_barrier_phase: the last phase this agent read of each barrier (cta, alloc, index)
   std::map<std::tuple<int64_t, int32_t, int64_t>, int64_t> phasesRead;
   int64_t lastTc05Op = -1; ///< the agent's latest tcgen05 op (they complete in issue order)
+  /// AMD: frame slot of a vector-memory load's result (`amdg.buffer_load`, `tt.load`) not yet waited for -> the newest
+  /// direct-to-LDS copy (async op id) the agent had issued before the load. vmcnt counts the wave's vector-memory
+  /// loads in issue order, so the wait for that result retires the copy and every earlier one (awaitOperands).
+  std::map<int32_t, int64_t> vmemAfter;
   Cycle smemWritesDone = 0; ///< when the agent's register -> shared stores have drained
   Cycle lastTc05Done = 0;
   // while blocked on a barrier
@@ -308,6 +312,8 @@ struct Engine::Impl {
   /// Every cp.async of `a`, committed or not, completes by the returned cycle.
   static Cycle copiesDone(const Agent &a);
   void retireCopyInstructions(Agent &a, int64_t n);
+  void retireCopiesThrough(Agent &a, int64_t op);
+  static int64_t newestCopy(const Agent &a);
   /// A global-memory access through the LSU (a load, store, atomic or the global side of a cp.async): issue,
   /// the L2 lookup and the LSU/L2/HBM pipes; reports the AsyncEvent and returns the completion cycle, with the
   /// result's provenance hash in `hash` (ops/GlobalMemory.cpp).

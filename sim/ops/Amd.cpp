@@ -54,6 +54,29 @@ void Engine::Impl::retireCopyInstructions(Agent &a, int64_t n) {
     a.copyGroups.pop_front();
 }
 
+/// The wait for an AMD vector-memory load's result (the `s_waitcnt vmcnt(k)` the compiler puts before its first use,
+/// k = the wave's vector-memory instructions issued after the load; LLVM SIInsertWaitcnts scores it so): vmcnt
+/// decrements in issue order (AMD CDNA3/CDNA4 ISA, "s_waitcnt"; direct-to-LDS `buffer_load ... lds` /
+/// `global_load_lds` are vector-memory loads counted by vmcnt), so every direct-to-LDS copy the agent issued before
+/// the load, up to async op `op`, has landed: retire them, oldest first; the agent waits until they landed.
+void Engine::Impl::retireCopiesThrough(Agent &a, int64_t op) {
+  auto retireFrom = [&](Agent::CopyGroup &g) {
+    while (!g.ops.empty() && g.ops.front() <= op) {
+      a.time = std::max(a.time, g.opDone.front());
+      int64_t id = g.ops.front();
+      emit([&](Listener &l) { l.onAsyncRetired(a.info.id, id, a.time); });
+      g.ops.erase(g.ops.begin());
+      g.instrs.erase(g.instrs.begin());
+      g.opDone.erase(g.opDone.begin());
+    }
+    return g.ops.empty();
+  };
+  while (!a.copyGroups.empty() && retireFrom(a.copyGroups.front()))
+    a.copyGroups.pop_front();
+  if (a.copyGroups.empty())
+    retireFrom(a.openCopies);
+}
+
 /// Sleep, ReadBarrierPhase.
 Step Engine::Impl::execAmd(Agent &a, const Instr &in, Cycle now) {
   switch (in.op) {

@@ -30,13 +30,31 @@ Cycle Engine::Impl::globalAccess(Agent &a, const Instr &in, Cycle start, int32_t
   return done;
 }
 
+/// The async op id of `a`'s newest direct-to-LDS copy (cp.async) still in flight, -1 if none.
+int64_t Engine::Impl::newestCopy(const Agent &a) {
+  if (!a.openCopies.ops.empty())
+    return a.openCopies.ops.back();
+  for (auto g = a.copyGroups.rbegin(); g != a.copyGroups.rend(); ++g)
+    if (!g->ops.empty())
+      return g->ops.back();
+  return -1;
+}
+
 /// GlobalLoad, GlobalStore: the result is ready after the L2 (+HBM on a miss) round trip (a register scoreboard);
+/// on AMD the result's slot also records the newest copy in flight (Agent::vmemAfter: in-order vmcnt);
 /// a store writes through L2 to HBM; an atomic is a round trip to L2.
 Step Engine::Impl::execGlobalMemory(Agent &a, const Instr &in, Cycle now) {
   int32_t hash = 0;
   Cycle done = globalAccess(a, in, a.time, hash);
-  if (in.result >= 0)
+  if (in.result >= 0) {
     a.frame[in.result] = Value::tensor(hash, static_cast<int64_t>(done));
+    if (in.op == Op::GlobalLoad && program.target.rfind("hip:", 0) == 0) { // vmcnt: in issue order with copies
+      if (int64_t copy = newestCopy(a); copy >= 0)
+        a.vmemAfter[in.result] = copy;
+      else
+        a.vmemAfter.erase(in.result);
+    }
+  }
   return next(a);
 }
 

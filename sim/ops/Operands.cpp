@@ -115,12 +115,23 @@ void Engine::Impl::access(Agent &a, int64_t op, int32_t slot, int64_t elems, boo
 /// wait on its operands.
 void Engine::Impl::awaitOperands(Agent &a, const Instr &in, size_t first) {
   Cycle ready = a.time;
+  int64_t vmemAfter = -1; // AMD: the newest direct-to-LDS copy an awaited load was issued after
   for (size_t i = first; i < in.args.size(); ++i)
     if (in.args[i] >= 0) {
       const Value &v = a.frame[in.args[i]];
       if (v.kind == Value::Tensor && static_cast<Cycle>(v.i) > ready)
         ready = static_cast<Cycle>(v.i);
+      if (auto it = a.vmemAfter.find(in.args[i]); it != a.vmemAfter.end()) {
+        vmemAfter = std::max(vmemAfter, it->second);
+        a.vmemAfter.erase(it); // waited for once
+      }
     }
+  if (vmemAfter >= 0) { // in-order vmcnt: the load's wait retires the copies issued before it
+    Cycle before = a.time;
+    retireCopiesThrough(a, vmemAfter);
+    ready = std::max(ready, a.time);
+    a.time = before;
+  }
   if (ready > a.time) {
     InstrEvent e{a.info.id, &in, a.time, ready, /*operandWait=*/true};
     emit([&](Listener &l) { l.onInstr(e); });
