@@ -5,6 +5,8 @@
 #include "llvm/Support/Endian.h"
 #include "llvm/Support/MemoryBuffer.h"
 
+#include <algorithm>
+
 namespace tlxsim::sim {
 
 namespace {
@@ -35,6 +37,40 @@ llvm::Expected<ElfImage> openElf(llvm::StringRef path, llvm::StringRef kind) {
   if (!sections)
     return fail(llvm::toString(sections.takeError()));
   return ElfImage{std::move(*buffer), std::move(*elf), *sections};
+}
+
+/// The static shared memory of `kernel` as the CUDA driver counts it (CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES): the size
+/// of `.nv.shared.<kernel>` less the system-reserved shared memory that ptxas (sm_90 and later) lays at its start.
+/// A cubin with reserved shared memory has a `.nv.shared.reserved.N` section (ptxas's `__nv_reservedSMEM_*`
+/// objects); the reserve is the `.nv.reservedSmem.cap` symbol's value, else CUDA's 1 KB
+/// (cudaDevAttrReservedSharedMemoryPerBlock, CUDA C++ Programming Guide "Shared Memory": "1 KB reserved per
+/// block"). Measured on an H200 (driver 580, tests/occupancy/probe_reserved_smem.py): a TLX cubin whose
+/// `.nv.shared.<kernel>` is 0x400 reports 0 static bytes, and accepts 232448 dynamic bytes (the 227 KB opt-in).
+/// The reserve is the model's `smem_reserved_per_cta_bytes`, which occupancy adds once.
+int64_t staticSharedBytes(const llvm::object::ELF64LEFile &elf, llvm::object::ELF64LEFile::Elf_Shdr_Range sections,
+                          llvm::object::ELF64LEFile::Elf_Sym_Range symbols, llvm::StringRef strtab,
+                          llvm::StringRef kernel) {
+  int64_t size = 0;
+  bool reserved = false;
+  for (const auto &section : sections) {
+    auto name = elf.getSectionName(section);
+    if (!name) {
+      llvm::consumeError(name.takeError());
+      continue;
+    }
+    if (*name == (".nv.shared." + kernel).str())
+      size = static_cast<int64_t>(section.sh_size);
+    reserved |= name->starts_with(".nv.shared.reserved.");
+  }
+  if (!reserved)
+    return size;
+  int64_t cap = 1024;
+  for (const auto &symbol : symbols)
+    if (auto name = symbol.getName(strtab); !name)
+      llvm::consumeError(name.takeError());
+    else if (*name == ".nv.reservedSmem.cap" && symbol.st_value > 0)
+      cap = static_cast<int64_t>(symbol.st_value);
+  return std::max<int64_t>(0, size - cap);
 }
 } // namespace
 
@@ -87,11 +123,7 @@ llvm::Expected<BinaryResources> readCubinResources(llvm::StringRef path, llvm::S
           BinaryResources out;
           out.registersPerThread = static_cast<int32_t>(registers);
           out.kernel = name->str();
-          for (const auto &section : *sections) // static shared memory of the kernel
-            if (auto sectionName = elf->getSectionName(section); !sectionName)
-              llvm::consumeError(sectionName.takeError());
-            else if (*sectionName == ".nv.shared." + name->str())
-              out.staticSharedBytes = static_cast<int64_t>(section.sh_size);
+          out.staticSharedBytes = staticSharedBytes(*elf, *sections, *symbols, *strtab, *name);
           return out;
         }
       }

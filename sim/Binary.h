@@ -13,8 +13,10 @@ struct BinaryResources {
   int32_t architecturalVgprs = 0; ///< AMD: arch VGPRs (the kernel descriptor's accum_offset), <= 256
   int32_t accumulationVgprs = 0;  ///< AMD: AGPRs after accum_offset in the unified file, <= 256
   int32_t spilledBytes = 0;       ///< AMD: private (scratch) bytes per lane; spills do not change occupancy
-  int64_t staticSharedBytes = 0;  ///< cubin: the size of `.nv.shared.<kernel>` (`cuobjdump -res-usage` SHARED),
-                                  ///< shared memory the CTA holds on top of Triton's dynamic `shared`
+  int64_t staticSharedBytes = 0;  ///< cubin: static shared memory as the driver counts it (CU_FUNC_ATTRIBUTE_
+                                  ///< SHARED_SIZE_BYTES): `.nv.shared.<kernel>` less ptxas's system reserve at its
+                                  ///< start (the 1 KB `cuobjdump -res-usage` SHARED shows for every TLX cubin), held
+                                  ///< on top of Triton's dynamic `shared`
   std::string kernel;             ///< the kernel symbol the count belongs to
 };
 

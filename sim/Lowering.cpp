@@ -40,6 +40,7 @@ llvm::Error Lowerer::lowerKernel(Operation *func) {
   Region &body = func->getRegion(0);
   if (auto err = lowerArgs(body.front()))
     return err;
+  entrySyncAfter = entryClusterSync(func);
   p.entryBlock = lowerRegion(body);
   if (!error.empty() && unsupported)
     return llvm::make_error<UnsupportedError>(error);
@@ -98,6 +99,10 @@ int32_t Lowerer::lowerBlock(mlir::Block &block) {
     if (!error.empty())
       break;
     lowerOp(op, instrs);
+    if (&op == entrySyncAfter) { // fence.mbarrier_init (a no-op here), barrier.cluster.arrive.relaxed + wait
+      instrs.push_back(make(Op::ClusterArrive, op));
+      instrs.push_back(make(Op::ClusterWait, op));
+    }
   }
   p.blocks[index].args = std::move(args);
   p.blocks[index].instrs = std::move(instrs);

@@ -5,6 +5,44 @@ using namespace mlir;
 
 namespace tlxsim::sim::lowering {
 
+/// fbtriton 3.7 (TritonGPUToLLVM.cpp maybeInsertClusterSync) bootstraps barriers other CTAs use: in a kernel with a
+/// physical cluster (TLX's `ttg.cluster-dim-x/-y/-z`, more than one CTA) that arrives on a remote barrier
+/// (`map_to_remote_buffer`), multicasts an arrive (`arrive_barrier` with a CTA mask) or a TMA load (its
+/// `multicastTargets`), cancels clusters (CLC, `.multicast::cluster::all`) or pairs CTAs for MMAs
+/// (`tlx.enable_paired_cta_mma`), it puts fence.mbarrier_init.release.cluster, barrier.cluster.arrive.relaxed and
+/// barrier.cluster.wait after the last `init_barrier` of the kernel's entry block (PTX ISA 9.1 9.7.13.15.18: a
+/// barrier another CTA arrives on must be initialized and the init made visible first). Warp-specialized workers
+/// join it at their entry (`@!isDefault barrier.cluster.arrive`): here they do not exist yet when the kernel body
+/// reaches it, and a cluster barrier waits for the agents alive. SASS of the captures: UCGABAR_ARV / UCGABAR_WAIT
+/// right after the SYNCS.EXCH.64 inits. Returns that last init, or null.
+Operation *Lowerer::entryClusterSync(Operation *func) const {
+  ModuleOp module = func->getParentOfType<ModuleOp>();
+  if (!module || p.clusterSize() < 2 || p.numCtas > 1 || !module->hasAttr("ttg.cluster-dim-x"))
+    return nullptr; // not a physical (TLX) cluster: Triton's num-ctas clusters get no entry sync
+  auto flag = [&](StringRef attr) {
+    auto b = module->getAttrOfType<BoolAttr>(attr);
+    return b && b.getValue();
+  };
+  auto hasGroup = [](Operation *op, StringRef group) {
+    auto range = ir::getOperandGroup(op, group);
+    return range && !range->empty();
+  };
+  bool remote = flag("tlx.enable_paired_cta_mma");
+  module.walk([&](Operation *op) {
+    StringRef name = op->getName().getStringRef();
+    remote |= name == "ttng.map_to_remote_buffer" || name == "ttng.async_clc_try_cancel" ||
+              name == "ttng.clc_try_cancel" || (name == "ttng.arrive_barrier" && op->hasAttr("ctaMask")) ||
+              (name == "ttng.async_tma_copy_global_to_local" && hasGroup(op, "multicastTargets"));
+  });
+  if (!remote || func->getNumRegions() != 1 || func->getRegion(0).empty())
+    return nullptr;
+  Operation *last = nullptr;
+  for (Operation &op : func->getRegion(0).front())
+    if (op.getName().getStringRef() == "ttng.init_barrier")
+      last = &op;
+  return last;
+}
+
 /// cluster barriers, nvgpu.cluster_id, map_to_remote_buffer, remote shared-memory stores.
 bool Lowerer::lowerCluster(Operation &op, StringRef name, std::vector<Instr> &out) {
   if (name == "ttng.cluster_arrive" || name == "ttng.cluster_wait") {

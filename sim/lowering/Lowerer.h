@@ -111,6 +111,11 @@ public:
   llvm::Error lowerArgs(mlir::Block &entry);
   /// Lowers `block` into a new Program block; returns its index (Lowering.cpp).
   int32_t lowerBlock(mlir::Block &block);
+  /// fbtriton's kernel-entry cluster sync (TritonGPUToLLVM maybeInsertClusterSync): the entry block's last
+  /// `ttng.init_barrier`, after which the compiler emits fence.mbarrier_init.release.cluster, barrier.cluster.arrive
+  /// .relaxed and barrier.cluster.wait; null when the kernel gets none (lowering/Cluster.cpp).
+  Operation *entryClusterSync(Operation *func) const;
+  Operation *entrySyncAfter = nullptr; ///< lowerBlock appends the cluster arrive + wait after this op
   /// Lowers a single-block region; -1 for an empty one (Lowering.cpp).
   int32_t lowerRegion(Region &region);
 

@@ -5,6 +5,44 @@ using namespace mlir;
 
 namespace tlxsim::sim::lowering {
 
+
+namespace {
+/// The element offset, within its allocation, of the first element of a `ttg.memdesc_subslice` view at `offsets` of
+/// a rank-2 `#ttg.nvmma_shared` buffer, as the layout stores it: rows of swizzlingByteWidth bytes, so a buffer wider
+/// than the swizzle is column blocks of W = swizzle bytes / element bytes each (the TMA box of a 128B-swizzled copy
+/// is at most 128 bytes wide: PTX ISA 9.1, "Tensor swizzling modes"): [r, c] lies at block c / W, row r, column
+/// c % W. A column subslice at a block border (TLX `local_slice` of one half of B for a 2-CTA multicast) is then its
+/// own contiguous range. Other layouts: row-major. Returns 0 when the shape or offsets are not known.
+int64_t subsliceOffset(Operation &op) {
+  auto offsets = op.getAttrOfType<DenseI32ArrayAttr>("offsets");
+  auto type = op.getNumOperands() ? dyn_cast<ir::MemDescType>(op.getOperand(0).getType()) : ir::MemDescType();
+  if (!offsets || !type)
+    return 0;
+  llvm::ArrayRef<int64_t> shape = type.getShape();
+  llvm::ArrayRef<int32_t> at = offsets.asArrayRef();
+  if (at.size() != shape.size() || shape.empty())
+    return 0;
+  size_t n = shape.size();
+  int64_t offset = 0, stride = 1;
+  for (size_t i = n; i-- > 0;) { // row-major over all dimensions
+    offset += at[i] * stride;
+    stride *= shape[i];
+  }
+  auto enc = dyn_cast_or_null<ir::EncodingAttr>(type.getEncoding());
+  if (n < 2 || !enc || enc.getInt("transposed").value_or(0) != 0)
+    return offset;
+  int64_t swizzle = enc.getInt("swizzlingByteWidth").value_or(0), bits = enc.getInt("elementBitWidth").value_or(0);
+  int64_t rows = shape[n - 2], cols = shape[n - 1];
+  if (swizzle <= 0 || bits <= 0 || swizzle * 8 % bits != 0)
+    return offset;
+  int64_t width = swizzle * 8 / bits;
+  if (cols <= width || cols % width != 0)
+    return offset;
+  int64_t outer = offset - (at[n - 2] * cols + at[n - 1]); // the leading dimensions, row-major
+  return outer + (at[n - 1] / width) * rows * width + at[n - 2] * width + at[n - 1] % width;
+}
+} // namespace
+
 /// local_alloc / tmem_alloc, memdesc_index / views, local_load / local_store.
 bool Lowerer::lowerSharedMemory(Operation &op, StringRef name, std::vector<Instr> &out) {
   if (name == "ttg.local_alloc" || name == "ttng.tmem_alloc") {
@@ -56,6 +94,8 @@ bool Lowerer::lowerSharedMemory(Operation &op, StringRef name, std::vector<Instr
     instr.args = {slot(op.getOperand(0))};
     if (name == "ttng.tmem_subslice") // columns N.. of the source: the TMEM view starts N columns further
       instr.imm = intAttr(op, "N");
+    if (name == "ttg.memdesc_subslice")
+      instr.imm = subsliceOffset(op);
     out.push_back(instr);
     return true;
   }

@@ -32,7 +32,15 @@ bool Lowerer::lowerTcgen05(Operation &op, StringRef name, std::vector<Instr> &ou
   if (name == "ttng.tc_gen5_commit") {
     Instr instr = make(Op::Tc05Commit, op);
     instr.args = {required(op, "barrier"), operand(op, "pred")};
-    instr.sub = op.hasAttr("two_ctas") ? 1 : 0;
+    // A module in 2-CTA mode (`ttng.two-ctas`, TLX's `tlx.enable_paired_cta_mma`) lowers every commit to
+    // tcgen05.commit.cta_group::2 .multicast::cluster over the pair (fbtriton 3.7 TCGen5CommitOpConversion: the
+    // two_ctas flag is the module's), with or without the op's own `two_ctas`.
+    ModuleOp module = op.getParentOfType<ModuleOp>();
+    auto flag = [&](StringRef attr) {
+      auto b = module ? module->getAttrOfType<BoolAttr>(attr) : BoolAttr();
+      return b && b.getValue();
+    };
+    instr.sub = op.hasAttr("two_ctas") || flag("ttng.two-ctas") || flag("tlx.enable_paired_cta_mma") ? 1 : 0;
     out.push_back(instr);
     return true;
   }

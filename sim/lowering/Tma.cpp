@@ -24,7 +24,10 @@ bool Lowerer::lowerTma(Operation &op, StringRef name, std::vector<Instr> &out) {
     instr.args = {slot(descValue)};
     instr.args.insert(instr.args.end(), coords.begin(), coords.end());
     if (load) {
-      if (op.hasAttr("multicast"))
+      // `multicast` with an explicit CTA mask (`multicastTargets`) is fbtriton's TLX form: the mask names the
+      // destinations (fbtriton AsyncTMACopyGlobalToLocalOp::verify: the layout broadcast is needed only without a
+      // mask). Without a mask it multicasts through the CTA layout of its destination.
+      if (op.hasAttr("multicast") && operand(op, "multicastTargets") < 0)
         return unsupportedOp(op, "multicasts through the CTA layout of its destination (Triton main's `multicast`), "
                                 "which the simulator does not model; TLX's explicit CTA mask operand is supported");
       instr.args.push_back(required(op, "result"));

@@ -80,7 +80,9 @@ int64_t Engine::Impl::exitedPeerOf(Agent &a, const Instr &in) const {
          ++r)
       if (mask >> r & 1 && peerExited(cta, r))
         return base + r;
-  bool pair = (in.op == Op::Tc05Mma && in.sub & 2) || (in.op == Op::Tc05Commit && in.sub == 1) ||
+  // a 2-CTA MMA or commit reaches the pair only from the pair's even CTA (the odd CTA's op issues nothing)
+  bool even = cta.id % program.clusterSize() % 2 == 0;
+  bool pair = (in.op == Op::Tc05Mma && in.sub & 2 && even) || (in.op == Op::Tc05Commit && in.sub == 1 && even) ||
               (in.op == Op::TmaLoad && in.sub == 1);
   int64_t leader = cta.id % program.clusterSize() & ~int64_t(1);
   for (int64_t r : {leader, leader + 1})

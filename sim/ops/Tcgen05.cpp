@@ -19,12 +19,18 @@ Step Engine::Impl::execTcgen05(Agent &a, const Instr &in, Cycle now) {
     if (!pred)
       return next(a);
     // cta_group::2 reads and writes the same views in both CTAs of the pair and arrives on the barriers of both
-    // (Triton lowers its commit to tcgen05.commit.cta_group::2 .multicast::cluster over the pair).
+    // (Triton lowers its commit to tcgen05.commit.cta_group::2 .multicast::cluster, mask 3 << leader rank). Only
+    // the pair's even CTA issues it: a cta_group::2 tcgen05.mma is one instruction of one CTA that operates on the
+    // shared and tensor memory of both CTAs of the pair (PTX ISA 9.1 9.7.16), and Triton / fbtriton 3.7 MMAv5.cpp
+    // predicate the MMA and its commits on %cluster_ctarank & 1 == 0 (SASS: UTCHMMA.2CTA under that branch), so
+    // the odd CTA's op issues nothing.
     std::vector<Cta *> pair = {&cta};
     if (in.sub & 2) {
       pair = ctaPair(cta, in);
       if (pair.empty())
         return Step::Error;
+      if (pair[0] != &cta)
+        return next(a);
     }
     std::vector<BarrierKey> signals;
     for (int64_t i = 0; i < in.imm2; ++i) {
@@ -67,10 +73,13 @@ Step Engine::Impl::execTcgen05(Agent &a, const Instr &in, Cycle now) {
     if (!pred)
       return next(a);
     // arrives once all earlier tcgen05 ops of this agent completed (PTX ISA 9.1 9.7.16.12.1); two_ctas: on the
-    // barrier of both CTAs of the pair
+    // barrier of both CTAs of the pair, issued by the pair's even CTA only (fbtriton 3.7's lowering predicates it
+    // on %cluster_ctarank & 1 == 0, as the MMA: in SASS `@P UTCBAR.2CTA.MULTICAST` with P = elect && !(rank & 1))
     std::vector<Cta *> targets = {&ctaOf(key)};
     if (in.sub == 1 && (targets = ctaPair(cta, in)).empty())
       return Step::Error;
+    if (in.sub == 1 && targets[0] != &cta)
+      return next(a);
     for (Cta *c : targets)
       signalAt(std::max(a.time, a.lastTc05Done),
                PendingSignal{a.lastTc05Op, a.info.id, c, BarrierKey{c->id, key.alloc, key.index}, 1, in.loc, true});
