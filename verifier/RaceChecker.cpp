@@ -166,11 +166,13 @@ void RaceChecker::onAsyncRetired(int32_t agent, int64_t op, Cycle) {
 void RaceChecker::onProxyFence(int32_t agent, Cycle) {
   if (!tracked(cta(agent)))
     return;
+  const VectorClock &clock = clockOf(agent);
   for (auto &[key, views] : shadow_)
     if (key.first == cta(agent))
       for (Shadow &view : views)
-        if (view.write && view.write->thread == agent && !view.write->asyncProxy)
-          view.fenced = true;
+        if (view.write && !view.write->asyncProxy && view.write->clock <= clock.get(view.write->thread) &&
+            std::none_of(view.fences.begin(), view.fences.end(), [&](const auto &f) { return f.first == agent; }))
+          view.fences.emplace_back(agent, clock.get(agent)); // an agent's first fence after the write suffices
 }
 
 void RaceChecker::onPendingUse(const PendingUseEvent &e) {
@@ -365,7 +367,11 @@ void RaceChecker::onAccess(const AccessEvent &e) {
           report("race-war", e, now, read, view, "overwrites",
                  "while " + describe(read) + " may still be reading it", clock);
     // (tensor memory is ordered by tcgen05 fences / waits, not fence.proxy.async)
-    if (e.asyncProxy && !e.write && view.write && !view.write->asyncProxy && ordered(*view.write) && !view.fenced &&
+    auto fenced = [&] { // a fence after the write that this access is ordered after
+      return std::any_of(view.fences.begin(), view.fences.end(),
+                         [&](const auto &f) { return clock.get(f.first) >= f.second; });
+    };
+    if (e.asyncProxy && !e.write && view.write && !view.write->asyncProxy && ordered(*view.write) && !fenced() &&
         !program_.allocs[e.alloc].inTensorMemory)
       report("missing-fence", e, now, *view.write, view, "reads",
              "through the async proxy, but " + describe(*view.write) +
@@ -386,19 +392,19 @@ void RaceChecker::onAccess(const AccessEvent &e) {
   if (!e.write && !program_.allocs[e.alloc].inTensorMemory && !filledHere()) {
     auto filled = std::find_if(views.begin(), views.end(), [](const Shadow &v) { return v.write.has_value(); });
     if (filled != views.end())
-      report("race-raw", e, now, *filled->write, Shadow{e.offset, e.size, std::nullopt, {}, false}, "reads",
+      report("race-raw", e, now, *filled->write, Shadow{e.offset, e.size, std::nullopt, {}, {}}, "reads",
              "which nothing has filled yet: " + describe(*filled->write) + " filled " +
                  regionName(e.alloc, *filled) + " of the same buffer instead",
              clock);
   }
   if (!exact) {
-    views.push_back(Shadow{e.offset, e.size, std::nullopt, {}, false});
+    views.push_back(Shadow{e.offset, e.size, std::nullopt, {}, {}});
     exact = &views.back();
   }
   if (e.write) {
     exact->write = now;
     exact->reads.clear();
-    exact->fenced = false;
+    exact->fences.clear();
   } else {
     auto same = std::find_if(exact->reads.begin(), exact->reads.end(),
                              [&](const Epoch &read) { return read.thread == thread; });
