@@ -29,9 +29,9 @@ enum class Op : uint8_t {
   WarpSpecialize, ///< args = captures; imm = index into Program::warpSpecializes
   Return,         ///< end of the kernel or of a worker partition
   LocalAlloc,     ///< result = view of allocation `imm`
-  MemDescIndex,   ///< result = args[0] + args[1] * imm (element offset)
-  MemDescView,    ///< result = args[0] + imm elements (trans / reshape / reinterpret: imm 0; tmem_subslice: imm = first
-                  ///< column, a TMEM view's offset being stage * lanes * columns + its first column)
+  MemDescIndex,   ///< result = args[0] + args[1] * imm (offset in elements; in 32-bit columns in tensor memory)
+  MemDescView,    ///< result = args[0] + imm (trans / reshape / reinterpret: imm 0; tmem_subslice: imm = the TMEM
+                  ///< column of its first element, Triton's getTMemSubSliceOffset)
   InitBarrier,    ///< args = bar; imm = arrival count
   InvalBarrier,   ///< args = bar
   BarrierExpect,  ///< args = bar, pred; imm = tx bytes (also one arrival)
@@ -60,7 +60,7 @@ enum class Op : uint8_t {
   TensorOp,       ///< register work: sub = 0 ALU over imm elements, 1 SFU (exp2, ...) over imm elements,
                   ///< 2 a round trip of imm bytes through shared memory (layout conversion), 3 imm bytes of
                   ///< tensor-memory traffic (tcgen05.ld/st); args = tensor operands (their readiness is awaited);
-                  ///< sub 3: args[0] = the tensor-memory view (viewElems[0] elements; an access for the race
+                  ///< sub 3: args[0] = the tensor-memory view (viewElems[0] TMEM columns; an access for the race
                   ///< checks), then the stored tensor; imm2 = 1 for tcgen05.st (ttng.tmem_store), 0 for a load
   GlobalLoad,     ///< args = tensor operands, the address first; imm = bytes; sub = 1 for an atomic (read-modify-write);
                   ///< the result becomes ready after the memory round trip (a register scoreboard)
@@ -76,7 +76,7 @@ enum class Op : uint8_t {
   ReadBarrierPhase, ///< args = bar; result = the barrier's current phase parity (AMD TLX spin loops)
   While,          ///< args = inits; block = before region (ends in Condition), block2 = after region
   Condition,      ///< args = cond, values passed to the after region (or to the while's results)
-  Tc05Copy,       ///< args = src, dst, [bar]; imm = bytes: tcgen05.cp smem -> TMEM, in order with the issuer's tcgen05 ops
+  Tc05Copy,       ///< args = src, dst, [bar]; imm = bytes; viewElems = src elements, dst columns: tcgen05.cp smem -> TMEM
   Sleep,          ///< imm = s_sleep argument (AMD): the wave idles imm x s_sleep_unit_cycles
   NamedBarrier,   ///< args = id, thread count; sub = 1 bar.sync (waits), 0 bar.arrive
   ClusterArrive,  ///< barrier.cluster.arrive
@@ -151,7 +151,8 @@ struct TmemWarpTile {
 struct Alloc {
   std::string name;            ///< Python variable ("ready"), or "alloc<N>"
   ir::SourceLoc loc;
-  std::vector<int64_t> shape;  ///< allocation shape
+  std::vector<int64_t> shape;  ///< allocation shape; in tensor memory its TMEM geometry: the buffer dims, then lanes x
+                               ///< 32-bit columns of one buffer (view offsets and access extents are columns there)
   int64_t bytes = 0;
   int64_t elementBytes = 0;
   bool isBarrier = false;      ///< an array of i64 mbarriers

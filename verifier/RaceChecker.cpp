@@ -166,11 +166,13 @@ void RaceChecker::onAsyncRetired(int32_t agent, int64_t op, Cycle) {
 void RaceChecker::onProxyFence(int32_t agent, Cycle) {
   if (!tracked(cta(agent)))
     return;
+  const VectorClock &clock = clockOf(agent);
   for (auto &[key, views] : shadow_)
     if (key.first == cta(agent))
       for (Shadow &view : views)
-        if (view.write && view.write->thread == agent && !view.write->asyncProxy)
-          view.fenced = true;
+        if (view.write && !view.write->asyncProxy && view.write->clock <= clock.get(view.write->thread) &&
+            std::none_of(view.fences.begin(), view.fences.end(), [&](const auto &f) { return f.first == agent; }))
+          view.fences.emplace_back(agent, clock.get(agent)); // an agent's first fence after the write suffices
 }
 
 void RaceChecker::onPendingUse(const PendingUseEvent &e) {
@@ -280,12 +282,14 @@ std::string RaceChecker::regionName(int32_t alloc, const Shadow &region) const {
   int64_t total = 1;
   for (int64_t d : a.shape)
     total *= d;
-  if (a.inTensorMemory && a.shape.size() >= 2 && region.size > 0) { // stage, then the columns of a subslice
-    int64_t lanes = a.shape[a.shape.size() - 2], columns = a.shape.back(), stage = std::max<int64_t>(1, lanes * columns);
-    int64_t first = region.offset % stage, width = std::max<int64_t>(1, region.size / std::max<int64_t>(1, lanes));
-    std::string name = a.name + (total > stage ? "[" + std::to_string(region.offset / stage) + "]" : "");
-    if (width < columns)
-      name += " columns " + std::to_string(first) + "-" + std::to_string(first + width - 1);
+  if (a.inTensorMemory && a.shape.size() >= 2 && region.size > 0) { // buffer, then the columns of a part of it
+    // the TMEM geometry (sim/Program.h Alloc::shape): buffer dims, lanes, 32-bit columns of one buffer
+    int64_t columns = std::max<int64_t>(1, a.shape.back());
+    int64_t buffers = total / std::max<int64_t>(1, a.shape[a.shape.size() - 2] * columns);
+    int64_t first = region.offset % columns;
+    std::string name = a.name + (buffers > 1 ? "[" + std::to_string(region.offset / columns) + "]" : "");
+    if (first > 0 || region.size < columns)
+      name += " columns " + std::to_string(first) + "-" + std::to_string(first + region.size - 1);
     return name;
   }
   if (region.size >= total || region.size <= 0)
@@ -328,17 +332,8 @@ void RaceChecker::report(const char *cls, const AccessEvent &now, const Epoch &n
   findings_.push_back(std::move(f));
 }
 
-bool RaceChecker::overlaps(int32_t alloc, int64_t offsetA, int64_t sizeA, int64_t offsetB, int64_t sizeB) const {
-  const Alloc &a = program_.allocs[alloc];
-  if (!a.inTensorMemory || a.shape.size() < 2)
-    return offsetA < offsetB + sizeB && offsetB < offsetA + sizeA;
-  int64_t lanes = a.shape[a.shape.size() - 2], columns = a.shape.back(), stage = std::max<int64_t>(1, lanes * columns);
-  if (offsetA / stage != offsetB / stage)
-    return false;
-  int64_t firstA = offsetA % stage, firstB = offsetB % stage;
-  int64_t widthA = std::max<int64_t>(1, sizeA / std::max<int64_t>(1, lanes)),
-          widthB = std::max<int64_t>(1, sizeB / std::max<int64_t>(1, lanes));
-  return firstA < firstB + widthB && firstB < firstA + widthA;
+bool RaceChecker::overlaps(int32_t, int64_t offsetA, int64_t sizeA, int64_t offsetB, int64_t sizeB) const {
+  return offsetA < offsetB + sizeB && offsetB < offsetA + sizeA; // elements, or TMEM columns (all lanes)
 }
 
 void RaceChecker::onAccess(const AccessEvent &e) {
@@ -372,33 +367,44 @@ void RaceChecker::onAccess(const AccessEvent &e) {
           report("race-war", e, now, read, view, "overwrites",
                  "while " + describe(read) + " may still be reading it", clock);
     // (tensor memory is ordered by tcgen05 fences / waits, not fence.proxy.async)
-    if (e.asyncProxy && !e.write && view.write && !view.write->asyncProxy && ordered(*view.write) && !view.fenced &&
+    auto fenced = [&] { // a fence after the write that this access is ordered after
+      return std::any_of(view.fences.begin(), view.fences.end(),
+                         [&](const auto &f) { return clock.get(f.first) >= f.second; });
+    };
+    if (e.asyncProxy && !e.write && view.write && !view.write->asyncProxy && ordered(*view.write) && !fenced() &&
         !program_.allocs[e.alloc].inTensorMemory)
       report("missing-fence", e, now, *view.write, view, "reads",
              "through the async proxy, but " + describe(*view.write) +
                  " wrote it through the generic proxy with no fence_async_shared (fence.proxy.async) after it",
              clock);
   }
-  // A read of a region of a buffer array that nothing has filled, while another region of it was filled: the
-  // fill went to another stage (race-raw with no write to order against).
-  if (!e.write && std::none_of(views.begin(), views.end(), [&](const Shadow &v) {
-        return v.write && overlaps(e.alloc, v.offset, v.size, e.offset, e.size);
-      })) {
+  // A read of a region of a shared-memory buffer array that nothing has filled, while another region of it was
+  // filled: the fill went to another stage (race-raw with no write to order against). Not in tensor memory: the
+  // columns tcgen05.alloc returns hold no defined value (PTX ISA 9.1 9.7.16.7.1) and kernels read an accumulator
+  // before its first MMA on purpose (attention's correction rescales it before the first P @ V, which overwrites it
+  // with enable-input-d false); a read of the wrong TMEM buffer races with the MMA that fills that buffer in a
+  // later round (race-war / race-raw above).
+  auto filledHere = [&] {
+    return std::any_of(views.begin(), views.end(), [&](const Shadow &v) {
+      return v.write && overlaps(e.alloc, v.offset, v.size, e.offset, e.size);
+    });
+  };
+  if (!e.write && !program_.allocs[e.alloc].inTensorMemory && !filledHere()) {
     auto filled = std::find_if(views.begin(), views.end(), [](const Shadow &v) { return v.write.has_value(); });
     if (filled != views.end())
-      report("race-raw", e, now, *filled->write, Shadow{e.offset, e.size, std::nullopt, {}, false}, "reads",
+      report("race-raw", e, now, *filled->write, Shadow{e.offset, e.size, std::nullopt, {}, {}}, "reads",
              "which nothing has filled yet: " + describe(*filled->write) + " filled " +
                  regionName(e.alloc, *filled) + " of the same buffer instead",
              clock);
   }
   if (!exact) {
-    views.push_back(Shadow{e.offset, e.size, std::nullopt, {}, false});
+    views.push_back(Shadow{e.offset, e.size, std::nullopt, {}, {}});
     exact = &views.back();
   }
   if (e.write) {
     exact->write = now;
     exact->reads.clear();
-    exact->fenced = false;
+    exact->fences.clear();
   } else {
     auto same = std::find_if(exact->reads.begin(), exact->reads.end(),
                              [&](const Epoch &read) { return read.thread == thread; });

@@ -16,11 +16,14 @@
 //     lanes 32 * (warp id % 4) .. + 31; an access outside them is race-raw (load) / race-waw (store): the lanes
 //     belong to other warps, which write or read them unordered with it. (Warps of one partition that exchange
 //     TMEM data are ordered by the bar.sync Triton's membar pass inserts between tcgen05.st and tcgen05.ld, so
-//     they are not checked against each other.) TMEM regions are (stage, column range): a column subslice
-//     (`ttng.tmem_subslice`) overlaps only the accesses of its columns.
+//     they are not checked against each other.) TMEM regions are 32-bit column ranges of the allocation (Triton's
+//     TMEM layouts: a buffer's columns, a `ttng.tmem_subslice`'s first column, fp16 packed two per column or
+//     unpacked one per column by colStride); views of one allocation under other shapes and types (TLX storage
+//     aliasing, `memdesc_reinterpret`) overlap only where their columns do.
 //   missing-fence: an async-proxy access (TMA store source, wgmma operand) of data written
-//     through the generic proxy (local_store) with no fence.proxy.async by the writer after
-//     the write (PTX ISA 9.1 9.7.15.7.1, 9.7.13.4).
+//     through the generic proxy (local_store) with no fence.proxy.async on the causality path
+//     from the write to the access: a fence the write happens before and that happens before
+//     the access, by the writer or by the reader (PTX ISA 9.1 9.7.15.7.1, 9.7.13.4).
 // Only the first `maxCtas` CTAs are checked: CTAs do not share shared memory, and the
 // others run the same protocol on other tiles.
 #pragma once
@@ -46,6 +49,9 @@ public:
   void onAsyncIssue(int32_t agent, int64_t op, int64_t after, sim::Cycle t) override;
   void onAsyncRetired(int32_t agent, int64_t op, sim::Cycle t) override;
   void onAccess(const sim::AccessEvent &e) override;
+  /// fence.proxy.async: orders the generic writes that happen before it (by any agent) before the async-proxy
+  /// accesses that happen after it. The PTX memory model asks for a proxy fence on the causality path from the
+  /// write to the async read, on the writer's side or on the reader's (after the wait that acquired the write).
   void onProxyFence(int32_t agent, sim::Cycle t) override;
   /// Remembers each agent's last execution barrier (s_barrier, bar.sync 0, ttg.barrier local): named in a note
   /// when a race-raw read of the agent's own async copy follows it (the barrier does not drain the copy).
@@ -93,7 +99,9 @@ private:
     int64_t offset, size;
     std::optional<Epoch> write;
     std::vector<Epoch> reads;
-    bool fenced = false; ///< the last (generic) write was followed by a proxy fence of its writer
+    /// Proxy fences after the last (generic) write, as (fencing agent, its clock at the fence): the write happens
+    /// before each; an async-proxy access ordered after one of them sees the write.
+    std::vector<std::pair<int32_t, int64_t>> fences;
   };
   struct BarrierClocks {
     VectorClock pending;      ///< released into the current phase
@@ -125,8 +133,8 @@ private:
   std::unordered_map<int32_t, std::pair<int32_t, int32_t>> warps_; ///< agent -> (first warp id, warps)
   /// race-raw / race-waw: a warp's tcgen05.ld / st tile outside the lanes its warp id may access.
   void checkWarpTiles(const sim::AccessEvent &e);
-  /// Whether two regions of allocation `alloc` overlap: element ranges in shared memory; (stage, column range)
-  /// in tensor memory, where a view's element offset is stage * lanes * columns + its first column.
+  /// Whether two regions of allocation `alloc` overlap: element ranges in shared memory, 32-bit column ranges in
+  /// tensor memory (a TMEM access spans all lanes of its columns).
   bool overlaps(int32_t alloc, int64_t offsetA, int64_t sizeA, int64_t offsetB, int64_t sizeB) const;
   /// Drops, from every clock, the entries of asynchronous operations that no shadow epoch names and that are
   /// not pending: nothing can ask for them again. Keeps clocks proportional to the live accesses, not to the

@@ -60,6 +60,14 @@ bool Lowerer::lowerScalar(Operation &op, StringRef name, std::vector<Instr> &out
     out.push_back(instr);
     return true;
   }
+  if (name == "ub.poison") {
+    // A value with no defined content (MLIR ub dialect; fbtriton seeds loop-carried tokens with it): no
+    // instruction, and a value that carries nothing (a token no op made: waits on it wait for nothing; a scalar the
+    // simulator needs from it is reported as not computable).
+    Instr instr = make(Op::TensorOp, op);
+    out.push_back(instr);
+    return true;
+  }
   if (name == "tt.get_program_id" || name == "tt.get_num_programs") {
     Instr instr = make(name == "tt.get_program_id" ? Op::ProgramId : Op::NumPrograms, op);
     instr.sub = static_cast<int16_t>(intAttr(op, "axis"));

@@ -1,5 +1,6 @@
 // Lowering: Shared-memory allocations, memdesc views and register <-> shared-memory traffic.
 #include "sim/lowering/Lowerer.h"
+#include "sim/lowering/TmemGeometry.h"
 
 using namespace mlir;
 
@@ -60,6 +61,10 @@ bool Lowerer::lowerSharedMemory(Operation &op, StringRef name, std::vector<Instr
     alloc.elementBytes = alloc.bytes / std::max<int64_t>(1, type.getNumElements());
     alloc.isBarrier = type.getElementType().isInteger(64);
     alloc.inTensorMemory = type.isTensorMemory();
+    if (alloc.inTensorMemory && alloc.shape.size() >= 2) { // TMEM geometry: buffers x lanes x 32-bit columns
+      alloc.shape[alloc.shape.size() - 2] = tmemBufferRows(type);
+      alloc.shape.back() = tmemBufferColumns(type);
+    }
     instr.imm = static_cast<int64_t>(p.allocs.size());
     p.allocs.push_back(alloc);
     out.push_back(instr);
@@ -69,7 +74,7 @@ bool Lowerer::lowerSharedMemory(Operation &op, StringRef name, std::vector<Instr
       store.numResults = 0;
       store.args = {slot(op.getOperand(0)), instr.result};
       store.imm = alloc.bytes;
-      store.viewElems[0] = type.getNumElements();
+      store.viewElems[0] = viewExtent(type);
       out.push_back(store);
     }
     return true;
@@ -80,9 +85,12 @@ bool Lowerer::lowerSharedMemory(Operation &op, StringRef name, std::vector<Instr
         !typed<ir::MemDescType>(op, op.getResult(0), "the result", "!ttg.memdesc"))
       return reject(op, "expected a memdesc source, an index and a memdesc result");
     Instr instr = make(Op::MemDescIndex, op);
-    instr.imm2 = cast<ir::MemDescType>(op.getOperand(0).getType()).getShape().front(); // bound of the index
+    auto source = cast<ir::MemDescType>(op.getOperand(0).getType());
+    instr.imm2 = source.getShape().front(); // bound of the index
     instr.args = {slot(op.getOperand(0)), slot(op.getOperand(1))};
-    instr.imm = numElements(op.getResult(0).getType());
+    // the stride of one buffer: its elements in shared memory, its TMEM columns in tensor memory (Triton's
+    // getTMemViewOffset: index x the columns of one buffer)
+    instr.imm = source.isTensorMemory() ? tmemBufferColumns(source) : numElements(op.getResult(0).getType());
     out.push_back(instr);
     return true;
   }
@@ -92,8 +100,9 @@ bool Lowerer::lowerSharedMemory(Operation &op, StringRef name, std::vector<Instr
       return reject(op, "expected a source and one result");
     Instr instr = make(Op::MemDescView, op);
     instr.args = {slot(op.getOperand(0))};
-    if (name == "ttng.tmem_subslice") // columns N.. of the source: the TMEM view starts N columns further
-      instr.imm = intAttr(op, "N");
+    if (name == "ttng.tmem_subslice") // elements N.. of the source's rows: the view starts at element N's column
+      if (auto source = dyn_cast<ir::MemDescType>(op.getOperand(0).getType()))
+        instr.imm = tmemSubsliceColumn(source, intAttr(op, "N"));
     if (name == "ttg.memdesc_subslice")
       instr.imm = subsliceOffset(op);
     out.push_back(instr);
@@ -109,7 +118,7 @@ bool Lowerer::lowerSharedMemory(Operation &op, StringRef name, std::vector<Instr
       return true;
     Instr instr = make(store ? Op::LocalStore : Op::LocalLoad, op);
     instr.args = slotsOf(op.getOperands());
-    instr.viewElems[0] = memdesc.getNumElements();
+    instr.viewElems[0] = viewExtent(memdesc);
     instr.imm = memdesc.getSizeInBytes();
     out.push_back(instr);
     return true;

@@ -1,5 +1,6 @@
 // Lowering: tcgen05 and tensor memory (Blackwell): MMAs, commits, TMEM loads / stores / copies.
 #include "sim/lowering/Lowerer.h"
+#include "sim/lowering/TmemGeometry.h"
 
 using namespace mlir;
 
@@ -22,10 +23,10 @@ bool Lowerer::lowerTcgen05(Operation &op, StringRef name, std::vector<Instr> &ou
     instr.imm = 2 * aType.getShape()[0] * bType.getShape()[1] * aType.getShape()[1];
     instr.imm2 = static_cast<int64_t>(barriers.size());
     instr.sub = (barriers.empty() && !op.hasAttr("is_async") ? 1 : 0) | (op.hasAttr("two_ctas") ? 2 : 0);
-    instr.viewElems[0] = aType.getNumElements();
-    instr.viewElems[1] = bType.getNumElements();
+    instr.viewElems[0] = viewExtent(aType); // A: shared or tensor memory (PTX ISA 9.1 9.7.16.10.1 [a-tmem])
+    instr.viewElems[1] = viewExtent(bType);
     if (mlir::Value d = requiredValue(op, "d"))
-      instr.viewElems[2] = numElements(d.getType()); // the accumulator in tensor memory, written
+      instr.viewElems[2] = viewExtent(d.getType()); // the accumulator in tensor memory, written
     out.push_back(instr);
     return true;
   }
@@ -55,7 +56,7 @@ bool Lowerer::lowerTcgen05(Operation &op, StringRef name, std::vector<Instr> &ou
     instr.sub = 3;
     instr.imm = bytesOf(view.getType());
     instr.imm2 = store ? 1 : 0;
-    instr.viewElems[0] = numElements(view.getType());
+    instr.viewElems[0] = viewExtent(view.getType()); // TMEM columns
     instr.args = {slot(view)};
     if (store)
       instr.args.push_back(required(op, "src"));
@@ -83,6 +84,8 @@ bool Lowerer::lowerTcgen05(Operation &op, StringRef name, std::vector<Instr> &ou
     instr.imm = bytesOf(src.getType());
     if (auto type = dyn_cast<ir::MemDescType>(src.getType()))
       instr.viewElems[0] = type.getNumElements();
+    if (mlir::Value dst = requiredValue(op, "dst")) // tcgen05.cp writes its TMEM destination (PTX ISA 9.1 9.7.16.9.1)
+      instr.viewElems[1] = viewExtent(dst.getType());
     out.push_back(instr);
     return true;
   }

@@ -97,6 +97,7 @@ Step Engine::Impl::execTcgen05(Agent &a, const Instr &in, Cycle now) {
     Cycle done = std::max(a.lastTc05Done, sm.tensor.free() + cycles(costs.wgmmaLatency));
     int64_t op = issueAsync(a, a.lastTc05Op);
     access(a, op, in.args[0], in.viewElems[0], /*write=*/false, /*asyncProxy=*/true, in);
+    access(a, op, in.args[1], in.viewElems[1], /*write=*/true, /*asyncProxy=*/true, in);
     a.lastTc05Op = op;
     a.lastTc05Done = done;
     if (hasBarrier)

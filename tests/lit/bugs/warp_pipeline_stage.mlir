@@ -3,7 +3,7 @@
 // prelude barrier / postlude cond_barrier around a flat sequence (third_party/amd/lib/TritonAMDGPUToLLVM/
 // ConvertWarpPipeline.cpp). The simulator runs each stage once in place. Here the wave-leader arrive of
 // amd_wave_arrive.mlir sits in the second stage: BUG: `ready` counts 1 arrival, the four waves over-arrive
-// (arrive-count at the arrive inside the stage); correct twin: 4 arrivals, no findings.
+// (arrive-count at the arrive inside the stage); the fixed variant: 4 arrivals, no findings.
 // RUN: %tlx-sim check %s --grid 1 > %t.out; test $? -eq 1
 // RUN: FileCheck %s < %t.out
 // RUN: sed -e 's|amdg.init_barrier %ready, 1 |amdg.init_barrier %ready, 4 |' %s > %t.fixed.mlir
