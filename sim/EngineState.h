@@ -4,6 +4,7 @@
 
 #include "sim/ClusterBarrier.h"
 #include "sim/Engine.h"
+#include "sim/EventQueue.h"
 #include "sim/MBarrier.h"
 #include "sim/NamedBarrier.h"
 #include "sim/Occupancy.h"
@@ -158,16 +159,6 @@ struct PendingSignal {
   bool arrive = false;
 };
 
-struct Event {
-  Cycle t;
-  uint64_t seq;
-  enum Kind : uint8_t { RunAgent, SignalDue, StartCta } kind;
-  int32_t id;
-  /// Time order, then issue order: one 128-bit comparison (the queue's hot path).
-  unsigned __int128 key() const { return (static_cast<unsigned __int128>(t) << 64) | seq; }
-  bool operator>(const Event &o) const { return key() > o.key(); }
-};
-
 /// The key of a barrier outside the flat slots in a CTA's barrier maps.
 inline uint64_t barrierSlot(int32_t alloc, int64_t index) { return (static_cast<uint64_t>(alloc) << 40) ^ static_cast<uint64_t>(index); }
 
@@ -196,7 +187,7 @@ struct Engine::Impl {
   std::vector<Listener *> listeners;
   SimResult result;
 
-  std::priority_queue<Event, std::vector<Event>, std::greater<Event>> queue;
+  engine::EventQueue queue; ///< sim/EventQueue.h: (time, push order)
   uint64_t seq = 0;
   std::vector<std::unique_ptr<Agent>> agents;
   std::vector<std::unique_ptr<Cta>> ctas;

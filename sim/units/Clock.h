@@ -14,7 +14,12 @@ inline Cycle cycles(double x) {
   constexpr double kMax = 4.0e18;
   if (!(x > 0))
     return 0;
-  return x >= kMax ? static_cast<Cycle>(kMax) : static_cast<Cycle>(std::ceil(x));
+  if (x >= kMax)
+    return static_cast<Cycle>(kMax);
+  // ceil without the libm call (x86-64 has no SSE4.1 round by default): the truncation of a positive x below
+  // 2^62 is exact, and one more when x has a fraction.
+  Cycle whole = static_cast<Cycle>(x);
+  return whole + (static_cast<double>(whole) < x ? 1 : 0);
 }
 
 /// The power-limited SM clock (MHz) at a tensor-core utilization in [0, 1]: the maximum
