@@ -97,6 +97,9 @@ struct Event {
 struct PState {
   std::optional<z3::expr> t, k;
   std::optional<z3::expr> first, ub; ///< innermost loop: no iteration of it ran yet; its upper bound
+  /// The partition has left its loop nest and run the code after it (once): partitions whose loops iterate a
+  /// different number of times than the others' leave at different steps, and the kernel ends when all have.
+  std::optional<z3::expr> exited;
   std::vector<Val> outer, inner;
 };
 

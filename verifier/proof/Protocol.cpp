@@ -107,7 +107,9 @@ Protocol extractProtocol(ModuleOp module) {
           Group g;
           g.name = ir::variableName(op.getLoc()).value_or("barrier" + std::to_string(groups.size()));
           g.loc = ir::pythonLocation(op.getLoc());
-          g.slots = t.getAllocShape().size() >= 2 ? static_cast<int>(t.getAllocShape().front()) : 1;
+          // N barriers: Gluon's memdesc<N x 1 x i64>, TLX's alloc_barriers memdesc<N x i64> (one barrier:
+          // memdesc<1 x i64> in both); memdesc_index selects one of the N.
+          g.slots = t.getAllocShape().empty() ? 1 : static_cast<int>(t.getAllocShape().front());
           if (g.slots < 1 || g.slots > 64)
             throw Unsupported{"barrier array '" + g.name + "' has " + std::to_string(g.slots) + " slots"};
           g.count.assign(g.slots, 1);

@@ -38,6 +38,7 @@ State Encoder::freshState(const std::string &tag) {
     if (p.depth > 0) {
       ps.first = fresh(tag + p.name + "first", true);
       ps.ub = fresh(tag + p.name + "ub");
+      ps.exited = fresh(tag + p.name + "exited", true);
     }
     if (p.depth == 1) {
       ps.k = fresh(tag + p.name + "k");
@@ -68,6 +69,8 @@ State Encoder::mergeState(const z3::expr &cond, const State &a, const State &b) 
       ps.first = z3::ite(cond, *x.first, *y.first);
     if (x.ub)
       ps.ub = z3::ite(cond, *x.ub, *y.ub);
+    if (x.exited)
+      ps.exited = z3::ite(cond, *x.exited, *y.exited);
     for (size_t j = 0; j < x.outer.size(); ++j)
       ps.outer.push_back(mergeVal(cond, x.outer[j], y.outer[j]));
     for (size_t j = 0; j < x.inner.size(); ++j)
@@ -114,6 +117,7 @@ State Encoder::initial(std::vector<Violation> &viol) {
     if (lb.k != Val::Int)
       throw Unsupported{p.name + ": loop lower bound is not an integer the prover can follow"};
     ps.first = c.bool_val(true);
+    ps.exited = c.bool_val(false);
     if (p.depth == 1) {
       ps.k = *lb.e;
       ps.inner = init;
@@ -225,7 +229,7 @@ void Encoder::stepPartition(size_t i, const State &s, State &out, const z3::expr
   if (lb1.k != Val::Int)
     throw Unsupported{p.name + ": loop bounds not followed"};
   if (p.depth == 1) {
-    z3::expr cont = *ps.k < *ub1.e;
+    z3::expr cont = !*ps.exited && *ps.k < *ub1.e;
     innerConts.push_back(cont);
     offsets.push_back(*ps.k - *lb1.e);
     offsets.push_back(*st1.e);
@@ -243,10 +247,12 @@ void Encoder::stepPartition(size_t i, const State &s, State &out, const z3::expr
     // Exit: the code after the loop sees the loop's results.
     for (size_t a = 0; a < ps.inner.size(); ++a)
       env[p.l1->getResult(a)] = ps.inner[a];
-    execOps(opsAfter(b, p.l1), env, active && !cont, &events, i);
+    z3::expr leave = active && !cont && !*ps.exited; // once: the code after the loop runs when it ends
+    execOps(opsAfter(b, p.l1), env, leave, &events, i);
+    ns.exited = *ps.exited || leave;
     exits.push_back(!cont);
   } else {
-    z3::expr inTile = *ps.t < *ub1.e;
+    z3::expr inTile = !*ps.exited && *ps.t < *ub1.e;
     env[b1.getArgument(0)] = {Val::Int, *ps.t, -1};
     for (size_t a = 0; a < ps.outer.size(); ++a)
       env[b1.getArgument(a + 1)] = ps.outer[a];
@@ -292,10 +298,11 @@ void Encoder::stepPartition(size_t i, const State &s, State &out, const z3::expr
       init2.push_back(get(env2, v));
     fixKinds(init2, ps.inner);
     // Kernel exit: code after the tile loop sees its results.
-    z3::expr leave = active && !inTile;
+    z3::expr leave = active && !inTile && !*ps.exited; // once: the code after the tile loop runs when it ends
     for (size_t a = 0; a < ps.outer.size(); ++a)
       env[p.l1->getResult(a)] = ps.outer[a];
     execOps(opsAfter(b, p.l1), env, leave, &events, i);
+    ns.exited = *ps.exited || leave;
     exits.push_back(!inTile);
     // Next state.
     z3::expr inner = active && cont;
@@ -329,7 +336,13 @@ State Encoder::step(const State &s, std::vector<Violation> &viol) {
   for (size_t a = per; a < offsets.size(); ++a)
     aligned = aligned && offsets[a] == offsets[a % per];
   viol.push_back({LemmaAlign, -1, active && !aligned, nullptr, -1});
-  z3::expr leaving = exits.empty() ? c.bool_val(true) : exits[0];
+  // The kernel ends when every partition has left its loops (each ran the code after them once, at its own
+  // step): partitions whose trip counts differ (a peeled first iteration, a different tile stride) each run all
+  // of their iterations.
+  z3::expr_vector allLeft(c);
+  for (const z3::expr &e : exits)
+    allLeft.push_back(e);
+  z3::expr leaving = exits.empty() ? c.bool_val(true) : z3::mk_and(allLeft);
   z3::expr finishing = active && leaving;
   for (size_t i = 0; i < parts.size(); ++i)
     if (parts[i].depth == 0) {
