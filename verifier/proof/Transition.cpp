@@ -119,7 +119,7 @@ State Encoder::initial(std::vector<Violation> &viol) {
     ps.first = c.bool_val(true);
     ps.exited = c.bool_val(false);
     if (p.depth == 1) {
-      ps.k = *lb.e;
+      ps.k = p.alignedLb ? c.int_val(*p.alignedLb) : *lb.e;
       ps.inner = init;
       Val ub = get(env, p.l1->getOperand(1));
       ps.ub = ub.k == Val::Int ? *ub.e : fresh("ub");
@@ -138,7 +138,7 @@ State Encoder::initial(std::vector<Violation> &viol) {
       Val lb2 = get(env, p.l2->getOperand(0));
       if (lb2.k != Val::Int)
         throw Unsupported{p.name + ": K loop lower bound not followed"};
-      ps.k = *lb2.e;
+      ps.k = p.alignedLb ? c.int_val(*p.alignedLb) : *lb2.e;
       Val ub2 = get(env, p.l2->getOperand(1));
       ps.ub = ub2.k == Val::Int ? *ub2.e : fresh("ub");
       for (Value v : initOperands(p.l2))
@@ -230,20 +230,22 @@ void Encoder::stepPartition(size_t i, const State &s, State &out, const z3::expr
     throw Unsupported{p.name + ": loop bounds not followed"};
   if (p.depth == 1) {
     z3::expr cont = !*ps.exited && *ps.k < *ub1.e;
+    // A peeled loop (Part::alignedLb) runs from the aligned bound; its iterations below the real one do nothing.
+    z3::expr real = p.realLb ? *ps.k >= c.int_val(*p.realLb) : c.bool_val(true);
     innerConts.push_back(cont);
-    offsets.push_back(*ps.k - *lb1.e);
+    offsets.push_back(*ps.k - (p.alignedLb ? c.int_val(*p.alignedLb) : *lb1.e));
     offsets.push_back(*st1.e);
     viol.push_back({LemmaAlign, -1, active && *ps.ub != *ub1.e, nullptr, (int)i});
     ns.first = z3::ite(active && cont, c.bool_val(false), *ps.first);
     env[b1.getArgument(0)] = {Val::Int, *ps.k, -1};
     for (size_t a = 0; a < ps.inner.size(); ++a)
       env[b1.getArgument(a + 1)] = ps.inner[a];
-    execOps(opsBefore(b1, nullptr), env, active && cont, &events, i);
+    execOps(opsBefore(b1, nullptr), env, active && cont && real, &events, i);
     std::vector<Val> y = yieldsOf(b1);
     fixKinds(y, ps.inner);
     ns.k = z3::ite(active && cont, *ps.k + *st1.e, *ps.k);
     for (size_t a = 0; a < ps.inner.size(); ++a)
-      ns.inner[a] = mergeVal(active && cont, y[a], ps.inner[a]);
+      ns.inner[a] = mergeVal(active && cont && real, y[a], ps.inner[a]);
     // Exit: the code after the loop sees the loop's results.
     for (size_t a = 0; a < ps.inner.size(); ++a)
       env[p.l1->getResult(a)] = ps.inner[a];
@@ -266,14 +268,15 @@ void Encoder::stepPartition(size_t i, const State &s, State &out, const z3::expr
     Val lb2 = get(env, p.l2->getOperand(0));
     offsets.push_back(*ps.t - *lb1.e);
     offsets.push_back(*st1.e);
-    offsets.push_back(lb2.k == Val::Int ? *ps.k - *lb2.e : fresh("off"));
+    offsets.push_back(p.alignedLb ? *ps.k - c.int_val(*p.alignedLb) : lb2.k == Val::Int ? *ps.k - *lb2.e : fresh("off"));
+    z3::expr real = p.realLb ? *ps.k >= c.int_val(*p.realLb) : c.bool_val(true); // see depth 1
     offsets.push_back(*st2.e);
     viol.push_back({LemmaAlign, -1, active && inTile && *ps.ub != *ub2.e, nullptr, (int)i});
     Block &b2 = p.l2->getRegion(0).front();
     env[b2.getArgument(0)] = {Val::Int, *ps.k, -1};
     for (size_t a = 0; a < ps.inner.size(); ++a)
       env[b2.getArgument(a + 1)] = ps.inner[a];
-    execOps(opsBefore(b2, nullptr), env, active && cont, &events, i);
+    execOps(opsBefore(b2, nullptr), env, active && cont && real, &events, i);
     std::vector<Val> y2 = yieldsOf(b2);
     fixKinds(y2, ps.inner);
     // Tile transition: post1 with the K loop's results, next tile's pre1.
@@ -306,12 +309,13 @@ void Encoder::stepPartition(size_t i, const State &s, State &out, const z3::expr
     exits.push_back(!inTile);
     // Next state.
     z3::expr inner = active && cont;
-    ns.k = z3::ite(inner, *ps.k + *st2.e, z3::ite(tileEnd, lb2n.k == Val::Int ? *lb2n.e : fresh("lb"), *ps.k));
+    z3::expr nextLb = p.alignedLb ? c.int_val(*p.alignedLb) : lb2n.k == Val::Int ? *lb2n.e : fresh("lb");
+    ns.k = z3::ite(inner, *ps.k + *st2.e, z3::ite(tileEnd, nextLb, *ps.k));
     ns.t = z3::ite(tileEnd, t2, *ps.t);
     ns.first = z3::ite(inner, c.bool_val(false), z3::ite(tileEnd, c.bool_val(true), *ps.first));
     ns.ub = z3::ite(tileEnd, ub2n.k == Val::Int ? *ub2n.e : fresh("ub"), *ps.ub);
     for (size_t a = 0; a < ps.inner.size(); ++a)
-      ns.inner[a] = mergeVal(inner, y2[a], mergeVal(tileEnd, init2[a], ps.inner[a]));
+      ns.inner[a] = mergeVal(inner && real, y2[a], mergeVal(tileEnd, init2[a], ps.inner[a]));
     for (size_t a = 0; a < ps.outer.size(); ++a)
       ns.outer[a] = mergeVal(tileEnd, y1[a], ps.outer[a]);
   }
