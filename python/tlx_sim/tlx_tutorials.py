@@ -171,6 +171,8 @@ def launch_json(name: str, launch: lc.Launch, target) -> dict:
         spec["ptrs"] = launch.ptrs()
     if options:
         spec["options"] = options
+    if rcp.preconditions:  # launch constraints the host code guarantees: the prover's default assumptions
+        spec["preconditions"] = list(rcp.preconditions)
     spec.update({
         "tutorial": name,
         "entry": rcp.entry,
