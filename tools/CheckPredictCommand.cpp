@@ -61,7 +61,7 @@ int run(bool predict) {
       return badInput(toString(accepted.takeError()));
     bool dynamicLeft =
         llvm::any_of(findings, [&](const verifier::Finding &f) { return !isAccepted(f, *accepted); });
-    proofs = runProofs(*prepared.module, /*traceCounterexample=*/!dynamicLeft, findings);
+    proofs = runProofs(*prepared.module, /*traceCounterexample=*/!dynamicLeft);
     if (proofs.badInput)
       return kBadInput;
     std::vector<verifier::Finding> proofFindings = counterexampleFindings(proofs);

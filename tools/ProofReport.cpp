@@ -106,8 +106,7 @@ cl::opt<int> proofStepsOpt("proof-steps",
 
 /// Re-runs the simulation at the counterexample's launch; returns a one-line summary and sets `reproduced` when
 /// the simulation reports a finding there or stops on an error of the kernel at that launch.
-std::string replay(const verifier::proof::ProofResult &r, bool writeTrace, bool &reproduced,
-                   const std::vector<verifier::Finding> &checked) {
+std::string replay(const verifier::proof::ProofResult &r, bool writeTrace, bool &reproduced) {
   reproduced = false;
   std::vector<std::string> savedArgs(argOpts.begin(), argOpts.end());
   std::string savedGrid = gridOpt;
@@ -155,16 +154,10 @@ std::string replay(const verifier::proof::ProofResult &r, bool writeTrace, bool 
         out = "replay at" + launch + ": the simulation stops: " + toString(result.takeError());
       } else {
         auto findings = checks.findings();
-        // A finding the checked launch shows as well says nothing about this launch's violation.
-        std::set<std::string> known;
-        for (const auto &f : checked)
-          known.insert(f.cls + "@" + f.location.str());
-        llvm::erase_if(findings, [&](const verifier::Finding &f) { return known.count(f.cls + "@" + f.location.str()); });
         reproduced = !findings.empty();
         if (findings.empty())
-          out = "replay at" + launch + ": the simulation of this launch reports no finding" +
-                (checked.empty() ? std::string() : " beyond the checked launch's") +
-                ": not reproduced, a limitation of the prover's encoding (not a finding)";
+          out = "replay at" + launch + ": the simulation of this launch reports no finding: not reproduced, a "
+                "limitation of the prover's encoding (not a finding)";
         else
           out = "replay at" + launch + ": the simulation reproduces it: " + findings.front().cls + ": " +
                 findings.front().message + (findings.size() > 1 ? formatv(" (+{0} more)", findings.size() - 1).str() : "");
@@ -180,8 +173,7 @@ std::string replay(const verifier::proof::ProofResult &r, bool writeTrace, bool 
 
 } // namespace
 
-ProofOutcome runProofs(mlir::ModuleOp module, bool traceCounterexample,
-                       const std::vector<verifier::Finding> &checked) {
+ProofOutcome runProofs(mlir::ModuleOp module, bool traceCounterexample) {
   ProofOutcome out;
   auto noTrace = [&] {
     if (traceCounterexample && traceOutRequested() && !out.counterexample)
@@ -260,16 +252,8 @@ ProofOutcome runProofs(mlir::ModuleOp module, bool traceCounterexample,
   for (const auto &r : out.report.results)
     if (r.verdict == "counterexample") {
       bool reproduced = false;
-      // At the checked launch itself its findings are the replay's; at another one they say nothing about it.
-      bool sameLaunch = true;
-      for (auto &[n, v] : r.params)
-        if (!StringRef(n).starts_with("program_id_") && n != "cluster_rank") {
-          auto it = options.launch.find(n);
-          sameLaunch &= it != options.launch.end() && it->second == v;
-        }
-      static const std::vector<verifier::Finding> none;
-      out.replays.push_back(replay(r, traceCounterexample && traceOutRequested() && !out.counterexampleTraced,
-                                   reproduced, sameLaunch ? none : checked));
+      out.replays.push_back(
+          replay(r, traceCounterexample && traceOutRequested() && !out.counterexampleTraced, reproduced));
       out.reproduced.push_back(reproduced);
       out.counterexample |= reproduced;
       out.counterexampleTraced = true;

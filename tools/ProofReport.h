@@ -43,10 +43,7 @@ std::vector<verifier::Finding> counterexampleFindings(const ProofOutcome &outcom
 /// re-running the simulation of `check` at the counterexample's arguments and grid. With
 /// `traceCounterexample` and --trace-out, the replay of the first counterexample is written as the trace
 /// (check passes true when the simulation itself found nothing).
-/// `checked`: the findings of the checked launch's simulation; a replay finding among them (same class and
-/// location) does not confirm a counterexample (it shows at the checked launch too, whatever the violation).
-ProofOutcome runProofs(mlir::ModuleOp module, bool traceCounterexample = false,
-                       const std::vector<verifier::Finding> &checked = {});
+ProofOutcome runProofs(mlir::ModuleOp module, bool traceCounterexample = false);
 
 /// Prints verdicts as diagnostics: `file:line:col: error: proof: <property> on <barrier>:
 /// counterexample ...` (reproduced by its replay), `remark:` for proved, `warning:` for bounded, timeout and a
