@@ -104,8 +104,10 @@ cl::opt<int> proofStepsOpt("proof-steps",
                                     "+ 1, raised to what the induction needs)"),
                            cl::init(0), cl::sub(checkCommand()));
 
-/// Re-runs the simulation at the counterexample's launch; returns a one-line summary.
-std::string replay(const verifier::proof::ProofResult &r, bool writeTrace) {
+/// Re-runs the simulation at the counterexample's launch; returns a one-line summary and sets `reproduced` when
+/// the simulation reports a finding there or stops on an error of the kernel at that launch.
+std::string replay(const verifier::proof::ProofResult &r, bool writeTrace, bool &reproduced) {
+  reproduced = false;
   std::vector<std::string> savedArgs(argOpts.begin(), argOpts.end());
   std::string savedGrid = gridOpt;
   std::string launch;
@@ -138,7 +140,7 @@ std::string replay(const verifier::proof::ProofResult &r, bool writeTrace) {
       code = prepareSimulation(prepared);
     }
     if (code != kClean) {
-      out = "replay at" + launch + " not run (the launch is incomplete or invalid, see above)";
+      out = "replay at" + launch + " not run (the launch is incomplete or invalid, see above): not reproduced";
     } else {
       if (writeTrace)
         writeTraceOut(prepared, "default",
@@ -148,12 +150,14 @@ std::string replay(const verifier::proof::ProofResult &r, bool writeTrace) {
       checks.attach(*prepared.engine);
       auto result = prepared.engine->run();
       if (!result) {
+        reproduced = true;
         out = "replay at" + launch + ": the simulation stops: " + toString(result.takeError());
       } else {
         auto findings = checks.findings();
+        reproduced = !findings.empty();
         if (findings.empty())
-          out = "replay at" + launch + ": the simulation of this launch reports no finding (the violation is not "
-                "observable dynamically at this launch)";
+          out = "replay at" + launch + ": the simulation of this launch reports no finding: not reproduced, a "
+                "limitation of the prover's encoding (not a finding)";
         else
           out = "replay at" + launch + ": the simulation reproduces it: " + findings.front().cls + ": " +
                 findings.front().message + (findings.size() > 1 ? formatv(" (+{0} more)", findings.size() - 1).str() : "");
@@ -247,8 +251,11 @@ ProofOutcome runProofs(mlir::ModuleOp module, bool traceCounterexample) {
   out.unsatAssumptions = out.report.assumptionsUnsat;
   for (const auto &r : out.report.results)
     if (r.verdict == "counterexample") {
-      out.counterexample = true;
-      out.replays.push_back(replay(r, traceCounterexample && traceOutRequested() && !out.counterexampleTraced));
+      bool reproduced = false;
+      out.replays.push_back(
+          replay(r, traceCounterexample && traceOutRequested() && !out.counterexampleTraced, reproduced));
+      out.reproduced.push_back(reproduced);
+      out.counterexample |= reproduced;
       out.counterexampleTraced = true;
     }
   noTrace();
@@ -273,7 +280,12 @@ void printProofs(const ProofOutcome &outcome, raw_ostream &os) {
     else if (r.verdict == "timeout")
       os << head << "warning: proof: " << what << ": timeout (" << r.witness << ")\n";
     else {
-      os << head << "error: proof: " << what << ": counterexample: " << r.witness << "\n";
+      bool confirmed = replay < outcome.reproduced.size() && outcome.reproduced[replay];
+      if (confirmed)
+        os << head << "error: proof: " << what << ": counterexample: " << r.witness << "\n";
+      else
+        os << head << "warning: proof: " << what << ": unconfirmed counterexample (its replay does not reproduce "
+           << "it: a limitation of the prover, not a finding): " << r.witness << "\n";
       if (replay < outcome.replays.size())
         os << head << "note: " << outcome.replays[replay++] << "\n";
     }
@@ -281,10 +293,14 @@ void printProofs(const ProofOutcome &outcome, raw_ostream &os) {
   for (const auto &n : outcome.report.notes)
     os << "tlx-sim: note: proof: " << n << "\n";
   std::map<std::string, int> byVerdict;
+  size_t cex = 0;
   for (const auto &r : outcome.report.results)
-    ++byVerdict[r.verdict];
+    if (r.verdict != "counterexample")
+      ++byVerdict[r.verdict];
+    else
+      ++byVerdict[cex < outcome.reproduced.size() && outcome.reproduced[cex++] ? "counterexample" : "unconfirmed"];
   std::string counts;
-  for (const char *v : {"counterexample", "timeout", "bounded", "proved"})
+  for (const char *v : {"counterexample", "unconfirmed", "timeout", "bounded", "proved"})
     if (byVerdict.count(v))
       counts += (counts.empty() ? " (" : ", ") + std::to_string(byVerdict[v]) + " " + v;
   os << formatv("tlx-sim: proofs: {0} verdict{1}{2}, {3:F2} s of Z3\n", outcome.report.results.size(),
@@ -294,8 +310,9 @@ void printProofs(const ProofOutcome &outcome, raw_ostream &os) {
 
 std::vector<verifier::Finding> counterexampleFindings(const ProofOutcome &outcome) {
   std::vector<verifier::Finding> out;
+  size_t cex = 0;
   for (const auto &r : outcome.report.results)
-    if (r.verdict == "counterexample") {
+    if (r.verdict == "counterexample" && cex < outcome.reproduced.size() && outcome.reproduced[cex++]) {
       verifier::Finding f;
       f.cls = "proof:" + r.property;
       f.location = r.location;
@@ -313,8 +330,10 @@ json::Array proofsJson(const ProofOutcome &outcome) {
     json::Array parts;
     for (const auto &p : r.partitions)
       parts.push_back(p);
+    bool unconfirmed = r.verdict == "counterexample" &&
+                       !(replay < outcome.reproduced.size() && outcome.reproduced[replay]);
     json::Object o{{"property", r.property},
-                   {"verdict", r.verdict},
+                   {"verdict", unconfirmed ? "unconfirmed" : r.verdict},
                    {"barrier", r.barrier},
                    {"partitions", std::move(parts)},
                    {"location", r.location.str()},
@@ -330,6 +349,7 @@ json::Array proofsJson(const ProofOutcome &outcome) {
       w["params"] = std::move(params);
       w["step"] = r.step;
       w["iteration"] = r.iteration;
+      w["reproduced"] = !unconfirmed;
       if (replay < outcome.replays.size())
         w["replay"] = outcome.replays[replay++];
       o["witness"] = std::move(w);

@@ -20,7 +20,11 @@ struct ProofOutcome {
   bool ran = false;                     ///< false with --no-proofs
   verifier::proof::ProofReport report;
   std::vector<std::string> replays;     ///< one line per counterexample (same order)
-  bool counterexample = false;          ///< any verdict is `counterexample` (exit code 1)
+  /// Per counterexample (same order): the simulation of the launch it names reproduces it (a finding, or the
+  /// simulation stops on an error of the kernel). One that does not is a limitation of the prover's encoding:
+  /// printed as a warning (`unconfirmed`), not an error, and no exit code 1.
+  std::vector<bool> reproduced;
+  bool counterexample = false;          ///< any counterexample is reproduced by its replay (exit code 1)
   bool counterexampleTraced = false;    ///< the first counterexample's replay was considered for --trace-out
   bool badInput = false;                ///< a proof option or assumption is invalid, said on stderr (exit code 2)
   bool unsatAssumptions = false;        ///< the assumptions admit no launch (exit code 2)
@@ -30,7 +34,7 @@ struct ProofOutcome {
   std::vector<std::string> assumptions; ///< every assumption of the proofs: preconditions, then --assume
 };
 
-/// The `counterexample` verdicts of `outcome` as findings of class `proof:<property>` at the verdict's
+/// The reproduced `counterexample` verdicts of `outcome` as findings of class `proof:<property>` at the verdict's
 /// location (message: property, barrier and witness), for --sarif and baselines (the JSON output keeps them
 /// under `proofs`).
 std::vector<verifier::Finding> counterexampleFindings(const ProofOutcome &outcome);
@@ -42,10 +46,12 @@ std::vector<verifier::Finding> counterexampleFindings(const ProofOutcome &outcom
 ProofOutcome runProofs(mlir::ModuleOp module, bool traceCounterexample = false);
 
 /// Prints verdicts as diagnostics: `file:line:col: error: proof: <property> on <barrier>:
-/// counterexample ...`, `remark:` for proved, `warning:` for bounded and timeout.
+/// counterexample ...` (reproduced by its replay), `remark:` for proved, `warning:` for bounded, timeout and a
+/// counterexample its replay does not reproduce (`unconfirmed counterexample`: a prover limitation).
 void printProofs(const ProofOutcome &outcome, llvm::raw_ostream &os);
 
-/// The `proofs` array of `check --json` (design.md); each verdict also lists the `assumptions` it holds under.
+/// The `proofs` array of `check --json` (design.md); each verdict also lists the `assumptions` it holds under. A
+/// counterexample its replay does not reproduce has the verdict `unconfirmed` (witness.reproduced false).
 llvm::json::Array proofsJson(const ProofOutcome &outcome);
 
 /// `check --json`'s `proof_notes`: why a kernel, partition or property was not analyzed (e.g. a kernel

@@ -5,7 +5,10 @@ tutorial itself uses (``matmul``, ``attention``), an ``inputs`` builder (``gemm`
 tensors of ``shape``), the ``kernel`` whose launches are kept, ``configs`` (name -> a selector: entries of
 ``triton.Config.all_kwargs()`` that pick exactly one config of the tutorial's own list; prefer configs the
 tutorial's own pruning keeps at that shape, see ``python -m tlx_sim.capture --tutorial X --list-configs``)
-and ``targets`` (every target the tutorial is written for).  ``configs_from_autotune=False`` for a kernel
+and ``targets`` (every target the tutorial is written for).  ``preconditions``: launch constraints the
+tutorial's own host code guarantees (``"K>=0"``: a tensor dimension; ``"M>=1"``: the host's grid launches no
+program otherwise), written to launch.json ``preconditions`` so that ``tlx-sim check`` assumes them in its
+proofs (each entry of the table says where the host code guarantees it).  ``configs_from_autotune=False`` for a kernel
 launched without the autotuner (the host entry picks its launch itself): then each config is the keywords to
 call the entry with (``{"config": {...}}`` or ``{}``), one call per config.
 """
@@ -82,6 +85,7 @@ class Recipe:
     targets: list
     configs_from_autotune: bool = True
     note: str = ""
+    preconditions: tuple = ()
 
     @property
     def kernels(self) -> tuple:
@@ -96,6 +100,17 @@ GEMM_4K = {"M": 4096, "N": 4096, "K": 4096}
 GEMM_8K = {"M": 8192, "N": 8192, "K": 8192}
 GEMM_GFX9 = {"M": 4096, "N": 4096, "K": 8192}  # the shape of gfx9_gemm/a16w16/README.md
 ATTN = {"Z": 4, "H": 32, "N_CTX": 4096, "D": 128}
+
+# Launch preconditions the host code guarantees (Recipe.preconditions). Attention: Z, H, N_CTX are q.shape[0..2]
+# (tensor dimensions, >= 0), and the host's grid, e.g. hopper_fa_ws.py:230 `(cdiv(q.shape[2], BLOCK_M),
+# q.shape[0] * q.shape[1], 1)` (persistent: hopper_fa_ws_pipelined_pingpong_persistent.py:379 `min(NUM_SMS,
+# cdiv(q.shape[2], BLOCK_M) * q.shape[0] * q.shape[1])`), launches no program unless each of them is >= 1.
+ATTN_PRE = ("Z>=1", "H>=1", "N_CTX>=1")
+# GEMM: M, N, K are a.shape[0], b.shape[1], a.shape[1] (tensor dimensions, >= 0; e.g.
+# hopper-persistent-gemm-ws-cooperative.py:231, blackwell_gemm_pipelined.py:157); the host's grid, cdiv(M, BM) *
+# cdiv(N, BN) programs (blackwell_gemm_pipelined.py:184; the persistent GEMMs' min(NUM_SMS, that),
+# hopper-persistent-gemm-ws-cooperative.py:245), launches none unless M >= 1 and N >= 1. Nothing guarantees K >= 1.
+GEMM_PRE = ("M>=1", "N>=1", "K>=0")
 
 _HOPPER_GEMM_WS = dict(GROUP_SIZE_M=8, NUM_MMA_WARPS=8, NUM_MMA_GROUPS=2, USE_WARP_BARRIER=False)
 _BW_GEMM_WS = dict(BLOCK_SIZE_M=256, BLOCK_SIZE_K=64, GROUP_SIZE_M=8, NUM_MMA_GROUPS=2, SPLIT_K=1,
@@ -117,25 +132,27 @@ RECIPES: dict[str, Recipe] = {
         {"bn256_s3": dict(BLOCK_SIZE_M=128, BLOCK_SIZE_N=256, BLOCK_SIZE_K=64, NUM_STAGES=3)}, ["cuda:90"]),
     "hopper_fa_ws": Recipe(
         "hopper_fa_ws.py", "attention", attention, ATTN, "_attn_fwd_ws",
-        {"g1": dict(NUM_MMA_GROUPS=1), "g2": dict(NUM_MMA_GROUPS=2)}, ["cuda:90"]),
+        {"g1": dict(NUM_MMA_GROUPS=1), "g2": dict(NUM_MMA_GROUPS=2)}, ["cuda:90"], preconditions=ATTN_PRE),
     "hopper_fa_ws_pipelined": Recipe(
         "hopper_fa_ws_pipelined.py", "attention", attention, ATTN, "_attn_fwd_ws_pipelined",
-        {"g1": dict(NUM_MMA_GROUPS=1), "g2": dict(NUM_MMA_GROUPS=2)}, ["cuda:90"]),
+        {"g1": dict(NUM_MMA_GROUPS=1), "g2": dict(NUM_MMA_GROUPS=2)}, ["cuda:90"], preconditions=ATTN_PRE),
     "hopper_fa_ws_pipelined_pingpong": Recipe(
         "hopper_fa_ws_pipelined_pingpong.py", "attention", attention, ATTN, "_attn_fwd_ws_pipelined_pingpong",
-        {"g2": dict(NUM_MMA_GROUPS=2)}, ["cuda:90"]),
+        {"g2": dict(NUM_MMA_GROUPS=2)}, ["cuda:90"], preconditions=ATTN_PRE),
     "hopper_fa_ws_pipelined_pingpong_persistent": Recipe(
         "hopper_fa_ws_pipelined_pingpong_persistent.py", "attention", attention, ATTN,
-        "_attn_fwd_ws_pipelined_pingpong_persistent", {"g2": dict(NUM_MMA_GROUPS=2)}, ["cuda:90"]),
+        "_attn_fwd_ws_pipelined_pingpong_persistent", {"g2": dict(NUM_MMA_GROUPS=2)}, ["cuda:90"],
+        preconditions=ATTN_PRE),
     "hopper-persistent-gemm-ws-cooperative": Recipe(
         "hopper-persistent-gemm-ws-cooperative.py", "matmul_tlx_ws_persistent", gemm, GEMM_4K,
         "matmul_kernel_tlx_ws_persistent",
         {"bm128_bn256_s3": dict(BM=128, BN=256, NUM_STAGES=3), "bm256_bn128_s4": dict(BM=256, BN=128, NUM_STAGES=4)},
-        ["cuda:90"]),
+        ["cuda:90"], preconditions=GEMM_PRE),
     "hopper-persistent-gemm-ws-pingpong": Recipe(
         "hopper-persistent-gemm-ws-pingpong.py", "matmul_tlx_ws_persistent", gemm, GEMM_4K,
         "matmul_kernel_tlx_ws_persistent",
-        {"named_bar": dict(USE_NAMED_BARRIER=True), "mbar": dict(USE_NAMED_BARRIER=False)}, ["cuda:90"]),
+        {"named_bar": dict(USE_NAMED_BARRIER=True), "mbar": dict(USE_NAMED_BARRIER=False)}, ["cuda:90"],
+        preconditions=GEMM_PRE),
     "vector-add2": Recipe(
         "vector-add2.py", "add2_warp_specialized", vector_add2, {"N": 2**20}, "add2_warp_specialized_kernel",
         {"default": {}}, ["cuda:90", "cuda:100"], configs_from_autotune=False),
@@ -187,7 +204,8 @@ RECIPES: dict[str, Recipe] = {
     "blackwell_gemm_pipelined": Recipe(
         "blackwell_gemm_pipelined.py", "matmul", gemm, GEMM_4K, "matmul_kernel_tma_pipelined_blackwell",
         {"bn256_bk64_s4": dict(BLOCK_SIZE_N=256, BLOCK_SIZE_K=64, NUM_STAGES=4),
-         "bn128_bk128_s2": dict(BLOCK_SIZE_N=128, BLOCK_SIZE_K=128, NUM_STAGES=2)}, ["cuda:100"]),
+         "bn128_bk128_s2": dict(BLOCK_SIZE_N=128, BLOCK_SIZE_K=128, NUM_STAGES=2)}, ["cuda:100"],
+        preconditions=GEMM_PRE),
     "blackwell_gemm_clc": Recipe(
         "blackwell_gemm_clc.py", "matmul", gemm, GEMM_4K, "matmul_kernel_tma_ws_blackwell_clc",
         {"bn256_bk64_s4_t2": dict(BLOCK_SIZE_N=256, BLOCK_SIZE_K=64, NUM_SMEM_BUFFERS=4, NUM_TMEM_BUFFERS=2,

@@ -145,6 +145,8 @@ def launch_json(name: str, launch: lc.Launch, target) -> dict:
         "module": tutorial_path(name),
         "config": launch.config_name,
         "shape": dict(launch.shape or rcp.shape),
+        # launch constraints the host code guarantees: the prover's default assumptions
+        **({"preconditions": list(rcp.preconditions)} if rcp.preconditions else {}),
         "tutorial": name,
         "entry": rcp.entry,
         "kept_by_prune": launch.kept_by_prune,

@@ -4,6 +4,7 @@
 #include "verifier/proof/Driver.h"
 
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/raw_ostream.h"
 
 namespace tlxsim::verifier::proof {
 
@@ -168,6 +169,24 @@ void Driver::describeCounterexample(z3::model &m, int kind, int group, ProofResu
     if (v.is_numeral())
       r.params[n] = v.get_numeral_int64();
   }
+  if (getenv("TLXSIM_PROOF_DEBUG"))
+    for (size_t st = 0; st < states.size(); ++st) {
+      llvm::errs() << "cex state " << st << ": done=" << m.eval(*states[st].done, true).to_string();
+      for (size_t q = 0; q < states[st].parts.size(); ++q) {
+        const PState &ps = states[st].parts[q];
+        llvm::errs() << " | " << parts[q].name;
+        for (auto *e : {&ps.t, &ps.k, &ps.ub, &ps.exited})
+          if (*e)
+            llvm::errs() << " " << m.eval(**e, true).to_string();
+        for (const Val &v : ps.inner)
+          if (v.e)
+            llvm::errs() << " i:" << m.eval(*v.e, true).to_string();
+        for (const Val &v : ps.outer)
+          if (v.e)
+            llvm::errs() << " o:" << m.eval(*v.e, true).to_string();
+      }
+      llvm::errs() << "\n";
+    }
   for (size_t st = 0; st < viol.size(); ++st)
     for (const Violation &v : viol[st]) {
       if (v.kind != kind || v.group != group || !m.eval(v.cond, true).is_true())

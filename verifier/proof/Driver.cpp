@@ -265,6 +265,7 @@ bool Driver::clusterPeersAgree() {
         add(w.k, n.k, i.k);
         add(w.first, n.first, i.first);
         add(w.ub, n.ub, i.ub);
+        add(w.exited, n.exited, i.exited);
         for (size_t a = 0; a < w.outer.size(); ++a)
           add(w.outer[a].e, a < n.outer.size() ? n.outer[a].e : std::nullopt,
               a < i.outer.size() ? i.outer[a].e : std::nullopt);

@@ -100,6 +100,10 @@ private:
   // Op families of execOp, each called for the ops of its family only (in execOp's order).
   void execValue(OpCtx &x);   ///< constants, program ids, cluster rank, integer arith (ExecValues.cpp)
   void execIf(OpCtx &x);      ///< scf.if (ExecValues.cpp)
+  /// `x OP y` (arith.andi / ori / xori) when one side is a constant in {-1, 0, 1} or an ite of such constants (a
+  /// parity bit from `extui` of an i1); nullopt otherwise (ExecValues.cpp).
+  std::optional<z3::expr> bitwiseWithConstants(llvm::StringRef name, const z3::expr &x, const z3::expr &y,
+                                               int depth = 0);
   void execMemory(OpCtx &x);  ///< local_alloc, memdesc_index, init_barrier (ExecBarriers.cpp)
   bool execCluster(OpCtx &x); ///< cluster kernels: remote and multicast ops; false: not one (ExecBarriers.cpp)
   void execBarrier(OpCtx &x); ///< wait, arrive, expect, TMA load, tcgen05 commit (ExecBarriers.cpp)

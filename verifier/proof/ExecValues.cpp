@@ -114,21 +114,53 @@ void Encoder::execValue(OpCtx &x) {
       return setInt(z3::ite(x < y, x, y));
     if (name == "arith.maxsi" || name == "arith.maxui")
       return setInt(z3::ite(x > y, x, y));
-    // Bitwise ops with the constant 1 (parity bits); exact on all integers (Z3's mod is Euclidean).
-    auto one = [](const z3::expr &e) { return e.is_numeral() && e.get_numeral_int64() == 1; };
-    if (name == "arith.andi" && (one(x) || one(y)))
-      return setInt(z3::mod(one(y) ? x : y, 2));
-    if (name == "arith.xori" && (one(x) || one(y))) {
-      z3::expr v = one(y) ? x : y;
-      return setInt(v + 1 - 2 * z3::mod(v, 2));
-    }
-    if (name == "arith.ori" && (one(x) || one(y))) {
-      z3::expr v = one(y) ? x : y;
-      return setInt(v + 1 - z3::mod(v, 2));
-    }
+    // Bitwise ops on a parity bit: one operand a constant or a 0/1 value (`extui` of an i1, a select of
+    // constants), e.g. TLX's `phase ^ (buf == S - 1)`; exact on all integers (two's complement).
+    if (name == "arith.andi" || name == "arith.ori" || name == "arith.xori")
+      if (auto r = bitwiseWithConstants(name, x, y))
+        return setInt(*r);
     return opaque();
   }
 }
+
+// x OP y for OP in andi / ori / xori, where y (or x) is a numeral in {-1, 0, 1} or an ite tree of them (depth
+// <= 4): the op distributes over the ite's branches. Z3's mod is Euclidean, so x & 1 = x mod 2 and
+// x ^ 1 = x + 1 - 2 (x mod 2) also hold for negative x in two's complement; x ^ -1 = -1 - x.
+std::optional<z3::expr> Encoder::bitwiseWithConstants(llvm::StringRef name, const z3::expr &x, const z3::expr &y,
+                                                      int depth) {
+  auto numeral = [](const z3::expr &e, int64_t &v) { return e.is_numeral() && e.is_numeral_i64(v); };
+  int64_t a = 0, b = 0;
+  if (numeral(x, a) && numeral(y, b))
+    return c.int_val(name == "arith.andi" ? (a & b) : name == "arith.ori" ? (a | b) : (a ^ b));
+  auto withConstant = [&](const z3::expr &v, int64_t k) -> std::optional<z3::expr> {
+    if (k == 0)
+      return name == "arith.andi" ? c.int_val(0) : v;
+    if (k == -1)
+      return name == "arith.andi" ? v : name == "arith.ori" ? c.int_val(-1) : c.int_val(-1) - v;
+    if (k == 1)
+      return name == "arith.andi" ? z3::mod(v, 2)
+             : name == "arith.ori" ? v + 1 - z3::mod(v, 2)
+                                   : v + 1 - 2 * z3::mod(v, 2);
+    return std::nullopt;
+  };
+  if (numeral(y, b))
+    return withConstant(x, b);
+  if (numeral(x, a))
+    return withConstant(y, a);
+  if (depth >= 4)
+    return std::nullopt;
+  for (const z3::expr *t : {&y, &x}) {
+    const z3::expr &other = t == &y ? x : y;
+    if (t->is_app() && t->decl().decl_kind() == Z3_OP_ITE) {
+      auto hi = bitwiseWithConstants(name, other, t->arg(1), depth + 1);
+      auto lo = hi ? bitwiseWithConstants(name, other, t->arg(2), depth + 1) : std::nullopt;
+      if (hi && lo)
+        return z3::ite(t->arg(0), *hi, *lo);
+    }
+  }
+  return std::nullopt;
+}
+
 
 // Both branches run under their conditions; the results merge by ite where the kinds agree.
 void Encoder::execIf(OpCtx &x) {

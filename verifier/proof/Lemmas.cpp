@@ -186,9 +186,40 @@ void Driver::takeSamples(z3::solver &sampler, std::vector<z3::model> &samples) {
 }
 
 /// One table lemma per (barrier slot, waiter) whose samples some key determines; returns the next lemma id.
+/// Model evaluations are cached per (sample, state): the features shared by every candidate key (first, iterations
+/// left, done) once, each candidate's loop-carried value once for all slots, the ghost state once per slot.
 int Driver::learnTables(const std::vector<z3::model> &samples) {
   int lemmaId = 0;
+  const size_t nS = samples.size(), nT = states.size();
+  std::vector<size_t> live(nS, nT); // the first state of each sample where the kernel is done
+  std::vector<std::vector<int64_t>> firstV(nS), remV(nS);
+  for (size_t m = 0; m < nS; ++m)
+    for (size_t j = 0; j < nT; ++j) {
+      if (num(samples[m], *states[j].done)) {
+        live[m] = j;
+        break;
+      }
+      firstV[m].push_back(num(samples[m], *states[j].parts[anchor].first));
+      remV[m].push_back(num(samples[m], remOf(states[j])));
+    }
+  std::map<std::pair<int, int>, std::vector<std::vector<int64_t>>> varCache; // (part, var) -> [sample][state]
+  auto varValues = [&](const Cand &cd) -> const std::vector<std::vector<int64_t>> & {
+    auto [it, fresh] = varCache.try_emplace({cd.part, cd.var});
+    if (fresh)
+      for (size_t m = 0; m < nS; ++m) {
+        it->second.emplace_back();
+        for (size_t j = 0; j < live[m]; ++j) {
+          auto v = varExpr(states[j], cd);
+          if (!v)
+            break; // the sample's observations stop here
+          it->second.back().push_back(num(samples[m], *v));
+        }
+      }
+    return it->second;
+  };
   for (auto &[key, Bv] : states[0].ghost->B) {
+    if (budget.exhausted())
+      break; // no lemma without its samples' evaluation; the properties are then bounded at best
     int grp = key.first;
     int S = groups[grp].slots;
     std::vector<Cand> cands = {{anchor, -1, 1}};
@@ -208,28 +239,31 @@ int Driver::learnTables(const std::vector<z3::model> &samples) {
           cands.push_back({static_cast<int>(q), v, M});
     }
     for (int slot = 0; slot < S; ++slot, ++lemmaId) {
+      // The slot's ghost state per (sample, state): (B, D, has).
+      std::vector<std::vector<std::array<int64_t, 3>>> ghostV(nS);
+      for (size_t m = 0; m < nS; ++m)
+        for (size_t j = 0; j < live[m]; ++j) {
+          const State &st = states[j];
+          ghostV[m].push_back({num(samples[m], st.ghost->B.at(key)[slot]), num(samples[m], st.ghost->D.at(key)[slot]),
+                               num(samples[m], st.ghost->has.at(key)[slot])});
+        }
       // Rows (residue, first, has, rem) -> (B, D) over the samples; the smallest consistent key
       // (fewest features, then the candidate order) generalizes best.
       std::vector<std::vector<Obs>> obsPerCand(cands.size());
       for (size_t ci = 0; ci < cands.size(); ++ci) {
         const Cand &cd = cands[ci];
-        for (const z3::model &m : samples)
-          for (size_t j = 0; j < states.size(); ++j) {
-            const State &st = states[j];
-            if (num(m, *st.done))
-              break;
+        const std::vector<std::vector<int64_t>> *vals = cd.var >= 0 ? &varValues(cd) : nullptr;
+        for (size_t m = 0; m < nS; ++m)
+          for (size_t j = 0; j < live[m]; ++j) {
             int64_t res = 0;
-            if (cd.var >= 0) {
-              auto v = varExpr(st, cd);
-              if (!v)
+            if (vals) {
+              if (j >= (*vals)[m].size())
                 break;
-              int64_t x = num(m, *v);
+              int64_t x = (*vals)[m][j];
               res = ((x % cd.mod) + cd.mod) % cd.mod;
             }
-            obsPerCand[ci].push_back({{res, num(m, *st.parts[anchor].first), num(m, st.ghost->has.at(key)[slot]),
-                                       num(m, remOf(st))},
-                                      {num(m, st.ghost->B.at(key)[slot]), num(m, st.ghost->D.at(key)[slot]),
-                                       num(m, st.ghost->has.at(key)[slot])}});
+            const auto &gv = ghostV[m][j];
+            obsPerCand[ci].push_back({{res, firstV[m][j], gv[2], remV[m][j]}, {gv[0], gv[1], gv[2]}});
           }
       }
       std::optional<TableChoice> choice = chooseTableKey(obsPerCand, cands);

@@ -68,6 +68,11 @@ struct Part {
   std::vector<std::pair<mlir::Value, mlir::Value>> seeds; ///< block argument <- warp_specialize operand
   int depth = 0;
   mlir::Operation *l1 = nullptr, *l2 = nullptr;
+  /// The innermost loop's lower bound when it is a constant above another partition's (same constant step): a
+  /// peeled first iteration, e.g. `for k in range(1, n)` against a producer's `range(0, n)`. The lock-step
+  /// encoding runs this loop from `alignedLb` instead, the iterations below the real bound doing nothing, so
+  /// that the partitions' iterations stay aligned (Protocol.cpp, alignLowerBounds).
+  std::optional<int64_t> realLb, alignedLb;
 };
 
 /// One synchronization or data effect of an op, as one lock-step step executes it under `guard`.
@@ -97,6 +102,9 @@ struct Event {
 struct PState {
   std::optional<z3::expr> t, k;
   std::optional<z3::expr> first, ub; ///< innermost loop: no iteration of it ran yet; its upper bound
+  /// The partition has left its loop nest and run the code after it (once): partitions whose loops iterate a
+  /// different number of times than the others' leave at different steps, and the kernel ends when all have.
+  std::optional<z3::expr> exited;
   std::vector<Val> outer, inner;
 };
 

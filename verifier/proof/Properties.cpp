@@ -177,7 +177,14 @@ void Encoder::checkEnd(const Ghost &g, const z3::expr &when, std::vector<Violati
       z3::expr hi = z3::ite(g.D.at(key)[s], c.int_val(n), c.int_val(0));
       // A phase completed by plain arrivals that nobody waits for is harmless at the end; one completed
       // by TMA bytes or tcgen05 may still be in flight when the kernel ends (and the barrier is invalidated).
-      z3::expr over = grp.asyncSignals ? B[s] > hi : c.bool_val(false);
+      // Judged per waiter on the slots it waits on: a slot only another partition waits on (TLX's replicated
+      // consumers, q_fulls[cid]) is that partition's; a slot nobody waits on is every waiter's.
+      z3::expr_vector others(c);
+      for (auto &[k2, h2] : g.has)
+        if (k2.first == key.first)
+          others.push_back(h2[s]);
+      z3::expr mine = g.has.at(key)[s] || !z3::mk_or(others);
+      z3::expr over = grp.asyncSignals ? mine && B[s] > hi : c.bool_val(false);
       viol.push_back({PhaseBalance, key.first, when && (B[s] < 0 || over || z3::mod(B[s], (int)n) != 0), nullptr,
                       key.second});
     }

@@ -4,6 +4,8 @@
 #include "ir/OpSyntax.h"
 #include "ir/Types.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+
 #include <algorithm>
 
 using namespace mlir;
@@ -107,7 +109,9 @@ Protocol extractProtocol(ModuleOp module) {
           Group g;
           g.name = ir::variableName(op.getLoc()).value_or("barrier" + std::to_string(groups.size()));
           g.loc = ir::pythonLocation(op.getLoc());
-          g.slots = t.getAllocShape().size() >= 2 ? static_cast<int>(t.getAllocShape().front()) : 1;
+          // N barriers: Gluon's memdesc<N x 1 x i64>, TLX's alloc_barriers memdesc<N x i64> (one barrier:
+          // memdesc<1 x i64> in both); memdesc_index selects one of the N.
+          g.slots = t.getAllocShape().empty() ? 1 : static_cast<int>(t.getAllocShape().front());
           if (g.slots < 1 || g.slots > 64)
             throw Unsupported{"barrier array '" + g.name + "' has " + std::to_string(g.slots) + " slots"};
           g.count.assign(g.slots, 1);
@@ -146,7 +150,41 @@ Protocol extractProtocol(ModuleOp module) {
     if (p.depth > 0 && p.depth != maxDepth)
       throw Unsupported{p.name + " has a loop nest of depth " + std::to_string(p.depth) + ", another partition " +
                         std::to_string(maxDepth) + ": the lock-step encoding needs aligned loop nests"};
+  alignLowerBounds(parts);
   return out;
+}
+
+namespace {
+std::optional<int64_t> constantOf(Value v) {
+  if (auto cst = v.getDefiningOp<arith::ConstantOp>())
+    if (auto ia = dyn_cast<IntegerAttr>(cst.getValue()))
+      return ia.getValue().getSExtValue();
+  return std::nullopt;
+}
+} // namespace
+
+void alignLowerBounds(std::vector<Part> &parts) {
+  std::optional<int64_t> lowest, step;
+  for (const Part &p : parts) {
+    if (p.depth == 0)
+      continue;
+    Operation *loop = p.depth == 1 ? p.l1 : p.l2;
+    auto lb = constantOf(loop->getOperand(0)), st = constantOf(loop->getOperand(2));
+    if (!lb || !st || *st <= 0 || (step && *st != *step))
+      return; // symbolic or differing bounds: no alignment (the loop-alignment lemma judges them)
+    step = st;
+    lowest = lowest ? std::min(*lowest, *lb) : *lb;
+  }
+  for (Part &p : parts) {
+    if (p.depth == 0)
+      continue;
+    Operation *loop = p.depth == 1 ? p.l1 : p.l2;
+    int64_t lb = *constantOf(loop->getOperand(0));
+    if (lb > *lowest && (lb - *lowest) % *step == 0 && (lb - *lowest) / *step <= 4) {
+      p.realLb = lb;
+      p.alignedLb = *lowest;
+    }
+  }
 }
 
 void analyzeNest(Part &p) {

@@ -35,6 +35,10 @@ Protocol extractProtocol(mlir::ModuleOp module);
 /// Sets `p`'s loop nest (`l1`, `l2`, `depth`) from its block; throws Unsupported as extractProtocol.
 void analyzeNest(Part &p);
 
+/// Partitions whose innermost loop starts a few constant steps above another's (a peeled first iteration) get
+/// `realLb` / `alignedLb` (ProofTypes.h Part): the lock-step encoding aligns their iterations.
+void alignLowerBounds(std::vector<Part> &parts);
+
 /// Whether the module uses named barriers (bar.sync / bar.arrive), which the prover does not encode.
 bool usesNamedBarriers(mlir::ModuleOp module);
 

@@ -38,6 +38,7 @@ State Encoder::freshState(const std::string &tag) {
     if (p.depth > 0) {
       ps.first = fresh(tag + p.name + "first", true);
       ps.ub = fresh(tag + p.name + "ub");
+      ps.exited = fresh(tag + p.name + "exited", true);
     }
     if (p.depth == 1) {
       ps.k = fresh(tag + p.name + "k");
@@ -68,6 +69,8 @@ State Encoder::mergeState(const z3::expr &cond, const State &a, const State &b) 
       ps.first = z3::ite(cond, *x.first, *y.first);
     if (x.ub)
       ps.ub = z3::ite(cond, *x.ub, *y.ub);
+    if (x.exited)
+      ps.exited = z3::ite(cond, *x.exited, *y.exited);
     for (size_t j = 0; j < x.outer.size(); ++j)
       ps.outer.push_back(mergeVal(cond, x.outer[j], y.outer[j]));
     for (size_t j = 0; j < x.inner.size(); ++j)
@@ -114,8 +117,9 @@ State Encoder::initial(std::vector<Violation> &viol) {
     if (lb.k != Val::Int)
       throw Unsupported{p.name + ": loop lower bound is not an integer the prover can follow"};
     ps.first = c.bool_val(true);
+    ps.exited = c.bool_val(false);
     if (p.depth == 1) {
-      ps.k = *lb.e;
+      ps.k = p.alignedLb ? c.int_val(*p.alignedLb) : *lb.e;
       ps.inner = init;
       Val ub = get(env, p.l1->getOperand(1));
       ps.ub = ub.k == Val::Int ? *ub.e : fresh("ub");
@@ -134,7 +138,7 @@ State Encoder::initial(std::vector<Violation> &viol) {
       Val lb2 = get(env, p.l2->getOperand(0));
       if (lb2.k != Val::Int)
         throw Unsupported{p.name + ": K loop lower bound not followed"};
-      ps.k = *lb2.e;
+      ps.k = p.alignedLb ? c.int_val(*p.alignedLb) : *lb2.e;
       Val ub2 = get(env, p.l2->getOperand(1));
       ps.ub = ub2.k == Val::Int ? *ub2.e : fresh("ub");
       for (Value v : initOperands(p.l2))
@@ -225,28 +229,32 @@ void Encoder::stepPartition(size_t i, const State &s, State &out, const z3::expr
   if (lb1.k != Val::Int)
     throw Unsupported{p.name + ": loop bounds not followed"};
   if (p.depth == 1) {
-    z3::expr cont = *ps.k < *ub1.e;
+    z3::expr cont = !*ps.exited && *ps.k < *ub1.e;
+    // A peeled loop (Part::alignedLb) runs from the aligned bound; its iterations below the real one do nothing.
+    z3::expr real = p.realLb ? *ps.k >= c.int_val(*p.realLb) : c.bool_val(true);
     innerConts.push_back(cont);
-    offsets.push_back(*ps.k - *lb1.e);
+    offsets.push_back(*ps.k - (p.alignedLb ? c.int_val(*p.alignedLb) : *lb1.e));
     offsets.push_back(*st1.e);
     viol.push_back({LemmaAlign, -1, active && *ps.ub != *ub1.e, nullptr, (int)i});
     ns.first = z3::ite(active && cont, c.bool_val(false), *ps.first);
     env[b1.getArgument(0)] = {Val::Int, *ps.k, -1};
     for (size_t a = 0; a < ps.inner.size(); ++a)
       env[b1.getArgument(a + 1)] = ps.inner[a];
-    execOps(opsBefore(b1, nullptr), env, active && cont, &events, i);
+    execOps(opsBefore(b1, nullptr), env, active && cont && real, &events, i);
     std::vector<Val> y = yieldsOf(b1);
     fixKinds(y, ps.inner);
     ns.k = z3::ite(active && cont, *ps.k + *st1.e, *ps.k);
     for (size_t a = 0; a < ps.inner.size(); ++a)
-      ns.inner[a] = mergeVal(active && cont, y[a], ps.inner[a]);
+      ns.inner[a] = mergeVal(active && cont && real, y[a], ps.inner[a]);
     // Exit: the code after the loop sees the loop's results.
     for (size_t a = 0; a < ps.inner.size(); ++a)
       env[p.l1->getResult(a)] = ps.inner[a];
-    execOps(opsAfter(b, p.l1), env, active && !cont, &events, i);
+    z3::expr leave = active && !cont && !*ps.exited; // once: the code after the loop runs when it ends
+    execOps(opsAfter(b, p.l1), env, leave, &events, i);
+    ns.exited = *ps.exited || leave;
     exits.push_back(!cont);
   } else {
-    z3::expr inTile = *ps.t < *ub1.e;
+    z3::expr inTile = !*ps.exited && *ps.t < *ub1.e;
     env[b1.getArgument(0)] = {Val::Int, *ps.t, -1};
     for (size_t a = 0; a < ps.outer.size(); ++a)
       env[b1.getArgument(a + 1)] = ps.outer[a];
@@ -260,14 +268,15 @@ void Encoder::stepPartition(size_t i, const State &s, State &out, const z3::expr
     Val lb2 = get(env, p.l2->getOperand(0));
     offsets.push_back(*ps.t - *lb1.e);
     offsets.push_back(*st1.e);
-    offsets.push_back(lb2.k == Val::Int ? *ps.k - *lb2.e : fresh("off"));
+    offsets.push_back(p.alignedLb ? *ps.k - c.int_val(*p.alignedLb) : lb2.k == Val::Int ? *ps.k - *lb2.e : fresh("off"));
+    z3::expr real = p.realLb ? *ps.k >= c.int_val(*p.realLb) : c.bool_val(true); // see depth 1
     offsets.push_back(*st2.e);
     viol.push_back({LemmaAlign, -1, active && inTile && *ps.ub != *ub2.e, nullptr, (int)i});
     Block &b2 = p.l2->getRegion(0).front();
     env[b2.getArgument(0)] = {Val::Int, *ps.k, -1};
     for (size_t a = 0; a < ps.inner.size(); ++a)
       env[b2.getArgument(a + 1)] = ps.inner[a];
-    execOps(opsBefore(b2, nullptr), env, active && cont, &events, i);
+    execOps(opsBefore(b2, nullptr), env, active && cont && real, &events, i);
     std::vector<Val> y2 = yieldsOf(b2);
     fixKinds(y2, ps.inner);
     // Tile transition: post1 with the K loop's results, next tile's pre1.
@@ -292,19 +301,21 @@ void Encoder::stepPartition(size_t i, const State &s, State &out, const z3::expr
       init2.push_back(get(env2, v));
     fixKinds(init2, ps.inner);
     // Kernel exit: code after the tile loop sees its results.
-    z3::expr leave = active && !inTile;
+    z3::expr leave = active && !inTile && !*ps.exited; // once: the code after the tile loop runs when it ends
     for (size_t a = 0; a < ps.outer.size(); ++a)
       env[p.l1->getResult(a)] = ps.outer[a];
     execOps(opsAfter(b, p.l1), env, leave, &events, i);
+    ns.exited = *ps.exited || leave;
     exits.push_back(!inTile);
     // Next state.
     z3::expr inner = active && cont;
-    ns.k = z3::ite(inner, *ps.k + *st2.e, z3::ite(tileEnd, lb2n.k == Val::Int ? *lb2n.e : fresh("lb"), *ps.k));
+    z3::expr nextLb = p.alignedLb ? c.int_val(*p.alignedLb) : lb2n.k == Val::Int ? *lb2n.e : fresh("lb");
+    ns.k = z3::ite(inner, *ps.k + *st2.e, z3::ite(tileEnd, nextLb, *ps.k));
     ns.t = z3::ite(tileEnd, t2, *ps.t);
     ns.first = z3::ite(inner, c.bool_val(false), z3::ite(tileEnd, c.bool_val(true), *ps.first));
     ns.ub = z3::ite(tileEnd, ub2n.k == Val::Int ? *ub2n.e : fresh("ub"), *ps.ub);
     for (size_t a = 0; a < ps.inner.size(); ++a)
-      ns.inner[a] = mergeVal(inner, y2[a], mergeVal(tileEnd, init2[a], ps.inner[a]));
+      ns.inner[a] = mergeVal(inner && real, y2[a], mergeVal(tileEnd, init2[a], ps.inner[a]));
     for (size_t a = 0; a < ps.outer.size(); ++a)
       ns.outer[a] = mergeVal(tileEnd, y1[a], ps.outer[a]);
   }
@@ -329,7 +340,13 @@ State Encoder::step(const State &s, std::vector<Violation> &viol) {
   for (size_t a = per; a < offsets.size(); ++a)
     aligned = aligned && offsets[a] == offsets[a % per];
   viol.push_back({LemmaAlign, -1, active && !aligned, nullptr, -1});
-  z3::expr leaving = exits.empty() ? c.bool_val(true) : exits[0];
+  // The kernel ends when every partition has left its loops (each ran the code after them once, at its own
+  // step): partitions whose trip counts differ (a peeled first iteration, a different tile stride) each run all
+  // of their iterations.
+  z3::expr_vector allLeft(c);
+  for (const z3::expr &e : exits)
+    allLeft.push_back(e);
+  z3::expr leaving = exits.empty() ? c.bool_val(true) : z3::mk_and(allLeft);
   z3::expr finishing = active && leaving;
   for (size_t i = 0; i < parts.size(); ++i)
     if (parts[i].depth == 0) {

@@ -1,0 +1,69 @@
+// The ring of tlx_ring.mlir with the consumer's first iteration peeled (tests/lit/proof/tlx_peel.test): it waits
+// on full[0] before its loop, the loop runs 1..N and releases the previous stage, the code after it the last
+// one (the shape of hopper-persistent-gemm-ws-cooperative.py:173-212). The producer's loop runs 0..N.
+#shared1 = #ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+#smem = #ttg.shared_memory
+#loc = loc("tlx_peel.py":1:1)
+module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.target = "cuda:90", "ttg.threads-per-warp" = 32 : i32} {
+  tt.func public @tlx_ring(%N: i32 loc("N"(#loc))) attributes {noinline = false} {
+    %c0_i32 = arith.constant 0 : i32
+    %c1_i32 = arith.constant 1 : i32
+    %empty = ttg.local_alloc : () -> !ttg.memdesc<2xi64, #shared1, #smem, mutable> loc("empty"(#loc))
+    %e0 = ttg.memdesc_index %empty[%c0_i32] : !ttg.memdesc<2xi64, #shared1, #smem, mutable> -> !ttg.memdesc<1xi64, #shared1, #smem, mutable>
+    ttng.init_barrier %e0, 1 : !ttg.memdesc<1xi64, #shared1, #smem, mutable>
+    %e1 = ttg.memdesc_index %empty[%c1_i32] : !ttg.memdesc<2xi64, #shared1, #smem, mutable> -> !ttg.memdesc<1xi64, #shared1, #smem, mutable>
+    ttng.init_barrier %e1, 1 : !ttg.memdesc<1xi64, #shared1, #smem, mutable>
+    %full = ttg.local_alloc : () -> !ttg.memdesc<2xi64, #shared1, #smem, mutable> loc("full"(#loc))
+    %f0 = ttg.memdesc_index %full[%c0_i32] : !ttg.memdesc<2xi64, #shared1, #smem, mutable> -> !ttg.memdesc<1xi64, #shared1, #smem, mutable>
+    ttng.init_barrier %f0, 1 : !ttg.memdesc<1xi64, #shared1, #smem, mutable>
+    %f1 = ttg.memdesc_index %full[%c1_i32] : !ttg.memdesc<2xi64, #shared1, #smem, mutable> -> !ttg.memdesc<1xi64, #shared1, #smem, mutable>
+    ttng.init_barrier %f1, 1 : !ttg.memdesc<1xi64, #shared1, #smem, mutable>
+    ttg.warp_specialize(%N, %empty, %full) attributes {requestedRegisters = array<i32: 24>}
+    default {
+      %true = arith.constant true
+      %c0 = arith.constant 0 : i32
+      %c1 = arith.constant 1 : i32
+      %c2 = arith.constant 2 : i32
+      // producer: phase = phase ^ (buf == 0); wait empty[buf], phase; arrive full[buf]
+      %r:2 = scf.for %i = %c0 to %N step %c1 iter_args(%phase = %c0, %cnt = %c0) -> (i32, i32) : i32 {
+        %buf = arith.remsi %cnt, %c2 : i32
+        %is0 = arith.cmpi eq, %buf, %c0 : i32
+        %flip = arith.extui %is0 : i1 to i32
+        %p = arith.xori %phase, %flip : i32
+        %e = ttg.memdesc_index %empty[%buf] : !ttg.memdesc<2xi64, #shared1, #smem, mutable> -> !ttg.memdesc<1xi64, #shared1, #smem, mutable>
+        ttng.wait_barrier %e, %p, %true : !ttg.memdesc<1xi64, #shared1, #smem, mutable> loc("tlx_peel.py":10:5)
+        %f = ttg.memdesc_index %full[%buf] : !ttg.memdesc<2xi64, #shared1, #smem, mutable> -> !ttg.memdesc<1xi64, #shared1, #smem, mutable>
+        ttng.arrive_barrier %f, 1 : !ttg.memdesc<1xi64, #shared1, #smem, mutable> loc("tlx_peel.py":11:5)
+        %n = arith.addi %cnt, %c1 : i32
+        scf.yield %p, %n : i32, i32
+      }
+      ttg.warp_yield
+    }
+    partition0(%aN: i32, %aempty: !ttg.memdesc<2xi64, #shared1, #smem, mutable>, %afull: !ttg.memdesc<2xi64, #shared1, #smem, mutable>) num_warps(4) {
+      %true_0 = arith.constant true
+      %c0_0 = arith.constant 0 : i32
+      %c1_0 = arith.constant 1 : i32
+      %c2_0 = arith.constant 2 : i32
+      // consumer: the first iteration peeled before the loop (wait full[0]), the loop runs 1..N and releases the
+      // previous stage, the epilogue releases the last one (the cooperative GEMM's shape)
+      %f0p = ttg.memdesc_index %afull[%c0_0] : !ttg.memdesc<2xi64, #shared1, #smem, mutable> -> !ttg.memdesc<1xi64, #shared1, #smem, mutable>
+      ttng.wait_barrier %f0p, %c0_0, %true_0 : !ttg.memdesc<1xi64, #shared1, #smem, mutable> loc("tlx_peel.py":18:5)
+      %r:3 = scf.for %i = %c1_0 to %aN step %c1_0 iter_args(%phase = %c0_0, %cnt = %c1_0, %last = %c0_0) -> (i32, i32, i32) : i32 {
+        %buf = arith.remsi %cnt, %c2_0 : i32
+        %is0 = arith.cmpi eq, %buf, %c0_0 : i32
+        %flip = arith.extui %is0 : i1 to i32
+        %p = arith.xori %phase, %flip : i32
+        %f = ttg.memdesc_index %afull[%buf] : !ttg.memdesc<2xi64, #shared1, #smem, mutable> -> !ttg.memdesc<1xi64, #shared1, #smem, mutable>
+        ttng.wait_barrier %f, %p, %true_0 : !ttg.memdesc<1xi64, #shared1, #smem, mutable> loc("tlx_peel.py":20:5)
+        %e = ttg.memdesc_index %aempty[%last] : !ttg.memdesc<2xi64, #shared1, #smem, mutable> -> !ttg.memdesc<1xi64, #shared1, #smem, mutable>
+        ttng.arrive_barrier %e, 1 : !ttg.memdesc<1xi64, #shared1, #smem, mutable> loc("tlx_peel.py":21:5)
+        %n = arith.addi %cnt, %c1_0 : i32
+        scf.yield %p, %n, %buf : i32, i32, i32
+      }
+      %el = ttg.memdesc_index %aempty[%r#2] : !ttg.memdesc<2xi64, #shared1, #smem, mutable> -> !ttg.memdesc<1xi64, #shared1, #smem, mutable>
+      ttng.arrive_barrier %el, 1 : !ttg.memdesc<1xi64, #shared1, #smem, mutable> loc("tlx_peel.py":23:5)
+      ttg.warp_return
+    } : (i32, !ttg.memdesc<2xi64, #shared1, #smem, mutable>, !ttg.memdesc<2xi64, #shared1, #smem, mutable>) -> ()
+    tt.return
+  }
+}
