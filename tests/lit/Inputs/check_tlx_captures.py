@@ -2,7 +2,7 @@
 
 usage: check_tlx_captures.py TLX_SIM ROOT... [--min N] [--skip REL]... [--max-ctas N] [-- CHECK_OPTIONS...]
 For each ROOT/<tutorial>/<config>/launch.json: `tlx-sim check KERNEL.ttgir --launch launch.json --schedules 4`
-(proofs on; --max-ctas and CHECK_OPTIONS appended) must exit 0 with "no findings", and `tlx-sim predict ... --json`
+(--max-ctas and CHECK_OPTIONS appended; lit sets TLXSIM_NO_PROOFS=1, so pass `-- --proofs` for the Z3 proofs) must exit 0 with "no findings", and `tlx-sim predict ... --json`
 must exit 0 with a positive time; neither may print a "has no simulator semantics" or "unsupported" warning. --skip
 leaves out a capture (ROOT's last folder / tutorial / config, e.g. blackwell/blackwell_gemm_ws/default) that another
 op family still lacks; it is printed. Prints one FAIL line per problem, then "ok: N captures" or "failed: N
