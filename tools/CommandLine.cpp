@@ -1,5 +1,8 @@
 #include "tools/CommandLine.h"
 
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace llvm;
@@ -50,7 +53,7 @@ cl::OptionCategory &outputCategory() {
   return cat;
 }
 
-cl::opt<std::string> inputFile(cl::Positional, cl::desc("<FILE.ttgir | Triton cache dir | capture dir (run)>"),
+cl::opt<std::string> inputFile(cl::Positional, cl::desc("<FILE.ttgir | Triton cache dir | capture dir (its launch.json is the default --launch)>"),
                                cl::Required, cl::sub(checkCommand()), cl::sub(predictCommand()), cl::sub(irCommand()),
                                cl::sub(runCommand()), cl::sub(traceCommand()), cl::sub(reportCommand()));
 
@@ -65,6 +68,14 @@ cl::list<std::string> descOpts("desc", cl::desc("Global shape of a tensor-descri
                                cl::value_desc("NAME=D0xD1"), TLXSIM_LAUNCH_SUBS);
 cl::opt<std::string> launchOpt("launch", cl::desc("Launch spec JSON with keys grid, args, descs"),
                                cl::value_desc("FILE.json"), TLXSIM_LAUNCH_SUBS);
+
+std::string launchFilePath() {
+  if (!launchOpt.empty() || !llvm::sys::fs::is_directory(inputFile))
+    return launchOpt;
+  llvm::SmallString<256> inFolder(inputFile.getValue());
+  llvm::sys::path::append(inFolder, "launch.json");
+  return llvm::sys::fs::exists(inFolder) ? std::string(inFolder) : std::string();
+}
 cl::opt<std::string> metadataOpt("metadata",
                                  cl::desc("Triton metadata JSON (default: <FILE>.json next to the input, if present)"),
                                  cl::value_desc("FILE.json"), TLXSIM_LAUNCH_SUBS);

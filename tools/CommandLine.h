@@ -39,6 +39,10 @@ extern llvm::cl::opt<std::string> gridOpt;
 extern llvm::cl::list<std::string> argOpts;
 extern llvm::cl::list<std::string> descOpts;
 extern llvm::cl::opt<std::string> launchOpt;
+/// The launch spec to read: --launch, else the `launch.json` of a capture folder given as the input (what
+/// tlx_sim.capture writes: the launch the kernel was compiled for), else "" (the launch comes from the other
+/// launch options alone).
+std::string launchFilePath();
 extern llvm::cl::opt<std::string> metadataOpt;
 extern llvm::cl::opt<std::string> binaryOpt;
 extern llvm::cl::opt<int64_t> maxCtasOpt;

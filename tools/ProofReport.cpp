@@ -55,9 +55,9 @@ cl::opt<bool> noPreconditionsOpt("no-preconditions",
 /// The `preconditions` of the --launch file: constraints the kernel declares it needs (kernels/README.md),
 /// the prover's default assumptions. Appends them to `out`; returns false after printing why on a malformed entry.
 bool readPreconditions(std::vector<std::string> &out) {
-  if (launchOpt.empty() || noPreconditionsOpt)
+  if (launchFilePath().empty() || noPreconditionsOpt)
     return true;
-  auto buf = MemoryBuffer::getFile(launchOpt);
+  auto buf = MemoryBuffer::getFile(launchFilePath());
   if (!buf)
     return true; // prepareSimulation already reported an unreadable launch file
   auto parsed = json::parse((*buf)->getBuffer());
@@ -72,7 +72,7 @@ bool readPreconditions(std::vector<std::string> &out) {
   for (const json::Value &v : *pre) {
     auto text = v.getAsString();
     if (!text) {
-      errs() << "tlx-sim: error: " << launchOpt << ": \"preconditions\" must hold strings like \"K>=1\"\n";
+      errs() << "tlx-sim: error: " << launchFilePath() << ": \"preconditions\" must hold strings like \"K>=1\"\n";
       return false;
     }
     out.push_back(text->str());
@@ -227,8 +227,8 @@ ProofOutcome runProofs(mlir::ModuleOp module, bool traceCounterexample) {
   {
     sim::Launch launch;
     bool ok = true;
-    if (!launchOpt.empty())
-      if (auto err = launch.loadJson(launchOpt)) {
+    if (!launchFilePath().empty())
+      if (auto err = launch.loadJson(launchFilePath())) {
         consumeError(std::move(err));
         ok = false;
       }
@@ -240,7 +240,7 @@ ProofOutcome runProofs(mlir::ModuleOp module, bool traceCounterexample) {
         consumeError(std::move(err));
     for (auto &entry : launch.args)
       options.launch[entry.getKey().str()] = entry.getValue();
-    if (launch.haveGrid || !launchOpt.empty()) {
+    if (launch.haveGrid || !launchFilePath().empty()) {
       options.launch["num_programs_x"] = launch.grid[0];
       options.launch["num_programs_y"] = launch.grid[1];
       options.launch["num_programs_z"] = launch.grid[2];

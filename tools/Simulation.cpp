@@ -69,7 +69,7 @@ Expected<std::vector<verifier::Finding>> findingsOfStall(const PreparedSimulatio
 SimulationRequest requestFromOptions() {
   SimulationRequest r;
   r.input = inputFile;
-  r.launchFile = launchOpt;
+  r.launchFile = launchFilePath();
   r.grid = gridOpt;
   r.args.assign(argOpts.begin(), argOpts.end());
   r.descs.assign(descOpts.begin(), descOpts.end());

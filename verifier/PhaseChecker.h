@@ -7,21 +7,34 @@
 //     behind, so its parity test could as well have matched a later phase. Checked only on
 //     barriers with a single waiting agent: where several agents take turns on one barrier
 //     (ping-pong consumers), skipping the others' phases is the design.
+// Counter barriers: a barrier that no agent has waited on yet may complete any number of phases (PTX: a phase
+// completes whether or not anyone waits for it); e.g. an MMA commit arrives every iteration and the epilogue waits
+// once, after the last phase. The laps before the first wait are judged by that wait: it means the phase s it
+// observes when the waiter knows (happens-before, the race checker's vector clocks as the wait starts) that phase
+// s - 1 completed, so its parity names one phase on every schedule: the laps are legal. A first wait that does not
+// know it reports them as above. Once a wait has passed on the barrier, laps are reported at once as before: a barrier with a regular waiter that falls two phases behind is lapped (an over-arrive). Limitation: a
+// counter barrier waited once per outer-loop iteration (a persistent tile loop) is judged as a regular one.
+// In CTAs whose clocks the race checker does not keep, a first wait is taken to mean what it observes.
 #pragma once
 
 #include "verifier/BarrierTable.h"
 #include "verifier/CheckerBase.h"
 #include "verifier/Finding.h"
+#include "verifier/RaceChecker.h"
 
 #include "llvm/ADT/SmallVector.h"
 
+#include <optional>
 #include <set>
 
 namespace tlxsim::verifier {
 
 class PhaseChecker : public CheckerBase {
 public:
-  explicit PhaseChecker(const sim::Program &program) : CheckerBase(program), states_(program) {}
+  /// `clocks`: the race checker of the same run, attached after this checker (it reads a waiter's clock as the
+  /// wait starts, before the race checker acquires the phase).
+  PhaseChecker(const sim::Program &program, const RaceChecker &clocks)
+      : CheckerBase(program), states_(program), clocks_(clocks) {}
 
   void onBarrier(const sim::BarrierEvent &e) override;
 
@@ -34,6 +47,8 @@ private:
     llvm::SmallVector<std::pair<int32_t, int64_t>, 2> observedBy; ///< (waiting agent, phase it observed last)
     int32_t waiter = -1;         ///< the agent that waited on it first (-1: none yet)
     bool severalWaiters = false; ///< another agent waited on it too
+    bool judged = false;         ///< a wait has passed on it since its init (the deferred laps are judged)
+    std::optional<sim::BarrierEvent> lap; ///< the first arrival that lapped before any wait (judged by the first)
     void addWaiter(int32_t agent) {
       if (waiter < 0)
         waiter = agent;
@@ -42,8 +57,12 @@ private:
     }
   };
   void report(const char *cls, const sim::BarrierEvent &e, const std::string &message);
+  void reportLap(const sim::BarrierEvent &arrival, int64_t phase);
+  void onArrive(const sim::BarrierEvent &e);
+  void onWait(const sim::BarrierEvent &e);
 
   BarrierTable<State> states_;
+  const RaceChecker &clocks_;
   std::set<std::pair<std::string, int32_t>> reported_;
   std::vector<Finding> findings_;
 };

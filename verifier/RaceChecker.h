@@ -70,6 +70,16 @@ public:
     return it == clocks_.end() ? none : it->second;
   }
 
+  /// Whether `agent` (its clock now) is ordered after the completion of the last completed phase of `barrier` with
+  /// parity `parity`: every release into that phase (arrivals, the complete-tx of TMA copies, tcgen05 commits)
+  /// happens-before it (verifier/PhaseChecker: a waiter that knows phase k - 1 completed means phase k).
+  bool knowsPhase(int32_t agent, const sim::BarrierKey &barrier, int parity) const {
+    auto it = barriers_.find(barrier);
+    return it != barriers_.end() && it->second.completed[parity & 1].leq(agentClock(agent));
+  }
+  /// Whether the clocks of CTA `cta` are kept (the first `maxCtas` CTAs).
+  bool tracks(int64_t cta) const { return tracked(cta); }
+
   const std::vector<Finding> &findings() const { return findings_; }
 
 private:

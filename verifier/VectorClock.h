@@ -44,6 +44,12 @@ public:
     entries_ = std::move(merged);
   }
   void clear() { entries_.clear(); }
+  /// Whether every entry of this clock is at most `other`'s (pointwise <=): the events this clock stands for
+  /// happen-before whoever holds `other`.
+  bool leq(const VectorClock &other) const {
+    return std::all_of(entries_.begin(), entries_.end(),
+                       [&](const auto &entry) { return entry.second <= other.get(entry.first); });
+  }
   /// Drops the entries of threads for which `dead(thread)` holds (threads no access epoch names anymore).
   template <typename Pred> void eraseIf(Pred dead) {
     std::erase_if(entries_, [&](const auto &entry) { return dead(entry.first); });

@@ -16,7 +16,7 @@ namespace tlxsim::verifier {
 class Verifier {
 public:
   explicit Verifier(const sim::Program &program)
-      : deadlocks_(program), tx_(program), protocol_(program), phases_(program),
+      : deadlocks_(program), tx_(program), protocol_(program), phases_(program, races_),
         races_(program, std::max<int64_t>(2, program.clusterSize())), named_(program), cluster_(program),
         delivery_(program, races_, std::max<int64_t>(2, program.clusterSize())) {}
   void attach(sim::Engine &engine) {

@@ -111,6 +111,11 @@ ATTN_PRE = ("Z>=1", "H>=1", "N_CTX>=1")
 # cdiv(N, BN) programs (blackwell_gemm_pipelined.py:184; the persistent GEMMs' min(NUM_SMS, that),
 # hopper-persistent-gemm-ws-cooperative.py:245), launches none unless M >= 1 and N >= 1. Nothing guarantees K >= 1.
 GEMM_PRE = ("M>=1", "N>=1", "K>=0")
+# GEMMs whose host code wraps A (M x K) and B (K x N) in host-side TensorDescriptors (e.g.
+# hopper-persistent-gemm-ws-pingpong.py:261 `TensorDescriptor(a, shape=[M, K], ...)`): Triton's launcher encodes
+# them with cuTensorMapEncodeTiled, whose globalDim entries "must be non-zero" (CUDA Driver API, Tensor Map Object
+# Management), so the kernel is never launched with K = 0 either.
+GEMM_HOST_DESC_PRE = ("M>=1", "N>=1", "K>=1")
 
 _HOPPER_GEMM_WS = dict(GROUP_SIZE_M=8, NUM_MMA_WARPS=8, NUM_MMA_GROUPS=2, USE_WARP_BARRIER=False)
 _BW_GEMM_WS = dict(BLOCK_SIZE_M=256, BLOCK_SIZE_K=64, GROUP_SIZE_M=8, NUM_MMA_GROUPS=2, SPLIT_K=1,
@@ -147,12 +152,12 @@ RECIPES: dict[str, Recipe] = {
         "hopper-persistent-gemm-ws-cooperative.py", "matmul_tlx_ws_persistent", gemm, GEMM_4K,
         "matmul_kernel_tlx_ws_persistent",
         {"bm128_bn256_s3": dict(BM=128, BN=256, NUM_STAGES=3), "bm256_bn128_s4": dict(BM=256, BN=128, NUM_STAGES=4)},
-        ["cuda:90"], preconditions=GEMM_PRE),
+        ["cuda:90"], preconditions=GEMM_HOST_DESC_PRE),
     "hopper-persistent-gemm-ws-pingpong": Recipe(
         "hopper-persistent-gemm-ws-pingpong.py", "matmul_tlx_ws_persistent", gemm, GEMM_4K,
         "matmul_kernel_tlx_ws_persistent",
         {"named_bar": dict(USE_NAMED_BARRIER=True), "mbar": dict(USE_NAMED_BARRIER=False)}, ["cuda:90"],
-        preconditions=GEMM_PRE),
+        preconditions=GEMM_HOST_DESC_PRE),
     "vector-add2": Recipe(
         "vector-add2.py", "add2_warp_specialized", vector_add2, {"N": 2**20}, "add2_warp_specialized_kernel",
         {"default": {}}, ["cuda:90", "cuda:100"], configs_from_autotune=False),
