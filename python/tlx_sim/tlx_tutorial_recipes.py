@@ -130,7 +130,10 @@ RECIPES: dict[str, Recipe] = {
          "bn128_s4": dict(BM=128, BN=128, BK=64, NUM_STAGES=4, EPILOGUE_SUBTILE=False, NUM_CTAS=1,
                           **_HOPPER_GEMM_WS),
          "bn128_s3_cta2": dict(BM=128, BN=128, BK=64, NUM_STAGES=3, EPILOGUE_SUBTILE=False, NUM_CTAS=2,
-                               **_HOPPER_GEMM_WS)},
+                               **_HOPPER_GEMM_WS),
+         # TLX warp barriers (alloc_warp_barrier: every thread of the consumer warps arrives on its own)
+         "bn128_s4_warpbar": dict(BM=128, BN=128, BK=64, NUM_STAGES=4, EPILOGUE_SUBTILE=False, NUM_CTAS=1,
+                                  **{**_HOPPER_GEMM_WS, "USE_WARP_BARRIER": True})},
         ["cuda:90"]),
     "hopper_gemm_pipelined": Recipe(
         "hopper_gemm_pipelined.py", "matmul", gemm, GEMM_4K, "matmul_kernel_pipelined_hopper",

@@ -1,6 +1,8 @@
 // Lowering: Control flow: scf.for / if / while, yields, returns, ttg.warp_specialize partitions, thread-id conditions.
 #include "sim/lowering/Lowerer.h"
 
+#include "ir/Partitions.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "llvm/ADT/StringSwitch.h"
 
@@ -59,18 +61,19 @@ std::optional<int64_t> Lowerer::threadValue(mlir::Value v, int64_t tid, bool &us
 
 /// The threads of the executing partition (its warps x `ttg.threads-per-warp`, thread ids from 0) for which
 /// the condition of the `scf.if` `op` holds, if it depends on the thread id only; none otherwise.
+bool Lowerer::insideThreadIf(Operation &op) {
+  for (Operation *parent = op.getParentOp(); parent; parent = parent->getParentOp()) {
+    StringRef name = parent->getName().getStringRef();
+    if (name == "ttg.warp_specialize.partitions" || name == "tt.func")
+      return false;
+    if (name == "scf.if" && threadsTaking(*parent))
+      return true;
+  }
+  return false;
+}
+
 std::optional<int64_t> Lowerer::threadsTaking(Operation &op) {
-  int64_t warps = p.numWarps;
-  for (Operation *child = &op, *parent = op.getParentOp(); parent; child = parent, parent = parent->getParentOp())
-    if (parent->getName().getStringRef() == "ttg.warp_specialize.partitions") {
-      Region *region = child->getParentRegion();
-      auto ws = parent->getParentOp();
-      auto numWarps = ws ? ws->getAttrOfType<DenseI32ArrayAttr>("partitionNumWarps") : DenseI32ArrayAttr();
-      if (numWarps && region && region->getRegionNumber() < numWarps.size())
-        warps = numWarps[region->getRegionNumber()];
-      break;
-    }
-  int64_t threads = warps * p.threadsPerWarp, taking = 0;
+  int64_t threads = ir::partitionThreads(op), taking = 0;
   for (int64_t tid = 0; tid < threads; ++tid) {
     bool usesTid = false;
     std::optional<int64_t> cond = threadValue(op.getOperand(0), tid, usesTid);

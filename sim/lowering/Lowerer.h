@@ -241,6 +241,9 @@ public:
   /// The threads of the executing partition for which the condition of the `scf.if` `op` holds, if it depends
   /// on the thread id only (lowering/ControlFlow.cpp).
   std::optional<int64_t> threadsTaking(Operation &op);
+  /// Whether `op` sits in an `scf.if` taken by a subset of its partition's threads (threadsTaking), whose
+  /// multiplicity the engine applies to the arrivals inside it.
+  bool insideThreadIf(Operation &op);
 };
 
 } // namespace tlxsim::sim::lowering

@@ -1,6 +1,8 @@
 // Lowering: mbarriers (NVIDIA ttng and AMD amdg forms).
 #include "sim/lowering/Lowerer.h"
 
+#include "ir/Partitions.h"
+
 using namespace mlir;
 
 namespace tlxsim::sim::lowering {
@@ -31,6 +33,11 @@ bool Lowerer::lowerMbarrier(Operation &op, StringRef name, std::vector<Instr> &o
     Instr instr = make(Op::ArriveBarrier, op); // amdg: the result (the barrier's old state) stays unknown
     instr.args = {required(op, "alloc"), operand(op, "pred")};
     instr.imm = intAttr(op, "count", 1);
+    // TLX warp barriers (tlx.alloc_warp_barrier, `perThread`): every thread of the partition arrives, not one
+    // elected thread (PTX ISA 9.7.13.15.13: mbarrier.arrive counts one arrival per executing thread); in an `if` on
+    // the thread id the engine multiplies by the threads taking it
+    if (ir::isPerThreadArrive(op) && !insideThreadIf(op))
+      instr.imm *= ir::partitionThreads(op);
     instr.imm2 = intAttr(op, "ctaMask", 0); // Triton main: arrive on the barrier of every CTA of the mask
     out.push_back(instr);
     return true;

@@ -8,9 +8,12 @@ each mutant with `tlx-sim check`. A mutant is *found* when some finding has one 
 mutations.json with a justification, and must stay clean.
 
 usage:
-  mutate.py list  TLX_SIM ROOT            print the mutants as JSON (what mutations.json records)
-  mutate.py check TLX_SIM ROOT [--update] check every mutant against mutations.json; --update rewrites it
-                                          (keeping the justifications of mutants still equivalent)
+  mutate.py list  TLX_SIM ROOT [--corpus tlx]            print the mutants as JSON (what mutations.json records)
+  mutate.py check TLX_SIM ROOT [--corpus tlx] [--update] check every mutant against mutations.json; --update
+                                          rewrites it (keeping the justifications of mutants still equivalent)
+--corpus tlx: the subjects are TLX's own tutorials as captured (tests/inputs/tlx, the first config of each
+tutorial and target; the captures that are not clean as they are are left out, TLX_NOT_CLEAN says why), with the
+TLX kinds added (TLX_KINDS: a wrong arrival count at init, a dropped tcgen05 commit), against mutations_tlx.json.
 Prints one line per mutant that is missed or wrongly classified, and "score: F / N non-equivalent mutants
 found with the right class (E equivalent)"; exits 1 unless every non-equivalent mutant is found.
 """
@@ -40,6 +43,22 @@ KINDS = {
     # a release or arrive meant for a peer CTA of the cluster sent to the issuer's own CTA (wrong DSMEM rank)
     "remote-rank-to-self": {"deadlock", "arrive-count", "race-war", "race-raw", "cluster-barrier"},
     "async-wait-count": {"race-raw", "race-war", "race-waw"},
+}
+# Kinds applied to the TLX corpus only (their sites are TLX idioms: per-barrier arrival counts, explicit commits).
+TLX_KINDS = {
+    # init_barrier's count one too high: the phase never completes (PTX ISA 9.7.13.15.11), or one too low when it
+    # is above 1: it completes before the last arriver, which then arrives into the next phase
+    "wrong-arrive-count": {"deadlock", "arrive-count", "race-raw", "race-war", "parity-aliasing"},
+    # tlx.tcgen05_commit dropped: the barrier it arrives on never completes, or completes on another arrival only
+    "missing-commit": {"deadlock", "race-raw", "race-war", "arrive-count"},
+}
+# Captures of tests/inputs/tlx that are not clean as they are (tests/lit/tlx_inputs.test, tlx_blackwell.test):
+# mutants of a kernel with findings cannot be told from it.
+TLX_NOT_CLEAN = {
+    "amd-gfx950/gfx9_gemm_a16w16_v5_local_prefetch": "a real race of the tutorial (bugs/tlx_amd_local_prefetch.test)",
+    "amd-gfx950/gfx9_gemm_a16w16_v6_loop_unroll": "a real race of the tutorial (bugs/tlx_amd_local_prefetch.test)",
+    "blackwell/blackwell-grouped-gemm_test": "its only config does not fit in shared memory (refused)",
+    "blackwell/blackwell-triton-addmm-2cta_test": "race-raw on the peer's tiles, undecided without a B200",
 }
 SITES_PER_KIND = 2  # per subject: the first and the last site of each kind
 
@@ -73,6 +92,20 @@ def subjects(root: pathlib.Path):
     return out
 
 
+def subjects_tlx(root: pathlib.Path):
+    """(name, ttgir text, launch arguments) of the first config of every TLX tutorial capture, by name."""
+    out = []
+    for tutorial in sorted(p for p in (root / "tests" / "inputs" / "tlx").glob("*/*") if p.is_dir()):
+        if f"{tutorial.parent.name}/{tutorial.name}" in TLX_NOT_CLEAN:
+            continue
+        configs = sorted(c for c in tutorial.iterdir() if c.is_dir() and list(c.glob("*.ttgir")))
+        if not configs:
+            continue
+        ttgir = sorted(configs[0].glob("*.ttgir"))[0]
+        out.append((str(ttgir.relative_to(root)), ttgir.read_text(), ["--launch", str(configs[0] / "launch.json")]))
+    return out
+
+
 def op_lines(lines):
     for i, line in enumerate(lines):
         m = OP.match(line)
@@ -89,8 +122,9 @@ def block_end(lines, start, indent):
     return len(lines)
 
 
-def sites(text):
-    """Yields (kind, line index, mutated text) for every site of every kind, in file order."""
+def sites(text, tlx=False):
+    """Yields (kind, line index, mutated text) for every site of every kind (with `tlx`, also TLX_KINDS), in
+    file order."""
     lines = text.split("\n")
     ops = list(op_lines(lines))
 
@@ -158,6 +192,14 @@ def sites(text):
             m = re.match(r"(.*\{num(?:_inst)? = )(\d+)( : i32\}.*)$", line)
             if m:
                 yield "async-wait-count", i, mutant(i, [m.group(1) + str(int(m.group(2)) + 1) + m.group(3)])
+        if tlx and name == "ttng.init_barrier":
+            m = re.match(r"(.*ttng\.init_barrier " + VALUE + r", )(\d+)( :.*)$", line)
+            if m:
+                count = int(m.group(2))
+                yield "wrong-arrive-count", i, mutant(i, [m.group(1) + str(count + 1 if count == 1 else count - 1)
+                                                         + m.group(3)])
+        if tlx and name == "ttng.tc_gen5_commit":
+            yield "missing-commit", i, mutant(i, [])
         if name in ("ttng.wait_barrier_named", "ttng.arrive_barrier_named"):
             m = re.match(r"(.*barrier_named " + VALUE + r", )(" + VALUE + r")(.*)$", line)
             if m:
@@ -166,19 +208,24 @@ def sites(text):
                                                            m.group(1) + "%mut_count" + m.group(3)])
 
 
-def mutants(root):
+def mutants(root, tlx=False):
     out = []
-    for subject, text, launch in subjects(root):
+    for subject, text, launch in (subjects_tlx(root) if tlx else subjects(root)):
         by_kind = {}
-        for kind, line, mutated in sites(text):
+        for kind, line, mutated in sites(text, tlx):
             by_kind.setdefault(kind, []).append((line, mutated))
-        for kind in KINDS:
+        for kind in kinds(tlx):
             found = by_kind.get(kind, [])
             picked = found if len(found) <= SITES_PER_KIND else [found[0], found[-1]]
             for line, mutated in picked:
                 out.append({"id": f"{subject}:{line + 1}:{kind}", "subject": subject, "line": line + 1, "kind": kind,
                             "text": mutated, "launch": launch})
     return out
+
+
+def kinds(tlx):
+    """The kinds and the finding classes that detect them, of the project corpus or (tlx) the TLX corpus."""
+    return {**KINDS, **TLX_KINDS} if tlx else KINDS
 
 
 def run(tlx_sim, root, m, workdir):
@@ -197,19 +244,21 @@ def run(tlx_sim, root, m, workdir):
 
 def main():
     mode, tlx_sim, root = sys.argv[1], sys.argv[2], pathlib.Path(sys.argv[3]).resolve()
-    listed = mutants(root)
+    tlx = "--corpus" in sys.argv and sys.argv[sys.argv.index("--corpus") + 1] == "tlx"
+    listed = mutants(root, tlx)
+    table = kinds(tlx)
     if mode == "list":
         print(json.dumps([{k: v for k, v in m.items() if k != "text"} for m in listed], indent=1))
         return 0
-    db_path = pathlib.Path(__file__).with_name("mutations.json")
+    db_path = pathlib.Path(__file__).with_name("mutations_tlx.json" if tlx else "mutations.json")
     db = {e["id"]: e for e in json.loads(db_path.read_text())["mutants"]} if db_path.exists() else {}
     with tempfile.TemporaryDirectory() as work, concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
         results = list(pool.map(lambda m: run(tlx_sim, root, m, work), listed))
     failures, found, equivalent, entries = [], 0, 0, []
     for m, r in zip(listed, results):
         entry = db.get(m["id"], {})
-        hit = bool(set(r["classes"]) & KINDS[m["kind"]])
-        record = {"id": m["id"], "kind": m["kind"], "expected": sorted(KINDS[m["kind"]]), "classes": r["classes"]}
+        hit = bool(set(r["classes"]) & table[m["kind"]])
+        record = {"id": m["id"], "kind": m["kind"], "expected": sorted(table[m["kind"]]), "classes": r["classes"]}
         if "equivalent" in entry:
             record["equivalent"] = entry["equivalent"]
             equivalent += 1

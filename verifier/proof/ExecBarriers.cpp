@@ -3,11 +3,18 @@
 #include "verifier/proof/Encoder.h"
 
 #include "ir/OpSyntax.h"
+#include "ir/Partitions.h"
 #include "ir/Types.h"
 
 using namespace mlir;
 
 namespace tlxsim::verifier::proof {
+
+/// The arrivals of a `ttng.arrive_barrier`: its count, once per thread of the partition for a TLX warp-barrier
+/// arrive (`perThread`; an arrive of one elected thread otherwise).
+static int64_t arrivalsOf(Operation &op) {
+  return intAttr(op, "count", 1) * (ir::isPerThreadArrive(op) ? ir::partitionThreads(op) : 1);
+}
 
 void Encoder::execMemory(OpCtx &x) {
   Operation &op = x.op;
@@ -116,7 +123,8 @@ bool Encoder::execCluster(OpCtx &x) {
           groups[bar.group].users.insert(part);
           groups[bar.group].arrivers.insert(part);
         }
-        peers({Event::Arrive, bar.group, *bar.e, guard && predOf("pred"), c.int_val(0), intAttr(op, "count", 1), &op,
+        peers({Event::Arrive, bar.group, *bar.e, guard && predOf("pred"), c.int_val(0),
+               arrivalsOf(op), &op,
                part},
               sel, rv == remoteViews.end());
         return true;
@@ -182,7 +190,8 @@ void Encoder::execBarrier(OpCtx &x) {
   }
   if (name == "ttng.arrive_barrier") {
     if (auto bar = groupOperand("alloc"))
-      emit(Event::Arrive, *bar, predOf("pred"), c.int_val(0), intAttr(op, "count", 1));
+      emit(Event::Arrive, *bar, predOf("pred"), c.int_val(0),
+           arrivalsOf(op));
     return;
   }
   if (name == "ttng.barrier_expect") {
