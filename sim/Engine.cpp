@@ -163,6 +163,7 @@ llvm::Expected<SimResult> Engine::Impl::run() {
   result.registersPerThread = options.registersPerThread;
   result.ctasPerSm = occupancy.ctasPerSm;
   result.occupancyLimit = occupancy.limit;
+  result.occupancyWarning = occupancy.warning;
   result.numSms = static_cast<int32_t>(costs.numSms);
   ctaGrid = launch.ctaGrid(program);
   totalCtas = ctaGrid[0] * ctaGrid[1] * ctaGrid[2];

@@ -42,6 +42,7 @@ struct SimResult {
   int64_t sharedBytesPerCta = 0;   ///< what occupancy assumed
   int32_t registersPerThread = -1; ///< what occupancy assumed (-1: unknown)
   std::string occupancyLimit; ///< what limits CTAs per SM ("shared memory", "warps", "CTA slots", "registers")
+  std::string occupancyWarning; ///< Occupancy::warning (an estimated shared memory over the SM's), or empty
 };
 
 class Engine {

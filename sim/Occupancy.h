@@ -21,6 +21,9 @@ struct OccupancyInputs {
   int32_t warps = 4;              ///< warps (waves) per CTA
   int32_t threadsPerWarp = 32;
   int64_t tmemColumns = 0;        ///< TMEM columns the CTA allocates (0: none)
+  /// `sharedBytes` is the sum of the module's allocations, not Triton's metadata: an upper bound (Triton's allocator
+  /// gives buffers that are never live at once the same bytes), so it never refuses the kernel by itself
+  bool sharedEstimated = false;
 };
 
 /// The inputs the module itself gives: shared memory from its allocations (unless
@@ -35,13 +38,16 @@ struct Occupancy {
   int32_t ctasPerSm = 0;
   std::string limit; ///< "registers", "shared memory", "warps", "CTA slots" or "tensor memory"
   int32_t byRegisters = 0, bySharedMemory = 0, byWarps = 0, bySlots = 0, byTensorMemory = 0;
+  /// Set when the estimated shared memory (OccupancyInputs::sharedEstimated) exceeds the SM's: one CTA per SM is
+  /// assumed, and this says so (a kernel that runs on hardware is never refused on an estimate)
+  std::string warning;
 };
 
 /// CTAs per SM under `model`'s limits. Model parameters: smem_per_sm_bytes,
 /// smem_reserved_per_cta_bytes, smem_alloc_unit_bytes, max_warps_per_sm, max_ctas_per_sm,
 /// regs_per_sm, reg_alloc_unit (registers per warp), smsp_per_sm, and tmem_columns when the
 /// kernel allocates TMEM. Fails if a needed parameter is missing, or (with the numbers) if not
-/// even one CTA fits.
+/// even one CTA fits; shared memory that is only estimated limits to one CTA with a warning instead.
 llvm::Expected<Occupancy> computeOccupancy(const OccupancyInputs &inputs, const GpuModel &model);
 
 /// Parameters computeOccupancy reads for every kernel.

@@ -41,6 +41,8 @@ int run(bool predict) {
       errs() << w << "\n";
     return badInput(toString(result.takeError()));
   }
+  if (!result->occupancyWarning.empty())
+    warnings.warnings.push_back(inputFile + ": warning: " + result->occupancyWarning);
 
   std::vector<verifier::Finding> findings;
   if (!predict) {

@@ -11,6 +11,7 @@ usage:
   mutate.py list  TLX_SIM ROOT [--corpus tlx]            print the mutants as JSON (what mutations.json records)
   mutate.py check TLX_SIM ROOT [--corpus tlx] [--update] check every mutant against mutations.json; --update
                                           rewrites it (keeping the justifications of mutants still equivalent)
+--only SUBSTRING: only the subjects whose path holds it (no mutations.json comparison or update).
 --corpus tlx: the subjects are TLX's own tutorials as captured (tests/inputs/tlx, the first config of each
 tutorial and target; the captures that are not clean as they are are left out, TLX_NOT_CLEAN says why), with the
 TLX kinds added (TLX_KINDS: a wrong arrival count at init, a dropped tcgen05 commit), against mutations_tlx.json.
@@ -102,7 +103,13 @@ def subjects_tlx(root: pathlib.Path):
         if not configs:
             continue
         ttgir = sorted(configs[0].glob("*.ttgir"))[0]
-        out.append((str(ttgir.relative_to(root)), ttgir.read_text(), ["--launch", str(configs[0] / "launch.json")]))
+        launch = ["--launch", str(configs[0] / "launch.json")]
+        # the mutant is checked from a temporary folder: name the capture's metadata and binary (shared memory,
+        # registers) as its own companions would be
+        for flag, suffix in (("--metadata", ".json"), ("--binary", ".cubin"), ("--binary", ".hsaco")):
+            if ttgir.with_suffix(suffix).exists():
+                launch += [flag, str(ttgir.with_suffix(suffix))]
+        out.append((str(ttgir.relative_to(root)), ttgir.read_text(), launch))
     return out
 
 
@@ -231,7 +238,7 @@ def kinds(tlx):
 def run(tlx_sim, root, m, workdir):
     path = pathlib.Path(workdir) / (re.sub(r"[^A-Za-z0-9_.-]", "_", m["id"]) + ".ttgir")
     path.write_text(m["text"])
-    launch = [str(root / a) if a.endswith(".json") else a for a in m["launch"]]
+    launch = [str(root / a) if a.endswith((".json", ".cubin", ".hsaco")) else a for a in m["launch"]]
     baseline = ["--baseline", str(root / "tests" / "lit" / "bugs" / "accepted_findings.json")]  # justified there
     proc = subprocess.run([tlx_sim, "check", str(path), *launch, "--max-ctas", "2", "--json"] + baseline, capture_output=True,
                           text=True, cwd=root, timeout=300)
@@ -246,6 +253,9 @@ def main():
     mode, tlx_sim, root = sys.argv[1], sys.argv[2], pathlib.Path(sys.argv[3]).resolve()
     tlx = "--corpus" in sys.argv and sys.argv[sys.argv.index("--corpus") + 1] == "tlx"
     listed = mutants(root, tlx)
+    only = sys.argv[sys.argv.index("--only") + 1] if "--only" in sys.argv else None
+    if only:  # a subset by subject path (a quick re-check; mutations.json is then neither compared nor written)
+        listed = [m for m in listed if only in m["subject"]]
     table = kinds(tlx)
     if mode == "list":
         print(json.dumps([{k: v for k, v in m.items() if k != "text"} for m in listed], indent=1))
@@ -269,9 +279,9 @@ def main():
         else:
             failures.append(f"MISSED {m['id']}: exit {r['exit']}, classes {r['classes']} {r.get('error', '')}")
         entries.append(record)
-    if set(db) != {m["id"] for m in listed} and "--update" not in sys.argv:
+    if not only and set(db) != {m["id"] for m in listed} and "--update" not in sys.argv:
         failures.append(f"mutations.json lists {len(db)} mutants, the mutator makes {len(listed)}: run with --update")
-    if "--update" in sys.argv:
+    if "--update" in sys.argv and not only:
         db_path.write_text(json.dumps({"comment": "Mutants of tests/mutation/mutate.py; 'equivalent' justifies a "
                                                   "mutant that cannot change behaviour (it must stay clean).",
                                        "mutants": entries}, indent=1) + "\n")

@@ -106,6 +106,19 @@ TEST_CASE("occupancy rules: registers per sub-partition, shared-memory unit and 
   o = sim::computeOccupancy(in, *h200);
   REQUIRE_FALSE(o);
   CHECK(llvm::toString(o.takeError()).find("shared memory") != std::string::npos);
+  // The same bytes estimated from the module's allocations (no metadata): an upper bound, so one CTA per SM with a
+  // warning, never a refusal.
+  in.sharedEstimated = true;
+  o = sim::computeOccupancy(in, *h200);
+  REQUIRE(o);
+  CHECK(o->ctasPerSm == 1);
+  CHECK(o->limit == "shared memory");
+  CHECK(o->warning.find("307200 bytes") != std::string::npos);
+  in.sharedBytes = 100 * 1024; // an estimate that fits gives no warning
+  o = sim::computeOccupancy(in, *h200);
+  REQUIRE(o);
+  CHECK(o->ctasPerSm == 2);
+  CHECK(o->warning.empty());
 }
 
 TEST_CASE("hsaco registers: the kernel descriptor's unified VGPR allocation of gfx942 (arch + acc, granule 8)") {
