@@ -11,7 +11,8 @@ usage:
   mutate.py list  TLX_SIM ROOT [--corpus tlx]            print the mutants as JSON (what mutations.json records)
   mutate.py check TLX_SIM ROOT [--corpus tlx] [--update] check every mutant against mutations.json; --update
                                           rewrites it (keeping the justifications of mutants still equivalent)
---only SUBSTRING: only the subjects whose path holds it (no mutations.json comparison or update).
+--only SUBSTRING: only the subjects whose path holds it (not compared with mutations.json; --update refreshes
+their entries only).
 --corpus tlx: the subjects are TLX's own tutorials as captured (tests/inputs/tlx, the first config of each
 tutorial and target; the captures that are not clean as they are are left out, TLX_NOT_CLEAN says why), with the
 TLX kinds added (TLX_KINDS: a wrong arrival count at init, a dropped tcgen05 commit), against mutations_tlx.json.
@@ -254,7 +255,7 @@ def main():
     tlx = "--corpus" in sys.argv and sys.argv[sys.argv.index("--corpus") + 1] == "tlx"
     listed = mutants(root, tlx)
     only = sys.argv[sys.argv.index("--only") + 1] if "--only" in sys.argv else None
-    if only:  # a subset by subject path (a quick re-check; mutations.json is then neither compared nor written)
+    if only:  # a subset by subject path (a quick re-check; not compared with mutations.json's list)
         listed = [m for m in listed if only in m["subject"]]
     table = kinds(tlx)
     if mode == "list":
@@ -281,7 +282,10 @@ def main():
         entries.append(record)
     if not only and set(db) != {m["id"] for m in listed} and "--update" not in sys.argv:
         failures.append(f"mutations.json lists {len(db)} mutants, the mutator makes {len(listed)}: run with --update")
-    if "--update" in sys.argv and not only:
+    if "--update" in sys.argv:
+        if only:  # refresh the subset's entries, keep the others
+            fresh = {e["id"]: e for e in entries}
+            entries = [fresh.pop(e["id"], e) for e in db.values()] + list(fresh.values())
         db_path.write_text(json.dumps({"comment": "Mutants of tests/mutation/mutate.py; 'equivalent' justifies a "
                                                   "mutant that cannot change behaviour (it must stay clean).",
                                        "mutants": entries}, indent=1) + "\n")
