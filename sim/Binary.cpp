@@ -6,12 +6,16 @@
 #include "llvm/Support/MemoryBuffer.h"
 
 #include <algorithm>
+#include <optional>
 
 namespace tlxsim::sim {
 
 namespace {
 constexpr uint8_t kFormatSizedValue = 4; ///< EIFMT_SVAL: u16 size + payload; other formats carry a u16
 constexpr uint8_t kAttrRegCount = 0x2f;  ///< EIATTR_REGCOUNT: u32 symbol index, u32 registers
+constexpr uint8_t kAttrFrameSize = 0x11; ///< EIATTR_FRAME_SIZE: u32 symbol index, u32 stack frame bytes per thread
+constexpr uint8_t kAttrMinStack = 0x12;  ///< EIATTR_MIN_STACK_SIZE: u32 symbol index, u32 bytes
+constexpr uint8_t kAttrMaxStack = 0x23;  ///< EIATTR_MAX_STACK_SIZE: u32 symbol index, u32 bytes
 
 /// An ELF64 little-endian image read from a file, its section table parsed; the buffer
 /// keeps the bytes `elf` and `sections` point into alive.
@@ -106,31 +110,46 @@ llvm::Expected<BinaryResources> readCubinResources(llvm::StringRef path, llvm::S
     return fail("malformed symbol table or .nv.info section");
   }
   llvm::ArrayRef<uint8_t> data = *contents;
-  for (size_t i = 0; i + 4 <= data.size();) {
-    uint8_t format = data[i], attr = data[i + 1];
-    uint16_t value = llvm::support::endian::read16le(&data[i + 2]);
-    size_t next = i + 4 + (format == kFormatSizedValue ? value : 0);
-    if (next > data.size())
-      return fail("truncated .nv.info section");
-    if (format == kFormatSizedValue && attr == kAttrRegCount && value == 8) {
-      uint32_t symbolIndex = llvm::support::endian::read32le(&data[i + 4]);
-      uint32_t registers = llvm::support::endian::read32le(&data[i + 8]);
-      if (symbolIndex < symbols->size()) {
-        auto name = (*symbols)[symbolIndex].getName(*strtab);
-        if (!name) {
-          llvm::consumeError(name.takeError());
-        } else if (kernel.empty() || *name == kernel) {
-          BinaryResources out;
-          out.registersPerThread = static_cast<int32_t>(registers);
-          out.kernel = name->str();
-          out.staticSharedBytes = staticSharedBytes(*elf, *sections, *symbols, *strtab, *name);
-          return out;
+  // Pass 1: the kernel's symbol index (its EIATTR_REGCOUNT record); pass 2: its stack attributes, which ptxas
+  // writes after the register count (cuobjdump -elf lists REGCOUNT, FRAME_SIZE, MIN_STACK_SIZE in that order).
+  std::optional<uint32_t> kernelIndex;
+  BinaryResources out;
+  for (int pass = 0; pass < 2; ++pass) {
+    for (size_t i = 0; i + 4 <= data.size();) {
+      uint8_t format = data[i], attr = data[i + 1];
+      uint16_t value = llvm::support::endian::read16le(&data[i + 2]);
+      size_t next = i + 4 + (format == kFormatSizedValue ? value : 0);
+      if (next > data.size())
+        return fail("truncated .nv.info section");
+      if (format == kFormatSizedValue && value == 8) {
+        uint32_t symbolIndex = llvm::support::endian::read32le(&data[i + 4]);
+        uint32_t payload = llvm::support::endian::read32le(&data[i + 8]);
+        if (pass == 0 && attr == kAttrRegCount && !kernelIndex && symbolIndex < symbols->size()) {
+          auto name = (*symbols)[symbolIndex].getName(*strtab);
+          if (!name) {
+            llvm::consumeError(name.takeError());
+          } else if (kernel.empty() || *name == kernel) {
+            kernelIndex = symbolIndex;
+            out.registersPerThread = static_cast<int32_t>(payload);
+            out.kernel = name->str();
+            out.staticSharedBytes = staticSharedBytes(*elf, *sections, *symbols, *strtab, *name);
+          }
+        } else if (pass == 1 && kernelIndex && symbolIndex == *kernelIndex) {
+          if (attr == kAttrFrameSize)
+            out.stackFrameBytes = static_cast<int32_t>(payload);
+          else if (attr == kAttrMinStack)
+            out.minStackBytes = static_cast<int32_t>(payload);
+          else if (attr == kAttrMaxStack)
+            out.maxStackBytes = static_cast<int32_t>(payload);
         }
       }
+      i = next;
     }
-    i = next;
+    if (!kernelIndex)
+      return fail("no register count for kernel '" + kernel.str() + "' in .nv.info");
   }
-  return fail("no register count for kernel '" + kernel.str() + "' in .nv.info");
+  out.spilledBytes = out.stackFrameBytes;
+  return out;
 }
 
 namespace {

@@ -12,7 +12,13 @@ struct BinaryResources {
   int32_t registersPerThread = 0; ///< as `cuobjdump -res-usage` reports REG; on AMD the allocated unified VGPRs (arch + acc, granule 8)
   int32_t architecturalVgprs = 0; ///< AMD: arch VGPRs (the kernel descriptor's accum_offset), <= 256
   int32_t accumulationVgprs = 0;  ///< AMD: AGPRs after accum_offset in the unified file, <= 256
-  int32_t spilledBytes = 0;       ///< AMD: private (scratch) bytes per lane; spills do not change occupancy
+  int32_t spilledBytes = 0;       ///< local (stack / scratch) bytes per thread: the cubin's stack frame
+                                  ///< (stackFrameBytes), AMD's private segment per lane; spills do not change occupancy
+  int32_t stackFrameBytes = 0;    ///< cubin: EIATTR_FRAME_SIZE (0x11), the per-thread stack frame ptxas lays out for
+                                  ///< spilled registers (and local arrays, which Triton kernels do not have); what
+                                  ///< `cuobjdump -res-usage` prints as STACK
+  int32_t minStackBytes = 0;      ///< cubin: EIATTR_MIN_STACK_SIZE (0x12), the frame plus callees' (no calls: = frame)
+  int32_t maxStackBytes = 0;      ///< cubin: EIATTR_MAX_STACK_SIZE (0x23) when present (recursive calls), else 0
   int64_t staticSharedBytes = 0;  ///< cubin: static shared memory as the driver counts it (CU_FUNC_ATTRIBUTE_
                                   ///< SHARED_SIZE_BYTES): `.nv.shared.<kernel>` less ptxas's system reserve at its
                                   ///< start (the 1 KB `cuobjdump -res-usage` SHARED shows for every TLX cubin), held
@@ -24,7 +30,9 @@ struct BinaryResources {
 /// EIATTR_REGCOUNT (0x2f) entry of the `.nv.info` section, a (symbol index, registers)
 /// pair. The format is NVIDIA's undocumented ELF note layout (attribute records of
 /// format byte, attribute byte, then a 16-bit value or a 16-bit size and payload); the
-/// value is what `cuobjdump -res-usage` prints as REG, which the tests check.
+/// value is what `cuobjdump -res-usage` prints as REG, which the tests check. The kernel's stack attributes
+/// (EIATTR_FRAME_SIZE 0x11, EIATTR_MIN_STACK_SIZE 0x12, EIATTR_MAX_STACK_SIZE 0x23: the same (symbol index, u32)
+/// records; absent when the frame is empty) give its spill frame (STACK of `cuobjdump -res-usage`).
 /// Fails on an unreadable file, a non-ELF file or a cubin without that kernel.
 llvm::Expected<BinaryResources> readCubinResources(llvm::StringRef path, llvm::StringRef kernel);
 

@@ -30,6 +30,7 @@ int run(bool predict) {
   verifier::Verifier checks(program);
   sim::SummaryView summary(program, *prepared.model);
   WarningCollector warnings(program);
+  warnings.warnings = prepared.warnings; // the binary's (spills), then the simulator's
   if (!predict)
     checks.attach(engine);
   engine.addListener(&warnings);

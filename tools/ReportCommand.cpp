@@ -239,6 +239,7 @@ int runReport() {
   sim::SummaryView summary(program, *prepared.model);
   verifier::Verifier checks(program);
   WarningCollector warnings(program);
+  warnings.warnings = prepared.warnings; // the binary's (spills), then the simulator's
   checks.attach(*prepared.engine);
   prepared.engine->addListener(&warnings);
   prepared.engine->addListener(&summary);

@@ -37,7 +37,21 @@ struct PreparedSimulation {
   sim::Launch launch;
   sim::SimOptions options;
   std::unique_ptr<sim::Engine> engine;
+  int32_t stackFrameBytes = 0;       ///< the binary's local (stack) bytes per thread: cubin frame, AMD private segment
+  std::vector<std::string> warnings; ///< facts of the binary the model does not capture (spillWarning), printed
+                                     ///< with the simulator's warnings
 };
+
+/// Frames of at least this many bytes per thread count as register spills (spillWarning, the autotune hook, xcheck's
+/// spilled list). Measured on the H200 (traces/h200): binaries with 8-24 B frames (ptxas's stack for a few values:
+/// Gluon attention_fwd bn128_s2, TLX fa_ws_pipelined g2 and its pingpong variants) ran within 10 % of the
+/// prediction; those with 480-1368 B frames (TLX fa_ws g1, fa_ws_pipelined g1, gemm_ws bm256_bn256_s2_sub) ran
+/// 2-7x slower than predicted.
+constexpr int32_t kSpillFrameBytes = 128;
+
+/// The warning for a binary with `stackBytes` of stack per thread, or "" below kSpillFrameBytes: local-memory
+/// (spill) traffic is not modeled.
+std::string spillWarning(int32_t stackBytes);
 
 /// What to simulate: the input and its launch, as the command-line options spell them.
 struct SimulationRequest {

@@ -27,6 +27,7 @@ int runTrace() {
   sim::Timeline timeline(program, smOpt);
   verifier::Verifier checks(program);
   WarningCollector warnings(program);
+  warnings.warnings = prepared.warnings; // the binary's (spills), then the simulator's
   checks.attach(*prepared.engine);
   prepared.engine->addListener(&warnings);
   prepared.engine->addListener(&timeline);

@@ -86,6 +86,17 @@ class Result:
     def cycles(self) -> int | None:
         return self.data.get("cycles")
 
+    @property
+    def warnings(self) -> list:
+        """The run's warnings (design.md output contract): unmodeled ops, a binary that spills registers."""
+        return list(self.data.get("warnings", []))
+
+    @property
+    def spill_warning(self) -> str | None:
+        """The warning ``predict`` gives a binary that spills registers (stack frame of 128 B or more per thread:
+        tools/Simulation.h kSpillFrameBytes), else None."""
+        return next((w for w in self.warnings if "binary spills registers" in w), None)
+
     def __getitem__(self, key):
         return self.data[key]
 

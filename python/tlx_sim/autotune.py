@@ -21,6 +21,11 @@ autotuner, which benchmarks them on the GPU as usual.
 Results are cached on disk per (Triton's compile hash = kernel source + config + specialization + options +
 target, the launch's grid / scalar args / descriptors, model, check options) in ``$TLXSIM_TUNE_CACHE`` (default
 ``~/.cache/tlx-sim/tune``), one JSON file per key; compiles themselves hit Triton's own cache.
+
+A config whose binary spills registers (``predict``'s spill warning: a stack frame of 128 B or more per thread) keeps
+its predicted time but gets status ``spills`` and ranks after every config that does not spill: local-memory traffic
+is not modeled, and measured TLX kernels that spill ran 2-7x slower than predicted (traces/h200/tlx).  The reason
+is logged (WARNING); spilling configs are kept only when fewer than ``top_k`` configs do not spill.
 """
 from __future__ import annotations
 
@@ -40,14 +45,15 @@ from tlx_sim import capture_folder
 from tlx_sim import kernel_module as kmod
 
 LOG = logging.getLogger("tlx_sim.autotune")
-CACHE_VERSION = 1
+CACHE_VERSION = 2
 
 
 @dataclass
 class ConfigResult:
     """What tlx-sim said of one config at one launch.
 
-    ``status``: ``ok`` (predicted), ``findings`` (check or predict found deadlocks / races / protocol errors),
+    ``status``: ``ok`` (predicted), ``spills`` (predicted, but the binary spills registers: ranked after ``ok``),
+    ``findings`` (check or predict found deadlocks / races / protocol errors),
     ``infeasible`` (tlx-sim rejects the launch: does not fit on an SM), ``compile-error`` (Triton could not
     compile it: out of resources, ...).  ``time_us``: predicted kernel time in microseconds (ok only).
     ``capture``: the capture folder; ``cached``: answered from the tune cache.
@@ -167,6 +173,9 @@ def evaluate(autotuner, args, kwargs, config, grid, model=None, max_ctas=2, work
                                                          or ["exit 1"])
             else:
                 result.time_us, result.tflops, result.bound = pred.time_us, pred.tflops, pred.bound
+                if pred.spill_warning:
+                    result.status = "spills"
+                    result.reason = pred.spill_warning
     except api.ToolError as err:
         result.status = "infeasible"
         result.reason = str(err).replace("tlx-sim: error: ", "")[:300]
@@ -180,9 +189,11 @@ def evaluate(autotuner, args, kwargs, config, grid, model=None, max_ctas=2, work
 
 
 def rank(results: list[ConfigResult]) -> list[ConfigResult]:
-    """Predicted configs fastest first (ties by config order), then the dropped ones in their order."""
-    ok = sorted((r for r in results if r.status == "ok"), key=lambda r: (r.time_us, r.index or 0))
-    return ok + [r for r in results if r.status != "ok"]
+    """Predicted configs fastest first (ties by config order), then the predicted ones whose binary spills
+    (fastest first), then the dropped ones in their order."""
+    def by_time(status):
+        return sorted((r for r in results if r.status == status), key=lambda r: (r.time_us, r.index or 0))
+    return by_time("ok") + by_time("spills") + [r for r in results if r.status not in ("ok", "spills")]
 
 
 def prune(top_k: int = 4, model: str | None = None, after=None, max_ctas: int = 2, workdir=None,
@@ -206,11 +217,14 @@ def prune(top_k: int = 4, model: str | None = None, after=None, max_ctas: int = 
                             use_cache=use_cache, index=i) for i, c in enumerate(configs)]
         ranked = rank(results)
         for r in ranked:
-            if r.status != "ok":
+            if r.status == "spills":
+                LOG.warning("%s: ranked last %s (%.1f us predicted): %s", autotuner.base_fn.__name__, r.config,
+                            r.time_us, r.reason)
+            elif r.status != "ok":
                 LOG.warning("%s: dropped %s: %s: %s", autotuner.base_fn.__name__, r.config, r.status, r.reason)
         if report is not None:
             report.append(ranked)
-        keep = [configs[r.index] for r in ranked if r.status == "ok"][:top_k]
+        keep = [configs[r.index] for r in ranked if r.status in ("ok", "spills")][:top_k]
         if not keep:
             LOG.error("%s: tlx-sim predicted none of %d configs; keeping them all", autotuner.base_fn.__name__,
                       len(configs))

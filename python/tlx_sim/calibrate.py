@@ -2,7 +2,7 @@
 
 From the repository root, after building tlx-sim::
 
-    python3 -m tlx_sim.calibrate traces/h200 --knob tma_request_bytes_per_clk=12:24:2 \
+    python3 -m tlx_sim.calibrate traces/h200 --knob tma_latency_cycles=900:1300:100 \
         --knob clock_full_tensor_load_mhz=1180:1380:50 [--rounds 2] [--write]
 
 The objective is the median absolute relative error of ``tlx-sim xcheck TRACES --split fit --json --set ...``

@@ -197,17 +197,20 @@ def sweep(job: dict, n_configs: int, ray_address=None, workers=None, sequential=
 
 
 def ranked(results: list[dict]) -> list[dict]:
-    """As ``autotune.rank``: predicted fastest first (ties by config order), then dropped configs in order."""
-    ok = sorted((r for r in results if r["status"] == "ok"), key=lambda r: (r["time_us"], r["index"]))
-    return ok + [r for r in results if r["status"] != "ok"]
+    """As ``autotune.rank``: predicted fastest first (ties by config order), then predicted configs whose binary
+    spills registers, then dropped configs in order."""
+    def by_time(status):
+        return sorted((r for r in results if r["status"] == status), key=lambda r: (r["time_us"], r["index"]))
+    return by_time("ok") + by_time("spills") + [r for r in results if r["status"] not in ("ok", "spills")]
 
 
 def format_ranking(rows: list[dict], top_k: int) -> str:
     lines = [f"{'rank':>4}  {'time (us)':>10} {'TFLOP/s':>8}  config"]
     for i, r in enumerate(rows, 1):
-        if r["status"] == "ok":
+        if r["status"] in ("ok", "spills"):
             mark = "*" if i <= top_k else " "
-            lines.append(f"{i:>3}{mark}  {r['time_us']:>10.2f} {r['tflops'] or 0:>8.1f}  {r['config']}")
+            note = f"  (spills: {r['reason'][:80]})" if r["status"] == "spills" else ""
+            lines.append(f"{i:>3}{mark}  {r['time_us']:>10.2f} {r['tflops'] or 0:>8.1f}  {r['config']}{note}")
         else:
             lines.append(f"{'-':>4}  {r['status']:>10} {'':>8}  {r['config']}: {r['reason'][:100]}")
     return "\n".join(lines)
@@ -247,7 +250,7 @@ def main(argv=None) -> int:
     results = sweep(job, len(loaded.configs), args.ray_address, args.workers, args.sequential)
     seconds = time.time() - start
     rows = ranked(results)
-    best = [r for r in rows if r["status"] == "ok"][:args.top_k]
+    best = [r for r in rows if r["status"] in ("ok", "spills")][:args.top_k]
     rate = 60.0 * len(rows) / max(seconds, 1e-9)
     if args.json:
         print(json.dumps({"schema_version": 1, "script": str(args.script), "kernel": args.kernel, "shape": job["shape"],

@@ -17,6 +17,7 @@ void Engine::Impl::updateClock(Cycle now) {
   double utilization = std::min(1.0, tensorBusy / (static_cast<double>(now) * costs.numSms));
   double clock = engine::sustainedClockMhz(costs, utilization);
   costs.hbmBytesPerClk = costs.hbmBytesPerS / (clock * 1e6);
+  costs.l2BytesPerClkNow = costs.l2BytesPerClk * costs.clockMaxMhz / clock;
 }
 
 } // namespace tlxsim::sim

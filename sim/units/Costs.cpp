@@ -100,6 +100,7 @@ llvm::Expected<Costs> readCosts(const GpuModel &model) {
   // Bandwidths in bytes/s convert to bytes per SM cycle at the maximum clock; the engine
   // lowers the clock (raises bytes per cycle) as the tensor-core load becomes known.
   costs.hbmBytesPerClk = costs.hbmBytesPerS / (costs.clockMaxMhz * 1e6);
+  costs.l2BytesPerClkNow = costs.l2BytesPerClk;
   return costs;
 }
 

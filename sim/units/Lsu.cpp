@@ -8,7 +8,7 @@ Cycle lsuTransfer(const Costs &costs, Pipe &lsu, MemorySystem &memory, Cycle t, 
                   bool write) {
   Cycle latency = cycles(costs.globalLoadLatency);
   lsu.reserve(t, cycles(bytes / costs.lsuBytesPerClk));
-  memory.l2.reserve(t, cycles(bytes / costs.l2BytesPerClk));
+  memory.l2.reserve(t, cycles(bytes / costs.l2BytesPerClkNow));
   Cycle done = std::max({t + latency, lsu.free + latency, memory.l2.free + latency});
   if (write || !l2Hit) {
     memory.hbm.reserve(t, cycles(bytes / costs.hbmBytesPerClk));

@@ -8,10 +8,14 @@
 namespace tlxsim::sim::engine {
 
 /// Moves `bytes` between global memory and one SM's shared memory, issued at `t`; returns the completion
-/// cycle. A request streams at a bounded per-request rate (`tma_request_bytes_per_clk`) after the fixed latency
-/// (a single copy does not reach the SM's fill bandwidth; hw-params.md section 7); the SM's TMA engine (`tma`,
-/// `tma_bytes_per_clk_sm`), the device L2 and HBM are FIFO pipes whose bandwidth delays a request only once they
-/// saturate. A store (`writeBack`) completes once L2 has taken the data; its write-back still occupies HBM.
+/// cycle: the fixed latency (`tma_latency_cycles`) plus the transfer, which is limited by the copy's own streaming
+/// rate (`tma_request_bytes_per_clk`) and queues behind the other copies in flight on the three shared paths, each a
+/// FIFO pipe: the SM's TMA/L2->SMEM path (`tma`, `tma_bytes_per_clk_sm`), the device L2 (`l2_bytes_per_clk`, a
+/// rate in time: Costs::l2BytesPerClkNow) and, on a miss, HBM (+ `hbm_extra_latency_cycles`). Loaded latency is
+/// thus the queueing delay of the outstanding requests, not a constant. Measured on an H200
+/// (tools/bench/tma_bench.cu, README "calibration"): one 4-32 KB L2-resident copy returns in 465 + bytes/107 clk,
+/// back-to-back copies of one SM stream at ~105 B/clk, 132 SMs at ~9 TB/s from L2 and 4.2 TB/s from HBM.
+/// A store (`writeBack`) completes once L2 has taken the data; its write-back still occupies HBM.
 Cycle tmaTransfer(const Costs &costs, Pipe &tma, MemorySystem &memory, Cycle t, int64_t bytes, bool l2Hit,
                   bool writeBack = false);
 

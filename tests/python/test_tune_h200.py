@@ -5,7 +5,9 @@ For each ``traces/h200/tlx_*.json`` or ``traces/h200/tlx/tlx_*.json`` (records o
 predicted with ``tlx-sim predict`` on its own capture (``<capture>/<kernel>.ttgir`` with ``<capture>/launch.json``
 overlaid by the record's ``launch``: grid, args and descs of the recorded shape), the configs are ranked by predicted time, and the report gives per shape: the
 measured time of the top-1 pick / the measured best (1.00 = tlx-sim picked the best), the measured best's rank in
-tlx-sim's order, and whether it is among the top 4.  Configs tlx-sim cannot predict rank last.
+tlx-sim's order, and whether it is among the top 4.  Configs tlx-sim cannot predict rank last; configs whose binary
+spills registers (predict's spill warning) rank after every config that does not, as the autotune hook ranks them
+(tlx_sim.autotune.rank).
 
     python3 tests/python/test_tune_h200.py [--traces traces/h200] [--gate] [--known-miss KERNEL]...
 
@@ -26,12 +28,13 @@ sys.path[:0] = [str(ROOT / "python"), str(ROOT)]
 from tlx_sim import api  # noqa: E402
 
 
-def predict(folder: Path, record: dict, kernel: str) -> float | None:
-    """tlx-sim's predicted time (us) of one record's capture; None when it gives none."""
+def predict(folder: Path, record: dict, kernel: str) -> tuple[float | None, bool]:
+    """tlx-sim's predicted time (us) of one record's capture (None when it gives none) and whether its binary
+    spills registers."""
     cdir = folder / record["capture"]
     ttgir = next(iter(sorted(cdir.glob("*.ttgir"))), None) if cdir.is_dir() else None
     if ttgir is None:
-        return None
+        return None, False
     launch = cdir / "launch.json"
     tmp = None
     if "launch" in record:
@@ -45,10 +48,10 @@ def predict(folder: Path, record: dict, kernel: str) -> float | None:
         launch = Path(tmp.name)
     try:
         r = api.run_tool("predict", ttgir, launch, model="h200")
-        return r.time_us if r.exit_code == 0 else None
+        return (r.time_us if r.exit_code == 0 else None), r.spill_warning is not None
     except api.ToolError as err:
         print(f"  {record['config']}: no prediction: {str(err)[:160]}")
-        return None
+        return None, False
     finally:
         if tmp:
             os.unlink(tmp.name)
@@ -63,13 +66,13 @@ def validate(path: Path) -> list[dict]:
         by_shape.setdefault(json.dumps(rec.get("shape", {}), sort_keys=True), []).append(rec)
     rows = []
     for shape, recs in by_shape.items():
-        preds = [(predict(path.parent, r, data.get("kernel", "")), r) for r in recs]
-        order = sorted(preds, key=lambda p: (p[0] is None, p[0] or 0.0))
+        preds = [(*predict(path.parent, r, data.get("kernel", "")), r) for r in recs]
+        order = sorted(preds, key=lambda p: (p[0] is None, p[1], p[0] or 0.0))
         best = min(recs, key=lambda r: r["measured_us"])
-        rank = next(i for i, (_, r) in enumerate(order, 1) if r is best)
-        pick = order[0][1]
+        rank = next(i for i, (_, _, r) in enumerate(order, 1) if r is best)
+        pick = order[0][2]
         rows.append({"kernel": data.get("kernel", path.stem), "shape": json.loads(shape), "configs": len(recs),
-                     "predicted": sum(p is not None for p, _ in preds), "pick": pick["config"],
+                     "predicted": sum(p is not None for p, _, _ in preds), "pick": pick["config"],
                      "best": best["config"], "pick_over_best": pick["measured_us"] / best["measured_us"],
                      "best_rank": rank, "best_in_top4": rank <= 4})
     return rows
