@@ -194,7 +194,8 @@ llvm::Expected<SimResult> Engine::Impl::run() {
     }
     if (!error.empty())
       return llvm::createStringError("%s", error.c_str());
-    releaseFinishedCtas();
+    if (!finishedCtas.empty()) // most events finish no CTA: no call
+      releaseFinishedCtas();
   }
   std::vector<BlockedAgent> blocked;
   for (const auto &agent : agents) {

@@ -1,6 +1,6 @@
 // The op dispatcher: each Op belongs to one family, whose exec<Family> (one file under ops/) gives its semantics.
 // Adding an op family: add its Op values (Program.h), a `Step Engine::Impl::execFoo(Agent &, const Instr &, Cycle)`
-// in ops/Foo.cpp (declared in EngineState.h), and its rows in familyOf below (and in isShared if it touches state
+// in ops/Foo.cpp (declared in EngineState.h), and its rows in familyOf below (and in sharedOp if it touches state
 // other agents see).
 #include "sim/EngineState.h"
 
@@ -71,7 +71,6 @@ constexpr bool sharedOp(Op op) {
     return false;
   }
 }
-
 
 /// familyOf per op, computed once: the dispatcher indexes it instead of switching on every instruction.
 const std::array<Family, kNumOps> kFamilies = [] {
