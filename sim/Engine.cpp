@@ -40,7 +40,7 @@ void Engine::Impl::startCta(int32_t smIndex, Cycle t) {
   main.stack.push_back(Ctl{Ctl::Root, program.entryBlock});
   ctas.push_back(std::move(cta));
   ++result.ctasSimulated;
-  emit([&](Listener &l) { l.onAgentStart(main.info, t); });
+  emit<EvAgentStart>([&](Listener &l) { l.onAgentStart(main.info, t); });
   push(t, Event::RunAgent, main.info.id);
 }
 
@@ -61,7 +61,7 @@ void Engine::Impl::finishAgent(Agent &agent) {
   agent.state = Agent::Done;
   agent.frame.clear();
   agent.frame.shrink_to_fit();
-  emit([&](Listener &l) { l.onAgentEnd(agent.info.id, agent.time); });
+  emit<EvAgentEnd>([&](Listener &l) { l.onAgentEnd(agent.info.id, agent.time); });
   Cta &cta = *agent.cta;
   if (!clusters.empty())
     clusterProgress(cta.id / program.clusterSize(), agent.time);
@@ -71,7 +71,7 @@ void Engine::Impl::finishAgent(Agent &agent) {
     if (--main.liveWorkers == 0 && main.state == Agent::Joining) {
       main.state = Agent::Ready;
       main.time = std::max(main.time, agent.time);
-      emit([&](Listener &l) { l.onJoin(main.info.id, main.time); });
+      emit<EvJoin>([&](Listener &l) { l.onJoin(main.info.id, main.time); });
       push(main.time, Event::RunAgent, main.info.id);
     }
   }
@@ -195,7 +195,8 @@ llvm::Expected<SimResult> Engine::Impl::run() {
     }
     if (!error.empty())
       return llvm::createStringError("%s", error.c_str());
-    releaseFinishedCtas();
+    if (!finishedCtas.empty()) // most events finish no CTA: no call
+      releaseFinishedCtas();
   }
   std::vector<BlockedAgent> blocked;
   for (const auto &agent : agents) {
@@ -216,7 +217,7 @@ llvm::Expected<SimResult> Engine::Impl::run() {
     for (const auto &agent : agents)
       if (agent)
         t = std::max(t, agent->time);
-    emit([&](Listener &l) { l.onStall(t, blocked); });
+    emit<EvStall>([&](Listener &l) { l.onStall(t, blocked); });
   }
   // Write-backs of stores count toward the kernel's time: HBM drains them before the kernel
   // is done. Measured on the H200 (traces/h200/tma_scale.json): the TMA scale kernel's time
@@ -233,7 +234,7 @@ llvm::Expected<SimResult> Engine::Impl::run() {
   // A fixed per-launch cost on top of the simulated cycles (grid launch and drain as the
   // device measures a kernel's duration), converted at the run's clock.
   result.cycles += static_cast<Cycle>(std::ceil(costs.kernelOverheadNs * 1e-3 * result.clockMhz));
-  emit([&](Listener &l) { l.onFinish(endCycle); });
+  emit<EvFinish>([&](Listener &l) { l.onFinish(endCycle); });
   return result;
 }
 
@@ -278,6 +279,7 @@ llvm::Expected<std::unique_ptr<Engine>> Engine::create(const Program &program, c
     return err;
   auto impl = std::make_unique<Impl>(program, *costs, launch, options, std::move(*frame));
   impl->occupancy = *occupancy;
+  impl->clustered = program.clusterSize() > 1;
   for (const Alloc &alloc : program.allocs) {
     int64_t slots = 1;
     for (int64_t d : alloc.shape)
@@ -291,7 +293,58 @@ llvm::Expected<std::unique_ptr<Engine>> Engine::create(const Program &program, c
   return std::unique_ptr<Engine>(new Engine(std::move(impl)));
 }
 
-void Engine::addListener(Listener *listener) { impl_->listeners.push_back(listener); }
+namespace {
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpmf-conversions"
+/// Whether `l` overrides the Listener handler `m`: GCC's bound member function extension gives the function a
+/// virtual call on `l` reaches ("Extracting the Function Pointer from a Bound Pointer to Member Function").
+template <typename... Args> bool overrides(Listener *l, void (Listener::*m)(Args...)) {
+  using Fn = void (*)(Listener *, Args...);
+  Listener base;
+  return reinterpret_cast<Fn>(l->*m) != reinterpret_cast<Fn>(base.*m);
+}
+#pragma GCC diagnostic pop
+#else
+/// Without the GCC extension every listener is taken to handle every kind (the same events, only slower).
+template <typename... Args> bool overrides(Listener *, void (Listener::*)(Args...)) { return true; }
+#endif
+
+/// The event kinds (EventKind bits) whose handler `l` overrides: Listener's defaults do nothing, so the engine
+/// need not call them, nor build an event no listener handles.
+uint32_t handledKinds(Listener *l) {
+  uint32_t kinds = 0;
+  auto add = [&](EventKind kind, bool handled) { kinds |= handled ? kind : 0u; };
+  add(EvAgentStart, overrides(l, &Listener::onAgentStart));
+  add(EvAgentEnd, overrides(l, &Listener::onAgentEnd));
+  add(EvInstr, overrides(l, &Listener::onInstr));
+  add(EvBarrier, overrides(l, &Listener::onBarrier));
+  add(EvAsync, overrides(l, &Listener::onAsync));
+  add(EvAsyncIssue, overrides(l, &Listener::onAsyncIssue));
+  add(EvAsyncRetired, overrides(l, &Listener::onAsyncRetired));
+  add(EvAccess, overrides(l, &Listener::onAccess));
+  add(EvProxyFence, overrides(l, &Listener::onProxyFence));
+  add(EvJoin, overrides(l, &Listener::onJoin));
+  add(EvNamedBarrier, overrides(l, &Listener::onNamedBarrier));
+  add(EvClusterBarrier, overrides(l, &Listener::onClusterBarrier));
+  add(EvPendingUse, overrides(l, &Listener::onPendingUse));
+  add(EvClusterDelivery, overrides(l, &Listener::onClusterDelivery));
+  add(EvUnknownOp, overrides(l, &Listener::onUnknownOp));
+  add(EvStall, overrides(l, &Listener::onStall));
+  add(EvFinish, overrides(l, &Listener::onFinish));
+  return kinds;
+}
+
+} // namespace
+
+void Engine::addListener(Listener *listener) {
+  impl_->listeners.push_back(listener);
+  uint32_t kinds = handledKinds(listener);
+  for (int kind = 0; kind < kEventKinds; ++kind)
+    if (kinds >> kind & 1)
+      impl_->listenersOf[kind].push_back(listener);
+}
 
 llvm::Expected<SimResult> Engine::run() { return impl_->run(); }
 

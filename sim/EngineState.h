@@ -14,6 +14,8 @@
 #include "sim/units/Pipe.h"
 #include "sim/units/TensorPipe.h"
 
+#include <array>
+#include <bit>
 #include <deque>
 #include <map>
 #include <queue>
@@ -162,6 +164,22 @@ struct PendingSignal {
 /// The key of a barrier outside the flat slots in a CTA's barrier maps.
 inline uint64_t barrierSlot(int32_t alloc, int64_t index) { return (static_cast<uint64_t>(alloc) << 40) ^ static_cast<uint64_t>(index); }
 
+/// The kinds of events of the stream (sim/Events.h), one bit each: one per Listener handler. The engine delivers a
+/// kind only to the listeners that override its handler (Impl::emit, Engine::addListener).
+enum EventKind : uint32_t {
+  EvAgentStart = 1u << 0, EvAgentEnd = 1u << 1, EvInstr = 1u << 2, EvBarrier = 1u << 3, EvAsync = 1u << 4,
+  EvAsyncIssue = 1u << 5, EvAsyncRetired = 1u << 6, EvAccess = 1u << 7, EvProxyFence = 1u << 8, EvJoin = 1u << 9,
+  EvNamedBarrier = 1u << 10, EvClusterBarrier = 1u << 11, EvPendingUse = 1u << 12, EvClusterDelivery = 1u << 13,
+  EvUnknownOp = 1u << 14, EvStall = 1u << 15, EvFinish = 1u << 16,
+};
+/// The number of EventKind bits.
+constexpr int kEventKinds = 17;
+
+/// The number of Op values (Op::Unknown is the last).
+constexpr size_t kNumOps = static_cast<size_t>(Op::Unknown) + 1;
+/// Per op: whether it touches state other agents see (Impl::isShared; ops/Exec.cpp).
+extern const std::array<bool, kNumOps> kSharedOps;
+
 /// What executing one instruction did to its agent: go on, stop running it (blocked, joined or done), or fail
 /// (Impl::error holds the message).
 enum class Step { Continue, Suspend, Error };
@@ -185,6 +203,7 @@ struct Engine::Impl {
   engine::Costs costs;
   std::vector<Value> initialFrame;
   std::vector<Listener *> listeners;
+  std::array<std::vector<Listener *>, engine::kEventKinds> listenersOf; ///< per EventKind bit: the listeners handling it
   SimResult result;
 
   engine::EventQueue queue; ///< sim/EventQueue.h: (time, push order)
@@ -210,15 +229,20 @@ struct Engine::Impl {
   std::vector<int64_t> barrierBase, barrierCount; ///< per allocation: first flat barrier slot (-1: none), slots
   int64_t barrierSlots = 0;
   std::vector<Value> scratch; ///< reused by yield()
+  bool clustered = false;     ///< the program's clusters have more than one CTA (set by Engine::create)
 
   Impl(const Program &p, engine::Costs c, const Launch &l, SimOptions o, std::vector<Value> frame)
       : program(p), launch(l), options(o), costs(c), initialFrame(std::move(frame)) {}
 
   void push(Cycle t, Event::Kind kind, int32_t id) { queue.push(Event{t, seq++, kind, id}); }
-  template <typename F> void emit(F &&f) {
-    for (Listener *l : listeners)
+  /// Delivers an event of kind `Kind` (an EventKind bit): `f(listener)` for each listener that handles that kind
+  /// (overrides its handler, see Engine::addListener), in the order they were added.
+  template <uint32_t Kind, typename F> void emit(F &&f) {
+    for (Listener *l : listenersOf[std::countr_zero(Kind)])
       f(*l);
   }
+  /// Whether any listener handles events of kind `Kind`: an event nobody reads need not be built.
+  template <uint32_t Kind> bool wants() const { return !listenersOf[std::countr_zero(Kind)].empty(); }
 
   // ---- the event loop and dispatch (Engine.cpp) -------------------------------------------------------------
   llvm::Expected<SimResult> run();
@@ -243,10 +267,27 @@ struct Engine::Impl {
   /// fail(), as the Step of an op.
   Step err(const Instr &in, const std::string &what);
   /// The op keeps its agent busy for `cost` cycles (rounded up) and reports it.
-  void busy(Agent &a, const Instr &in, double cost);
+  void busy(Agent &a, const Instr &in, double cost) {
+    Cycle from = a.time;
+    a.time += engine::cycles(cost);
+    InstrEvent e{a.info.id, &in, from, a.time};
+    emit<engine::EvInstr>([&](Listener &l) { l.onInstr(e); });
+  }
   /// The agent goes on with its next instruction.
-  static Step next(Agent &a);
-  bool intOf(Agent &a, int32_t slot, const Instr &in, int64_t &out);
+  static Step next(Agent &a) {
+    a.stack.back().pc++;
+    return Step::Continue;
+  }
+  /// The integer in `slot`; fails (naming why) when the slot holds no integer the simulator computed.
+  bool intOf(Agent &a, int32_t slot, const Instr &in, int64_t &out) {
+    const Value &v = a.frame[slot];
+    if (v.kind != Value::Int)
+      return notAnInteger(v, in);
+    out = v.i;
+    return true;
+  }
+  /// intOf's failure: the error for a scalar operand `v` that is not an integer.
+  bool notAnInteger(const Value &v, const Instr &in);
   /// An optional predicate operand: true when absent.
   bool predicate(Agent &a, int32_t slot, const Instr &in, bool &out);
   bool barrierOf(Agent &a, int32_t slot, const Instr &in, BarrierKey &key);
@@ -314,7 +355,7 @@ struct Engine::Impl {
 
   // ---- op semantics, one function per family (ops/) -----------------------------------------------------------
   /// Whether `op` touches state other agents see (it then runs in global time order).
-  static bool isShared(Op op);
+  static bool isShared(Op op) { return engine::kSharedOps[static_cast<size_t>(op)]; }
   /// Executes `in` for `a` at event time `now`: dispatches by op family (ops/Exec.cpp).
   Step exec(Agent &a, const Instr &in, Cycle now);
   Step execScalar(Agent &a, const Instr &in, Cycle now);        ///< ops/Scalar.cpp

@@ -25,7 +25,7 @@ void Engine::Impl::retireCopyInstructions(Agent &a, int64_t n) {
     a.time = std::max(a.time, g.opDone.front());
     left -= g.instrs.front();
     int64_t op = g.ops.front();
-    emit([&](Listener &l) { l.onAsyncRetired(a.info.id, op, a.time); });
+    emit<EvAsyncRetired>([&](Listener &l) { l.onAsyncRetired(a.info.id, op, a.time); });
     g.ops.erase(g.ops.begin());
     g.instrs.erase(g.instrs.begin());
     g.opDone.erase(g.opDone.begin());
@@ -64,7 +64,7 @@ void Engine::Impl::retireCopiesThrough(Agent &a, int64_t op) {
     while (!g.ops.empty() && g.ops.front() <= op) {
       a.time = std::max(a.time, g.opDone.front());
       int64_t id = g.ops.front();
-      emit([&](Listener &l) { l.onAsyncRetired(a.info.id, id, a.time); });
+      emit<EvAsyncRetired>([&](Listener &l) { l.onAsyncRetired(a.info.id, id, a.time); });
       g.ops.erase(g.ops.begin());
       g.instrs.erase(g.instrs.begin());
       g.opDone.erase(g.opDone.begin());

@@ -44,7 +44,7 @@ Step Engine::Impl::execAsyncCopy(Agent &a, const Instr &in, Cycle now) {
     if (in.sub == 1) { // amdg.async_wait {num_inst}: s_waitcnt vmcnt(num_inst)
       retireCopyInstructions(a, in.imm);
       InstrEvent e{a.info.id, &in, start, a.time, /*operandWait=*/false};
-      emit([&](Listener &l) { l.onInstr(e); });
+      emit<EvInstr>([&](Listener &l) { l.onInstr(e); });
       if (in.result >= 0)
         a.frame[in.result] = Value::tensor();
       return next(a);
@@ -53,11 +53,11 @@ Step Engine::Impl::execAsyncCopy(Agent &a, const Instr &in, Cycle now) {
       Agent::CopyGroup &group = a.copyGroups.front();
       a.time = std::max(a.time, group.done);
       for (int64_t op : group.ops)
-        emit([&](Listener &l) { l.onAsyncRetired(a.info.id, op, a.time); });
+        emit<EvAsyncRetired>([&](Listener &l) { l.onAsyncRetired(a.info.id, op, a.time); });
       a.copyGroups.pop_front();
     }
     InstrEvent e{a.info.id, &in, start, a.time, /*operandWait=*/false};
-    emit([&](Listener &l) { l.onInstr(e); });
+    emit<EvInstr>([&](Listener &l) { l.onInstr(e); });
     if (in.result >= 0)
       a.frame[in.result] = Value::tensor();
     return next(a);

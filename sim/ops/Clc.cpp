@@ -87,7 +87,7 @@ Step Engine::Impl::execClc(Agent &a, const Instr &in, Cycle now) {
       k.cta = dst->id;
       if (dst != &cta) {
         ClusterDeliveryEvent ce{a.time, a.info.id, op, k, 16, in.loc, in.op};
-        emit([&](Listener &l) { l.onClusterDelivery(ce); });
+        emit<EvClusterDelivery>([&](Listener &l) { l.onClusterDelivery(ce); });
       }
       dst->clcResponses[key] = first;
       access(a, op, in.args[1], 1, /*write=*/true, /*asyncProxy=*/true, in, dst->id);

@@ -109,12 +109,12 @@ void Engine::Impl::clusterProgress(int64_t index, Cycle t) {
   if (!completed)
     return;
   ClusterBarrierEvent e{ClusterBarrierEvent::Complete, t, index, -1, -1, it->second.generation()};
-  emit([&](Listener &l) { l.onClusterBarrier(e); });
+  emit<EvClusterBarrier>([&](Listener &l) { l.onClusterBarrier(e); });
   for (int32_t id : wakeList) {
     wake(id, t);
     ClusterBarrierEvent r{ClusterBarrierEvent::WaitPass, agents[id]->time, index, id, agents[id]->waitLoc,
                           it->second.generation()};
-    emit([&](Listener &l) { l.onClusterBarrier(r); });
+    emit<EvClusterBarrier>([&](Listener &l) { l.onClusterBarrier(r); });
   }
 }
 
@@ -132,19 +132,19 @@ Step Engine::Impl::execCluster(Agent &a, const Instr &in, Cycle now) {
       bool ok = bar.arrive(a.info.id);
       ClusterBarrierEvent e{ok ? ClusterBarrierEvent::Arrive : ClusterBarrierEvent::DoubleArrive, a.time, index,
                             a.info.id, in.loc, bar.generation()};
-      emit([&](Listener &l) { l.onClusterBarrier(e); });
+      emit<EvClusterBarrier>([&](Listener &l) { l.onClusterBarrier(e); });
       clusterProgress(index, a.time);
       return next(a);
     }
     bool arrived = bar.hasArrived(a.info.id);
     if (arrived && bar.waitPasses(a.info.id)) {
       ClusterBarrierEvent e{ClusterBarrierEvent::WaitPass, a.time, index, a.info.id, in.loc, bar.generation()};
-      emit([&](Listener &l) { l.onClusterBarrier(e); });
+      emit<EvClusterBarrier>([&](Listener &l) { l.onClusterBarrier(e); });
       return next(a);
     }
     ClusterBarrierEvent e{arrived ? ClusterBarrierEvent::WaitBlock : ClusterBarrierEvent::WaitWithoutArrive, a.time,
                           index, a.info.id, in.loc, bar.generation()};
-    emit([&](Listener &l) { l.onClusterBarrier(e); });
+    emit<EvClusterBarrier>([&](Listener &l) { l.onClusterBarrier(e); });
     bar.block(a.info.id);
     a.state = Agent::Blocked;
     a.waitKind = BlockedAgent::Cluster;
@@ -197,7 +197,7 @@ Step Engine::Impl::execCluster(Agent &a, const Instr &in, Cycle now) {
     Cycle done = a.time + cycles(costs.tmaLatency) + cycles(static_cast<double>(in.imm) / costs.tmaRequestBytesPerClk);
     int64_t op = issueAsync(a);
     ClusterDeliveryEvent ce{a.time, a.info.id, op, key, in.imm, in.loc, in.op};
-    emit([&](Listener &l) { l.onClusterDelivery(ce); });
+    emit<EvClusterDelivery>([&](Listener &l) { l.onClusterDelivery(ce); });
     if (in.sub == 2)
       access(a, op, in.args[0], in.viewElems[0], /*write=*/false, /*asyncProxy=*/true, in);
     access(a, op, in.args[1], in.viewElems[0], /*write=*/true, /*asyncProxy=*/true, in, peer->id);

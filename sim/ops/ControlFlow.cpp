@@ -56,7 +56,7 @@ Step Engine::Impl::yield(Agent &a, const Instr &in) {
       a.state = Agent::Joining;
       return Step::Suspend;
     }
-    emit([&](Listener &l) { l.onJoin(a.info.id, a.time); });
+    emit<EvJoin>([&](Listener &l) { l.onJoin(a.info.id, a.time); });
     return Step::Continue;
   case Ctl::Root:
     break;
@@ -134,7 +134,7 @@ Step Engine::Impl::execControlFlow(Agent &a, const Instr &in, Cycle now) {
         w.frame[entry.args[i]] = a.frame[in.args[i]];
       w.stack.push_back(Ctl{Ctl::Root, worker.block});
       ++a.liveWorkers;
-      emit([&](Listener &l) { l.onAgentStart(w.info, w.time); });
+      emit<EvAgentStart>([&](Listener &l) { l.onAgentStart(w.info, w.time); });
       push(w.time, Event::RunAgent, w.info.id);
     }
     a.stack.push_back(Ctl{Ctl::WsDefault, ws.defaultBlock, 0, &in});

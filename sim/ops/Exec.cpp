@@ -1,8 +1,10 @@
 // The op dispatcher: each Op belongs to one family, whose exec<Family> (one file under ops/) gives its semantics.
 // Adding an op family: add its Op values (Program.h), a `Step Engine::Impl::execFoo(Agent &, const Instr &, Cycle)`
-// in ops/Foo.cpp (declared in EngineState.h), and its rows in familyOf below (and in isShared if it touches state
+// in ops/Foo.cpp (declared in EngineState.h), and its rows in familyOf below (and in sharedOp if it touches state
 // other agents see).
 #include "sim/EngineState.h"
+
+#include <array>
 
 namespace tlxsim::sim {
 
@@ -53,7 +55,10 @@ Family familyOf(Op op) {
 
 } // namespace
 
-bool Engine::Impl::isShared(Op op) {
+namespace {
+
+/// Whether `op` touches state other agents see (the list behind Impl::isShared).
+constexpr bool sharedOp(Op op) {
   switch (op) {
   case Op::InitBarrier: case Op::InvalBarrier: case Op::BarrierExpect: case Op::WaitBarrier:
   case Op::ArriveBarrier: case Op::TmaLoad: case Op::TmaStore: case Op::WgmmaIssue: case Op::WarpSpecialize:
@@ -67,8 +72,25 @@ bool Engine::Impl::isShared(Op op) {
   }
 }
 
+/// familyOf per op, computed once: the dispatcher indexes it instead of switching on every instruction.
+const std::array<Family, kNumOps> kFamilies = [] {
+  std::array<Family, kNumOps> table{};
+  for (size_t i = 0; i < kNumOps; ++i)
+    table[i] = familyOf(static_cast<Op>(i));
+  return table;
+}();
+
+} // namespace
+
+const std::array<bool, kNumOps> engine::kSharedOps = [] {
+  std::array<bool, kNumOps> table{};
+  for (size_t i = 0; i < kNumOps; ++i)
+    table[i] = sharedOp(static_cast<Op>(i));
+  return table;
+}();
+
 Step Engine::Impl::exec(Agent &a, const Instr &in, Cycle now) {
-  if (program.clusterSize() > 1 && isShared(in.op)) {
+  if (clustered && kSharedOps[static_cast<size_t>(in.op)]) {
     // An op reaching into the shared memory of a CTA of the cluster that has exited: reported, then dropped
     // (PTX ISA 9.1 5.1.1: a CTA's shared memory must not be accessed once it exited).
     int64_t gone = exitedPeerOf(a, in);
@@ -76,11 +98,11 @@ Step Engine::Impl::exec(Agent &a, const Instr &in, Cycle now) {
       busy(a, in, costs.mbarOp);
       ClusterBarrierEvent e{ClusterBarrierEvent::ExitedPeer, a.time, a.cta->id / program.clusterSize(), a.info.id,
                             in.loc, gone};
-      emit([&](Listener &l) { l.onClusterBarrier(e); });
+      emit<EvClusterBarrier>([&](Listener &l) { l.onClusterBarrier(e); });
       return next(a);
     }
   }
-  Family family = familyOf(in.op);
+  Family family = kFamilies[static_cast<size_t>(in.op)];
   if (!family)
     return err(in, "internal: unhandled instruction");
   return (this->*family)(a, in, now);

@@ -26,7 +26,7 @@ Cycle Engine::Impl::globalAccess(Agent &a, const Instr &in, Cycle start, int32_t
   Cycle done = lsuTransfer(costs, sm.lsu, memory, a.time, in.imm, hit, write || in.sub == 1);
   AsyncEvent::Unit unit = write ? AsyncEvent::LsuStore : AsyncEvent::LsuLoad;
   AsyncEvent e{unit, cta.sm, a.info.id, in.loc, start, done, in.imm, 0, hit};
-  emit([&](Listener &l) { l.onAsync(e); });
+  emit<EvAsync>([&](Listener &l) { l.onAsync(e); });
   return done;
 }
 

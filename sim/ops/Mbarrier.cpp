@@ -28,7 +28,7 @@ void Engine::Impl::barrierEvent(Cycle t, BarrierAction action, const BarrierKey 
                   int32_t loc, int64_t amount, BarrierStatus status, int64_t asyncOp) {
   BarrierEvent e{t,   action,      key,          agent,          loc, amount, status, bar.phase(), bar.pending(),
                  bar.expected(), bar.tx(), asyncOp};
-  emit([&](Listener &l) { l.onBarrier(e); });
+  emit<EvBarrier>([&](Listener &l) { l.onBarrier(e); });
 }
 
 /// Wakes every waiter whose parity test now passes (the phase flipped at `t`).
@@ -117,20 +117,25 @@ Step Engine::Impl::execMbarrier(Agent &a, const Instr &in, Cycle now) {
         }
       return next(a);
     }
-    MBarrier &bar = barrier(ctaOf(key), key);
+    Cta &owner = ctaOf(key);
+    MBarrier &bar = barrier(owner, key);
     bool completed = false;
     BarrierStatus status;
     BarrierAction action;
+    int64_t amount = in.imm; // an arrive counts once per executing thread (threadMultiplicity)
     switch (in.op) {
     case Op::InitBarrier: status = bar.init(in.imm); action = BarrierAction::Init; break;
     case Op::InvalBarrier: status = bar.inval(); action = BarrierAction::Inval; break;
     case Op::BarrierExpect: status = bar.arriveExpectTx(in.imm, completed); action = BarrierAction::ExpectArrive; break;
-    default: status = bar.arrive(in.imm * threadMultiplicity(a), completed); action = BarrierAction::Arrive; break;
+    default:
+      amount = in.imm * threadMultiplicity(a);
+      status = bar.arrive(amount, completed);
+      action = BarrierAction::Arrive;
+      break;
     }
-    barrierEvent(a.time, action, key, bar, a.info.id, in.loc,
-                 in.op == Op::ArriveBarrier ? in.imm * threadMultiplicity(a) : in.imm, status);
+    barrierEvent(a.time, action, key, bar, a.info.id, in.loc, amount, status);
     if (completed)
-      phaseFlipped(ctaOf(key), key, bar, a.time, a.info.id, in.loc);
+      phaseFlipped(owner, key, bar, a.time, a.info.id, in.loc);
     return next(a);
   }
   case Op::WaitBarrier: {

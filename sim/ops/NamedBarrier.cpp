@@ -19,7 +19,7 @@ Step Engine::Impl::execNamedBarrier(Agent &a, const Instr &in, Cycle now) {
     NamedBarriers::Result r = cta.named.arrive(id, count, threads, a.info.id, sync);
     NamedBarrierEvent e{a.time, cta.id, a.info.id, in.loc, id, count, threads, sync, r.expected, r.arrived,
                         r.generation, r.completed};
-    emit([&](Listener &l) { l.onNamedBarrier(e); });
+    emit<EvNamedBarrier>([&](Listener &l) { l.onNamedBarrier(e); });
     for (int32_t w : r.released)
       wake(w, a.time);
     if (sync && !r.completed) {

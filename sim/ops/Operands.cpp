@@ -6,18 +6,6 @@ namespace tlxsim::sim {
 
 using namespace engine;
 
-void Engine::Impl::busy(Agent &a, const Instr &in, double cost) {
-  Cycle from = a.time;
-  a.time += cycles(cost);
-  InstrEvent e{a.info.id, &in, from, a.time};
-  emit([&](Listener &l) { l.onInstr(e); });
-}
-
-Step Engine::Impl::next(Agent &a) {
-  a.stack.back().pc++;
-  return Step::Continue;
-}
-
 Step Engine::Impl::err(const Instr &in, const std::string &what) {
   fail(in, what);
   return Step::Error;
@@ -31,16 +19,11 @@ bool Engine::Impl::fail(const Instr &in, const std::string &what) {
   return false;
 }
 
-bool Engine::Impl::intOf(Agent &a, int32_t slot, const Instr &in, int64_t &out) {
-  const Value &v = a.frame[slot];
-  if (v.kind != Value::Int) {
-    if (v.kind == Value::Unknown && v.alloc >= 0)
-      return fail(in, "the simulator needs this scalar, but it depends on '" + program.unknownOps[v.alloc] +
-                          "', which has no simulator semantics yet");
-    return fail(in, "the simulator needs this scalar, but it is not an integer the simulator can compute");
-  }
-  out = v.i;
-  return true;
+bool Engine::Impl::notAnInteger(const Value &v, const Instr &in) {
+  if (v.kind == Value::Unknown && v.alloc >= 0)
+    return fail(in, "the simulator needs this scalar, but it depends on '" + program.unknownOps[v.alloc] +
+                        "', which has no simulator semantics yet");
+  return fail(in, "the simulator needs this scalar, but it is not an integer the simulator can compute");
 }
 
 /// An optional predicate operand: true when absent.
@@ -68,6 +51,8 @@ bool Engine::Impl::barrierOf(Agent &a, int32_t slot, const Instr &in, BarrierKey
 
 /// Reports reads of wgmma accumulators whose group is still outstanding (their values carry the op).
 void Engine::Impl::checkPendingUses(Agent &a, const Instr &in) {
+  if (!wants<EvPendingUse>())
+    return;
   for (int32_t slot : in.args) {
     if (slot < 0)
       continue;
@@ -75,7 +60,7 @@ void Engine::Impl::checkPendingUses(Agent &a, const Instr &in) {
     if (v.kind != Value::Tensor || v.pendingOp < 0)
       continue;
     PendingUseEvent e{a.time, a.info.id, v.pendingOp, v.pendingLoc, in.loc, iteration(a)};
-    emit([&](Listener &l) { l.onPendingUse(e); });
+    emit<EvPendingUse>([&](Listener &l) { l.onPendingUse(e); });
   }
 }
 
@@ -90,7 +75,7 @@ int64_t Engine::Impl::iteration(const Agent &a) {
 /// Announces an async operation of `a` (to complete after `after`, or -1); returns its id.
 int64_t Engine::Impl::issueAsync(Agent &a, int64_t after) {
   int64_t op = nextAsyncOp++;
-  emit([&](Listener &l) { l.onAsyncIssue(a.info.id, op, after, a.time); });
+  emit<EvAsyncIssue>([&](Listener &l) { l.onAsyncIssue(a.info.id, op, after, a.time); });
   return op;
 }
 
@@ -100,14 +85,14 @@ void Engine::Impl::access(Agent &a, int64_t op, int32_t slot, int64_t elems, boo
             int64_t ctaId) {
   Op kind = in.op;
   int32_t loc = in.loc;
-  if (slot < 0 || elems <= 0 || a.frame[slot].kind != Value::Mem)
+  if (!wants<EvAccess>() || slot < 0 || elems <= 0 || a.frame[slot].kind != Value::Mem)
     return;
   const Value &view = a.frame[slot];
   AccessEvent e{a.time, ctaId >= 0 ? ctaId : viewCtaId(*a.cta, view), a.info.id, op, view.alloc, view.i, elems, write, asyncProxy, loc, iteration(a),
                 kind};
   if (in.aux >= 0 && in.aux < static_cast<int32_t>(program.tmemWarpTiles.size()))
     e.warpTiles = &program.tmemWarpTiles[in.aux];
-  emit([&](Listener &l) { l.onAccess(e); });
+  emit<EvAccess>([&](Listener &l) { l.onAccess(e); });
 }
 
 /// Waits until the tensor operands of `in` (from `first` on) are ready: a register
@@ -121,6 +106,8 @@ void Engine::Impl::awaitOperands(Agent &a, const Instr &in, size_t first) {
       const Value &v = a.frame[in.args[i]];
       if (v.kind == Value::Tensor && static_cast<Cycle>(v.i) > ready)
         ready = static_cast<Cycle>(v.i);
+      if (a.vmemAfter.empty())
+        continue;
       if (auto it = a.vmemAfter.find(in.args[i]); it != a.vmemAfter.end()) {
         vmemAfter = std::max(vmemAfter, it->second);
         a.vmemAfter.erase(it); // waited for once
@@ -134,7 +121,7 @@ void Engine::Impl::awaitOperands(Agent &a, const Instr &in, size_t first) {
   }
   if (ready > a.time) {
     InstrEvent e{a.info.id, &in, a.time, ready, /*operandWait=*/true};
-    emit([&](Listener &l) { l.onInstr(e); });
+    emit<EvInstr>([&](Listener &l) { l.onInstr(e); });
     a.time = ready;
   }
 }

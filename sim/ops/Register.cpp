@@ -52,7 +52,7 @@ Step Engine::Impl::execRegister(Agent &a, const Instr &in, Cycle now) {
     Cycle begin = sm.tensor.run(issueStart, smBusy, tensorBusy);
     Cycle done = std::max(a.time, begin + cycles(flops / (costs.mmaSyncFlopsPerClk * share)));
     AsyncEvent e{AsyncEvent::TensorCore, cta.sm, a.info.id, in.loc, begin, begin + smBusy, 0, in.imm, true};
-    emit([&](Listener &l) { l.onAsync(e); });
+    emit<EvAsync>([&](Listener &l) { l.onAsync(e); });
     a.frame[in.result] = Value::tensor(provenance(a, in, 0), static_cast<int64_t>(done + cycles(costs.wgmmaLatency)));
     return next(a);
   }

@@ -117,7 +117,7 @@ Step Engine::Impl::execScalar(Agent &a, const Instr &in, Cycle now) {
     return next(a);
   case Op::Unknown:
     if (reportedUnknown.insert(&in).second)
-      emit([&](Listener &l) { l.onUnknownOp(program.unknownOps[in.imm], in.loc); });
+      emit<EvUnknownOp>([&](Listener &l) { l.onUnknownOp(program.unknownOps[in.imm], in.loc); });
     for (int32_t i = 0; i < in.numResults; ++i)
       a.frame[in.result + i] = Value::unknown(static_cast<int32_t>(in.imm));
     busy(a, in, costs.scalarOp);

@@ -64,7 +64,7 @@ Step Engine::Impl::execSharedMemory(Agent &a, const Instr &in, Cycle now) {
   case Op::FenceAsync:
     a.time = std::max(a.time, a.smemWritesDone); // generic-proxy stores complete before the fence
     busy(a, in, costs.fence);
-    emit([&](Listener &l) { l.onProxyFence(a.info.id, a.time); });
+    emit<EvProxyFence>([&](Listener &l) { l.onProxyFence(a.info.id, a.time); });
     return next(a);
   default:
     break;

@@ -55,12 +55,12 @@ Step Engine::Impl::execTcgen05(Agent &a, const Instr &in, Cycle now) {
     a.lastTc05Op = op;
     a.lastTc05Done = done;
     AsyncEvent e{AsyncEvent::TensorCore, cta.sm, a.info.id, in.loc, begin, sm.tensor.free(), 0, in.imm, true, op};
-    emit([&](Listener &l) { l.onAsync(e); });
+    emit<EvAsync>([&](Listener &l) { l.onAsync(e); });
     for (const BarrierKey &key : signals)
       signalAt(done, PendingSignal{op, a.info.id, &ctaOf(key), key, 1, in.loc, /*arrive=*/true});
     if (in.sub & 1) { // synchronous: the issuer waits for the MMA
       a.time = std::max(a.time, done);
-      emit([&](Listener &l) { l.onAsyncRetired(a.info.id, op, a.time); });
+      emit<EvAsyncRetired>([&](Listener &l) { l.onAsyncRetired(a.info.id, op, a.time); });
     }
     return next(a);
   }

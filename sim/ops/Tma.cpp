@@ -3,6 +3,8 @@
 #include "sim/EngineState.h"
 #include "sim/units/TmaEngine.h"
 
+#include "llvm/ADT/SmallVector.h"
+
 namespace tlxsim::sim {
 
 using namespace engine;
@@ -45,7 +47,7 @@ Step Engine::Impl::execTma(Agent &a, const Instr &in, Cycle now) {
     // Destinations: the box lands at the same CTA-relative offset in every CTA of the mask and completes its
     // bytes on the barrier at the same offset there (PTX ISA 9.1 9.7.9.25.5.1, .multicast::cluster); a 2-CTA
     // copy (cta_group::2) completes them on the barrier of the destination's pair leader.
-    std::vector<Cta *> dests;
+    llvm::SmallVector<Cta *, 4> dests; // no heap allocation for up to 4 destinations
     const Value &dstView = a.frame[in.args[n + 1]];
     if (mask < 0) {
       Cta *d = dstView.kind == Value::Mem && dstView.rank >= 0 ? peerCta(cta, dstView.rank, in) : &cta;
@@ -75,13 +77,13 @@ Step Engine::Impl::execTma(Agent &a, const Instr &in, Cycle now) {
       int64_t op = issueAsync(a);
       if (dk.cta != cta.id) {
         ClusterDeliveryEvent ce{a.time, a.info.id, op, dk, in.imm, in.loc, in.op};
-        emit([&](Listener &l) { l.onClusterDelivery(ce); });
+        emit<EvClusterDelivery>([&](Listener &l) { l.onClusterDelivery(ce); });
       }
       access(a, op, in.args[n + 1], in.viewElems[0], /*write=*/true, /*asyncProxy=*/true, in, d->id);
       signalAt(done, PendingSignal{op, a.info.id, &ctaOf(dk), dk, in.imm, in.loc});
       AsyncEvent e{AsyncEvent::TmaLoad, cta.sm, a.info.id, in.loc, a.time, done, in.imm, 0, hit, op};
       if (d == dests.front())
-        emit([&](Listener &l) { l.onAsync(e); });
+        emit<EvAsync>([&](Listener &l) { l.onAsync(e); });
     }
     return next(a);
   }
@@ -94,7 +96,7 @@ Step Engine::Impl::execTma(Agent &a, const Instr &in, Cycle now) {
     if (in.result >= 0) // fbtriton 3.7's token: names this store's bulk group
       a.frame[in.result] = Value::integer(op);
     AsyncEvent e{AsyncEvent::TmaStore, cta.sm, a.info.id, in.loc, a.time, done, in.imm, 0, true, op};
-    emit([&](Listener &l) { l.onAsync(e); });
+    emit<EvAsync>([&](Listener &l) { l.onAsync(e); });
     return next(a);
   }
   case Op::TmaStoreWait:
@@ -108,10 +110,10 @@ Step Engine::Impl::execTma(Agent &a, const Instr &in, Cycle now) {
       auto [done, op] = a.storeGroups.front();
       a.time = std::max(a.time, done);
       a.storeGroups.pop_front();
-      emit([&](Listener &l) { l.onAsyncRetired(a.info.id, op, a.time); });
+      emit<EvAsyncRetired>([&](Listener &l) { l.onAsyncRetired(a.info.id, op, a.time); });
     }
     InstrEvent e{a.info.id, &in, start, a.time, /*operandWait=*/false};
-    emit([&](Listener &l) { l.onInstr(e); });
+    emit<EvInstr>([&](Listener &l) { l.onInstr(e); });
     return next(a);
   }
   default:

@@ -10,10 +10,10 @@ Step Engine::Impl::waitGroups(Agent &a, const Instr &in, std::deque<std::pair<Cy
     auto [done, op] = groups.front();
     a.time = std::max(a.time, done);
     groups.pop_front();
-    emit([&](Listener &l) { l.onAsyncRetired(a.info.id, op, a.time); });
+    emit<EvAsyncRetired>([&](Listener &l) { l.onAsyncRetired(a.info.id, op, a.time); });
   }
   InstrEvent e{a.info.id, &in, start, a.time, /*operandWait=*/false};
-  emit([&](Listener &l) { l.onInstr(e); });
+  emit<EvInstr>([&](Listener &l) { l.onInstr(e); });
   for (int32_t i = 0; i < in.numResults; ++i) {
     Value v = a.frame[in.args[i]];
     // an accumulator whose wgmma group retired is readable (Value::pendingOp)
@@ -49,7 +49,7 @@ Step Engine::Impl::execWgmma(Agent &a, const Instr &in, Cycle now) {
       a.frame[in.result] = d;
     }
     AsyncEvent e{AsyncEvent::TensorCore, cta.sm, a.info.id, in.loc, begin, sm.tensor.free(), in.imm2, in.imm, true, op};
-    emit([&](Listener &l) { l.onAsync(e); });
+    emit<EvAsync>([&](Listener &l) { l.onAsync(e); });
     return next(a);
   }
   case Op::WgmmaWait:
