@@ -30,13 +30,13 @@ cl::list<std::string> assumeOpts("assume",
                                  cl::value_desc("NAME OP VALUE"), cl::sub(checkCommand()));
 cl::opt<double> timeoutOpt("timeout",
                            cl::desc("Z3 limit per query in nominal seconds (default 10): a deterministic resource "
-                                    "limit of 2e7 Z3 rlimit units per second, the same verdicts at any load; a "
-                                    "wall-clock safety net at 10 x the seconds"),
+                                    "limit of 1e6 Z3 rlimit units per second, the same verdicts at any load; a "
+                                    "wall-clock safety net at 10 x the seconds + 10 s"),
                            cl::init(10.0), cl::sub(checkCommand()));
 cl::opt<double> budgetOpt("proof-budget",
-                          cl::desc("Z3 limit for all queries of one kernel in nominal seconds (default 120): 2e7 "
+                          cl::desc("Z3 limit for all queries of one kernel in nominal seconds (default 120): 1e6 "
                                    "rlimit units per second summed over the queries, a bound on the proofs whatever "
-                                   "the number of properties and retries; wall-clock safety net at 10 x the seconds"),
+                                   "the number of properties and retries; wall-clock safety net at 10 x the seconds + 10 s"),
                           cl::init(120.0), cl::sub(checkCommand()));
 cl::opt<bool> noProofsOpt("no-proofs",
                           cl::desc("Skip the Z3 proofs (also when the environment sets TLXSIM_NO_PROOFS=1, as the "

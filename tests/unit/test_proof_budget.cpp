@@ -35,9 +35,9 @@ TEST_CASE("proof budgets: nominal seconds convert to Z3 resource units; the wall
   CHECK(secondsText(120) == "120");
   CHECK(secondsText(0.5) == "0.5");
   CHECK(secondsText(0.0001) == "0.0001");
-  CHECK(rlimitUnits(10) == 200000000u);            // the default --timeout: 2e8 units
-  CHECK(rlimitUnits(120) == 2400000000u);          // the default --proof-budget: 2.4e9 units
-  CHECK(rlimitUnits(0.0001) == 2000u);
+  CHECK(rlimitUnits(10) == 10000000u);             // the default --timeout: 1e7 units
+  CHECK(rlimitUnits(120) == 120000000u);           // the default --proof-budget: 1.2e8 units
+  CHECK(rlimitUnits(0.0001) == 100u);
   CHECK(rlimitUnits(0) == 1u);                     // never 0: that would mean no limit to Z3
   CHECK(rlimitUnits(1e30) == (uint64_t(1) << 62));
   CHECK(queryRlimit(rlimitUnits(4294967.5)) == 4294967295u); // clamped to Z3's 32-bit parameter
@@ -52,7 +52,7 @@ TEST_CASE("proof budgets: nominal seconds convert to Z3 resource units; the wall
   std::ostringstream os;
   os << p;
   std::string text = os.str();
-  CHECK(text.find("rlimit 40000000") != std::string::npos);
+  CHECK(text.find("rlimit 2000000") != std::string::npos);
   CHECK(text.find("timeout 30000") != std::string::npos); // 10 x 2 s + 10 s
 }
 
@@ -83,7 +83,7 @@ TEST_CASE("proof budgets: a spent budget answers unknown without running the que
   CHECK(budget.check(s, seconds) == z3::sat);
   CHECK_FALSE(budget.exhausted());
   CHECK(budget.totalUnits() > 0);
-  CHECK(budget.unitsLeft() == 2400000000u - budget.totalUnits());
+  CHECK(budget.unitsLeft() == 120000000u - budget.totalUnits());
 }
 
 namespace {
@@ -102,7 +102,7 @@ void addPigeons(z3::context &c, z3::solver &s) {
 
 TEST_CASE("proof budgets: the resource limit stops a query, deterministically, and says so") {
   ProofOptions o;
-  o.timeoutSeconds = 0.0001; // 2000 units
+  o.timeoutSeconds = 0.0001; // 100 units
   z3::context c;
   z3::solver s(c);
   addPigeons(c, s);
@@ -113,7 +113,7 @@ TEST_CASE("proof budgets: the resource limit stops a query, deterministically, a
   CHECK(budget.stop() == "rlimit");
   CHECK_FALSE(budget.exhausted()); // the kernel's budget (120 s) is not spent
   CHECK(budget.stopText() ==
-        "Z3 ran out of its resource limit of 0.0001 nominal s (--timeout: 2000 Z3 resource units)");
+        "Z3 ran out of its resource limit of 0.0001 nominal s (--timeout: 100 Z3 resource units)");
   // The same query in a fresh context spends the same units: the count does not depend on the machine or load.
   uint64_t units[2];
   for (uint64_t &u : units) {
@@ -127,5 +127,5 @@ TEST_CASE("proof budgets: the resource limit stops a query, deterministically, a
     u = b2.totalUnits();
   }
   CHECK(units[0] == units[1]);
-  CHECK(units[0] >= 2000u);
+  CHECK(units[0] >= 100u);
 }

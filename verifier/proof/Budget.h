@@ -17,10 +17,11 @@ namespace tlxsim::verifier::proof {
 
 using Clock = std::chrono::steady_clock;
 
-/// Z3 resource units (`rlimit`, Z3's "rlimit count" statistic) per nominal second of --timeout / --proof-budget:
-/// the 20000 per millisecond the prover always paired with its wall-clock timeout (about what Z3 4.8.12 spends
-/// per second on an idle core of the development host; the conversion is fixed, not measured at run time).
-constexpr double kRlimitPerSecond = 2e7;
+/// Z3 resource units (`rlimit`, Z3's "rlimit count" statistic) per nominal second of --timeout / --proof-budget.
+/// A fixed conversion, not measured at run time: Z3 4.8.12 on the development host spends 0.6-0.8 M units per CPU
+/// second in the BMC and induction queries (the default solver's QF_LIA preprocessing counts up to 5 M per second),
+/// so a query stops after at most about its nominal seconds of CPU time (verifier/proof/README.md, calibration).
+constexpr double kRlimitPerSecond = 1e6;
 /// The wall-clock safety net: a query stops after this many times its nominal seconds of wall time, a kernel's
 /// proofs after this many times --proof-budget. Far above the resource limits, so that load never decides a
 /// verdict; only a query that spends its time outside Z3's resource counting can reach it.

@@ -115,13 +115,11 @@ void Driver::preferLaunch(size_t i, size_t depth, z3::model &model) {
   q.add(anyViol(0, depth, sels[i], viol));
   for (auto &a : abstracted)
     q.add(a.var == a.exact);
-  // A small resource limit per preference (2 nominal s), deterministic like every query's.
-  constexpr uint64_t kPreferenceUnits = 40000000;
   std::vector<std::pair<z3::expr, z3::expr>> prefs = launchPreferences(c, params, options.launch);
   for (auto &[lhs, v] : prefs) {
     q.push();
     q.add(lhs == v);
-    z3::check_result pr = check(q, r.seconds, kPreferenceUnits);
+    z3::check_result pr = check(q, r.seconds); // --timeout's resource limit: deterministic like every query's
     if (pr == z3::sat) {
       model = q.get_model();
       q.pop();
