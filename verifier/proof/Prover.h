@@ -67,12 +67,12 @@ struct ProofOptions {
   std::vector<Assumption> assumptions;
   /// Per Z3 query, nominal seconds: a resource limit (rlimit) of timeoutSeconds x kRlimitPerSecond units
   /// (Budget.h), deterministic across machines and load; wall-clock safety net kWallClockFactor x as long.
-  double timeoutSeconds = 10;
+  double timeoutSeconds = 30; ///< 3e7 units: 3.3 x the largest proved query (tests/bench/README.md, calibration)
   /// All Z3 queries of one kernel, nominal seconds: a resource budget of budgetSeconds x kRlimitPerSecond units
   /// summed over the queries, the bound on `check --proofs` whatever the number of properties, retries and
   /// counterexample searches; queries past it are `unknown` (verdict `timeout`, with a note). Wall-clock safety
   /// net: kWallClockFactor x budgetSeconds from the start of the encoding.
-  double budgetSeconds = 120;
+  double budgetSeconds = 60; ///< 6e7 units: 4.7 x the most units a proved kernel spends
   int bmcSteps = 0;           ///< lock-step steps of bounded model checking; 0: 4 * max stages + 4
   /// Lemma learning evaluates each shared term of the unrolled states once per sample (SampleValues, Lemmas.h);
   /// false: every evaluation through Z3_model_eval (the plain path, for tests: both learn the same tables).
