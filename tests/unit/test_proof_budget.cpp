@@ -36,7 +36,7 @@ TEST_CASE("proof budgets: nominal seconds convert to Z3 resource units; the wall
   CHECK(secondsText(0.5) == "0.5");
   CHECK(secondsText(0.0001) == "0.0001");
   CHECK(rlimitUnits(30) == 30000000u);             // the default --timeout: 3e7 units
-  CHECK(rlimitUnits(60) == 60000000u);             // the default --proof-budget: 6e7 units
+  CHECK(rlimitUnits(120) == 120000000u);           // the default --proof-budget: 1.2e8 units
   CHECK(rlimitUnits(0.0001) == 100u);
   CHECK(rlimitUnits(0) == 1u);                     // never 0: that would mean no limit to Z3
   CHECK(rlimitUnits(1e30) == (uint64_t(1) << 62));
@@ -78,12 +78,12 @@ TEST_CASE("proof budgets: a spent budget answers unknown without running the que
   ProofOptions ample;
   QueryBudget budget(ample);
   budget.start();
-  CHECK(budget.secondsLeft() > 609);
-  CHECK(budget.secondsLeft() <= 610); // the wall-clock net: 10 x 60 s + 10 s
+  CHECK(budget.secondsLeft() > 1209);
+  CHECK(budget.secondsLeft() <= 1210); // the wall-clock net: 10 x 120 s + 10 s
   CHECK(budget.check(s, seconds) == z3::sat);
   CHECK_FALSE(budget.exhausted());
   CHECK(budget.totalUnits() > 0);
-  CHECK(budget.unitsLeft() == 60000000u - budget.totalUnits());
+  CHECK(budget.unitsLeft() == 120000000u - budget.totalUnits());
 }
 
 namespace {
@@ -111,7 +111,7 @@ TEST_CASE("proof budgets: the resource limit stops a query, deterministically, a
   double seconds = 0;
   CHECK(budget.check(s, seconds) == z3::unknown);
   CHECK(budget.stop() == "rlimit");
-  CHECK_FALSE(budget.exhausted()); // the kernel's budget (60 s) is not spent
+  CHECK_FALSE(budget.exhausted()); // the kernel's budget (120 s) is not spent
   CHECK(budget.stopText() ==
         "Z3 ran out of its resource limit of 0.0001 nominal s (--timeout: 100 Z3 resource units)");
   // The same query in a fresh context spends the same units: the count does not depend on the machine or load.
