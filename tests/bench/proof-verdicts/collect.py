@@ -1,9 +1,10 @@
-"""Proof verdicts of every kernel: tests/inputs/**/launch.json, tests/lit/proof/Inputs/*.mlir, tests/lit/bugs/*.mlir.
+"""Proof verdicts of every kernel (issue 18 regression check): tests/inputs/**/launch.json, tests/lit/proof/Inputs/*.mlir,
+tests/lit/bugs/*.mlir, each `check --max-ctas 1 --proofs --json`; J=N runs N at once.
 usage: baseline.py TLX_SIM OUT.json [extra check args...]"""
 import json, pathlib, subprocess, sys, concurrent.futures, time
 tlx, out = sys.argv[1], sys.argv[2]
 extra = sys.argv[3:]
-root = pathlib.Path('/work/wt/prover-det')
+root = pathlib.Path(__file__).resolve().parents[3]  # the repository
 jobs = []
 for l in sorted((root / 'tests/inputs').rglob('launch.json')):
     ks = sorted(l.parent.glob('*.ttgir'))
