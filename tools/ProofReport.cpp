@@ -1,7 +1,6 @@
 #include "tools/ProofReport.h"
 
 #include <cstdlib>
-#include <future>
 #include <map>
 #include <set>
 
@@ -28,15 +27,11 @@ cl::list<std::string> assumeOpts("assume",
                                  cl::desc("Assumption for the Z3 proofs on a scalar argument or the grid "
                                           "(num_programs_x, program_id_x), e.g. 'K>=64' (repeatable)"),
                                  cl::value_desc("NAME OP VALUE"), cl::sub(checkCommand()));
-cl::opt<double> timeoutOpt("timeout",
-                           cl::desc("Z3 limit per query in nominal seconds (default 30): a deterministic resource "
-                                    "limit of 1e6 Z3 rlimit units per second, the same verdicts at any load; a "
-                                    "wall-clock safety net at 10 x the seconds + 10 s"),
-                           cl::init(30.0), cl::sub(checkCommand()));
+cl::opt<double> timeoutOpt("timeout", cl::desc("Z3 time limit per query in seconds (default 10)"), cl::init(10.0),
+                           cl::sub(checkCommand()));
 cl::opt<double> budgetOpt("proof-budget",
-                          cl::desc("Z3 limit for all queries of one kernel in nominal seconds (default 120): 1e6 "
-                                   "rlimit units per second summed over the queries, a bound on the proofs whatever "
-                                   "the number of properties and retries; wall-clock safety net at 10 x the seconds + 10 s"),
+                          cl::desc("Z3 wall time for all queries of one kernel in seconds (default 120): a bound "
+                                   "on the proofs whatever the number of properties and retries"),
                           cl::init(120.0), cl::sub(checkCommand()));
 cl::opt<bool> noProofsOpt("no-proofs",
                           cl::desc("Skip the Z3 proofs (also when the environment sets TLXSIM_NO_PROOFS=1, as the "
@@ -178,22 +173,28 @@ std::string replay(const verifier::proof::ProofResult &r, bool writeTrace, bool 
 
 } // namespace
 
-PendingProofs startProofs(mlir::ModuleOp module) {
-  PendingProofs pending;
-  ProofOutcome &out = pending.outcome;
-  if (proofsDisabled())
-    return pending;
+ProofOutcome runProofs(mlir::ModuleOp module, bool traceCounterexample) {
+  ProofOutcome out;
+  auto noTrace = [&] {
+    if (traceCounterexample && traceOutRequested() && !out.counterexample)
+      errs() << "tlx-sim: note: --trace-out: no finding and no counterexample: no failing run to trace, no file "
+                "written\n";
+  };
+  if (proofsDisabled()) {
+    noTrace();
+    return out;
+  }
   if (!(timeoutOpt > 0) || !(budgetOpt > 0)) {
     errs() << "tlx-sim: error: --timeout and --proof-budget take a positive number of seconds (got "
            << format("%g", timeoutOpt.getValue()) << " and " << format("%g", budgetOpt.getValue()) << ")\n";
     out.badInput = true;
-    return pending;
+    return out;
   }
   if (proofStepsOpt < 0 || proofStepsOpt > verifier::proof::kMaxBmcSteps) {
     errs() << "tlx-sim: error: --proof-steps takes 1 to " << verifier::proof::kMaxBmcSteps
            << " lock-step steps (0: the default, 2 x stages + 1), got " << proofStepsOpt << "\n";
     out.badInput = true;
-    return pending;
+    return out;
   }
   verifier::proof::ProofOptions options;
   options.timeoutSeconds = timeoutOpt;
@@ -202,7 +203,7 @@ PendingProofs startProofs(mlir::ModuleOp module) {
   std::vector<std::string> texts;
   if (!readPreconditions(texts)) {
     out.badInput = true;
-    return pending;
+    return out;
   }
   out.preconditions = texts;
   texts.insert(texts.end(), assumeOpts.begin(), assumeOpts.end());
@@ -217,7 +218,7 @@ PendingProofs startProofs(mlir::ModuleOp module) {
       errs() << "tlx-sim: error: " << (out.assumptions.size() < out.preconditions.size() ? "launch precondition" : "--assume")
              << ": " << err << "\n";
       out.badInput = true;
-      return pending;
+      return out;
     }
     options.assumptions.push_back(a);
     out.assumptions.push_back(text);
@@ -246,27 +247,7 @@ PendingProofs startProofs(mlir::ModuleOp module) {
     }
   }
   out.ran = true;
-  // The prover reads the module only (MLIR's uniquing is thread-safe) and owns its Z3 context; its limits are Z3
-  // resource units, so running it next to the simulation changes no verdict.
-  pending.report = std::async(std::launch::async, [module, options = std::move(options)]() mutable {
-    return verifier::proof::proveProtocol(module, options);
-  });
-  return pending;
-}
-
-ProofOutcome finishProofs(PendingProofs &pending, bool traceCounterexample) {
-  ProofOutcome out = std::move(pending.outcome);
-  auto noTrace = [&] {
-    if (traceCounterexample && traceOutRequested() && !out.counterexample)
-      errs() << "tlx-sim: note: --trace-out: no finding and no counterexample: no failing run to trace, no file "
-                "written\n";
-  };
-  if (!out.ran) {
-    if (!out.badInput)
-      noTrace();
-    return out;
-  }
-  out.report = pending.report.get();
+  out.report = verifier::proof::proveProtocol(module, options);
   out.unsatAssumptions = out.report.assumptionsUnsat;
   for (const auto &r : out.report.results)
     if (r.verdict == "counterexample") {
@@ -279,11 +260,6 @@ ProofOutcome finishProofs(PendingProofs &pending, bool traceCounterexample) {
     }
   noTrace();
   return out;
-}
-
-ProofOutcome runProofs(mlir::ModuleOp module, bool traceCounterexample) {
-  PendingProofs pending = startProofs(module);
-  return finishProofs(pending, traceCounterexample);
 }
 
 void printProofs(const ProofOutcome &outcome, raw_ostream &os) {
@@ -327,9 +303,9 @@ void printProofs(const ProofOutcome &outcome, raw_ostream &os) {
   for (const char *v : {"counterexample", "unconfirmed", "timeout", "bounded", "proved"})
     if (byVerdict.count(v))
       counts += (counts.empty() ? " (" : ", ") + std::to_string(byVerdict[v]) + " " + v;
-  os << formatv("tlx-sim: proofs: {0} verdict{1}{2}, {3:F2} s of Z3 ({4:F1} M rlimit units)\n",
-                outcome.report.results.size(), outcome.report.results.size() == 1 ? "" : "s",
-                counts.empty() ? "" : counts + ")", outcome.report.seconds, outcome.report.rlimit / 1e6);
+  os << formatv("tlx-sim: proofs: {0} verdict{1}{2}, {3:F2} s of Z3\n", outcome.report.results.size(),
+                outcome.report.results.size() == 1 ? "" : "s", counts.empty() ? "" : counts + ")",
+                outcome.report.seconds);
 }
 
 std::vector<verifier::Finding> counterexampleFindings(const ProofOutcome &outcome) {
@@ -380,8 +356,6 @@ json::Array proofsJson(const ProofOutcome &outcome) {
     } else {
       o["witness"] = r.witness;
     }
-    if (!r.limit.empty())
-      o["limit"] = r.limit; // which limit stopped the query of a `timeout` verdict
     out.push_back(std::move(o));
   }
   return out;

@@ -77,8 +77,6 @@ void Driver::searchCounterexample(size_t i, size_t cexDepth, size_t fullDepth) {
     if (cr != z3::sat) {
       res = z3::unknown;
       r.verdict = cr == z3::unsat ? "bounded" : "timeout";
-      if (cr != z3::unsat)
-        r.limit = budget.stop();
       r.bound = N;
       r.witness = cr == z3::unsat ? "the violation found on the linear abstraction of the tile count is not "
                                     "realizable; no realizable violation within the bound"
@@ -100,9 +98,10 @@ void Driver::searchCounterexample(size_t i, size_t cexDepth, size_t fullDepth) {
     r.witness = ps.empty() ? "any launch; " + where : ps + "; " + where;
   } else if (res == z3::unknown && r.verdict.empty()) {
     r.verdict = "timeout";
-    r.limit = budget.stop();
-    r.witness = budget.exhausted() ? budget.spentText() + " before the bounded check finished"
-                                   : budget.stopText() + " (bounded check)";
+    r.witness = budget.exhausted()
+                    ? budget.spentText() + " before the bounded check finished"
+                    : "Z3 answered unknown within " + llvm::formatv("{0}", options.timeoutSeconds).str() +
+                          " s (bounded check)";
   }
 }
 
@@ -115,11 +114,16 @@ void Driver::preferLaunch(size_t i, size_t depth, z3::model &model) {
   q.add(anyViol(0, depth, sels[i], viol));
   for (auto &a : abstracted)
     q.add(a.var == a.exact);
+  z3::params quick(c);
+  // A resource limit rather than a time limit: the launch chosen must not depend on the load.
+  quick.set("timeout", queryMilliseconds(options.timeoutSeconds));
+  quick.set("rlimit", 40000000u);
+  q.set(quick);
   std::vector<std::pair<z3::expr, z3::expr>> prefs = launchPreferences(c, params, options.launch);
   for (auto &[lhs, v] : prefs) {
     q.push();
     q.add(lhs == v);
-    z3::check_result pr = check(q, r.seconds); // --timeout's resource limit: deterministic like every query's
+    z3::check_result pr = check(q, r.seconds);
     if (pr == z3::sat) {
       model = q.get_model();
       q.pop();

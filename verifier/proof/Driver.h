@@ -64,20 +64,17 @@ private:
   void runInduction();
 
   // ---- queries (Driver.cpp) --------------------------------------------------------------------
-  /// One query under the budgets (QueryBudget::check; `units` 0: --timeout's resource limit).
-  z3::check_result check(z3::solver &s, double &seconds, uint64_t units = 0) { return budget.check(s, seconds, units); }
+  z3::check_result check(z3::solver &s, double &seconds) { return budget.check(s, seconds); }
   z3::expr anyViol(size_t from, size_t to, const Selector &sel, const std::vector<std::vector<Violation>> &vv);
   z3::solver newSolver(bool small);
-  z3::solver inductionSolver(); ///< the k-induction step's solver (tactic pipeline; TLXSIM_PROOF_INDUCTION=plain)
   void dropRemote(std::vector<std::vector<Violation>> &vv);
 
   // ---- lemmas (Lemmas.cpp) ---------------------------------------------------------------------
   void learnLemmas();
   /// Appends the sample runs to `samples`, one query each on `sampler` (made by newSolver(true)).
   void takeSamples(z3::solver &sampler, std::vector<z3::model> &samples);
-  /// One table lemma per (barrier slot, waiter) whose samples some key determines; returns the next lemma id.
-  int learnTables(std::vector<SampleValues> &samples);
-  void learnRangeLemmas(std::vector<SampleValues> &samples, int lemmaId);
+  int learnTables(const std::vector<z3::model> &samples);
+  void learnRangeLemmas(const std::vector<z3::model> &samples, int lemmaId);
   std::optional<z3::expr> varExpr(const State &st, const Cand &cd);
   z3::expr remOf(const State &st);
   z3::expr tableAt(const Table &t, const State &st);
