@@ -55,9 +55,10 @@ cl::opt<bool> noPreconditionsOpt("no-preconditions",
 /// The `preconditions` of the --launch file: constraints the kernel declares it needs (kernels/README.md),
 /// the prover's default assumptions. Appends them to `out`; returns false after printing why on a malformed entry.
 bool readPreconditions(std::vector<std::string> &out) {
-  if (launchFilePath().empty() || noPreconditionsOpt)
+  std::string launchFile = launchFilePath();
+  if (launchFile.empty() || noPreconditionsOpt)
     return true;
-  auto buf = MemoryBuffer::getFile(launchFilePath());
+  auto buf = MemoryBuffer::getFile(launchFile);
   if (!buf)
     return true; // prepareSimulation already reported an unreadable launch file
   auto parsed = json::parse((*buf)->getBuffer());
@@ -72,7 +73,7 @@ bool readPreconditions(std::vector<std::string> &out) {
   for (const json::Value &v : *pre) {
     auto text = v.getAsString();
     if (!text) {
-      errs() << "tlx-sim: error: " << launchFilePath() << ": \"preconditions\" must hold strings like \"K>=1\"\n";
+      errs() << "tlx-sim: error: " << launchFile << ": \"preconditions\" must hold strings like \"K>=1\"\n";
       return false;
     }
     out.push_back(text->str());
@@ -227,8 +228,9 @@ ProofOutcome runProofs(mlir::ModuleOp module, bool traceCounterexample) {
   {
     sim::Launch launch;
     bool ok = true;
-    if (!launchFilePath().empty())
-      if (auto err = launch.loadJson(launchFilePath())) {
+    std::string launchFile = launchFilePath();
+    if (!launchFile.empty())
+      if (auto err = launch.loadJson(launchFile)) {
         consumeError(std::move(err));
         ok = false;
       }
@@ -240,7 +242,7 @@ ProofOutcome runProofs(mlir::ModuleOp module, bool traceCounterexample) {
         consumeError(std::move(err));
     for (auto &entry : launch.args)
       options.launch[entry.getKey().str()] = entry.getValue();
-    if (launch.haveGrid || !launchFilePath().empty()) {
+    if (launch.haveGrid || !launchFile.empty()) {
       options.launch["num_programs_x"] = launch.grid[0];
       options.launch["num_programs_y"] = launch.grid[1];
       options.launch["num_programs_z"] = launch.grid[2];
