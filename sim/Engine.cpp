@@ -10,6 +10,8 @@
 
 namespace tlxsim::sim {
 
+char LimitError::ID = 0;
+
 using namespace engine;
 
 void Engine::Impl::startCta(int32_t smIndex, Cycle t) {
@@ -100,6 +102,7 @@ bool Engine::Impl::runAgent(Agent &a, Cycle now) {
       error = "the simulation stopped after " + std::to_string(instructions) + " instructions and " +
               std::to_string(a.time) + " cycles (limits " + std::to_string(options.maxInstructions) + ", " +
               std::to_string(options.maxCycles) + "): ";
+      limitHit = true;
       error += result.ctasSimulated > 1
                    ? "the launch is too large to simulate whole; pass --max-ctas N to simulate the first N CTAs"
                    : "one CTA alone exceeds it (is a trip count huge?)";
@@ -182,7 +185,7 @@ llvm::Expected<SimResult> Engine::Impl::run() {
     case Event::RunAgent: {
       Agent *a = agents[e.id].get();
       if (a && a->state == Agent::Ready && !runAgent(*a, e.t))
-        return llvm::createStringError("%s", error.c_str());
+        return limitHit ? llvm::Error(llvm::make_error<LimitError>(error)) : llvm::createStringError("%s", error.c_str());
       break;
     }
     case Event::SignalDue:

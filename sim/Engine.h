@@ -45,6 +45,20 @@ struct SimResult {
   std::string occupancyWarning; ///< Occupancy::warning (an estimated shared memory over the SM's), or empty
 };
 
+/// The run stopped on SimOptions::maxInstructions or maxCycles (a launch too large to simulate whole, or a huge trip
+/// count): not an error of the kernel. Callers that bound a run on purpose (a proof counterexample's replay) tell it
+/// apart from a stop the kernel causes (an unknown scalar the control flow needs, a fault).
+class LimitError : public llvm::ErrorInfo<LimitError> {
+public:
+  static char ID;
+  explicit LimitError(std::string message) : message_(std::move(message)) {}
+  void log(llvm::raw_ostream &os) const override { os << message_; }
+  std::error_code convertToErrorCode() const override { return llvm::inconvertibleErrorCode(); }
+
+private:
+  std::string message_;
+};
+
 class Engine {
 public:
   /// Fails with a message if the model lacks a parameter the simulator needs, if one CTA
@@ -53,8 +67,8 @@ public:
                                                         const Launch &launch, SimOptions options);
   ~Engine();
   void addListener(Listener *listener);
-  /// Runs to completion or stall. Errors: a scalar the control flow needs is unknown, or
-  /// the simulation exceeds SimOptions::maxCycles.
+  /// Runs to completion or stall. Errors: a scalar the control flow needs is unknown; a LimitError when the
+  /// simulation exceeds SimOptions::maxCycles or maxInstructions.
   llvm::Expected<SimResult> run();
 
   /// Model parameters the engine reads.

@@ -224,6 +224,7 @@ struct Engine::Impl {
   std::vector<int64_t> finishedCtas; ///< CTAs whose memory is released after the current event
   std::unordered_map<int64_t, ClusterBarrier> clusters; ///< by cluster index
   std::string error;
+  bool limitHit = false; ///< `error` is SimOptions::maxInstructions / maxCycles (run() returns a LimitError)
 
   Occupancy occupancy; ///< computed by Engine::create
   std::vector<int64_t> barrierBase, barrierCount; ///< per allocation: first flat barrier slot (-1: none), slots

@@ -27,6 +27,11 @@ int run(bool predict) {
   const sim::Program &program = *prepared.program;
   sim::Engine &engine = *prepared.engine;
 
+  // check: the Z3 proofs run on their own thread next to the simulation (and the --schedules runs).
+  PendingProofs pendingProofs;
+  if (!predict)
+    pendingProofs = startProofs(*prepared.module);
+
   verifier::Verifier checks(program);
   sim::SummaryView summary(program, *prepared.model);
   WarningCollector warnings(program);
@@ -64,7 +69,7 @@ int run(bool predict) {
       return badInput(toString(accepted.takeError()));
     bool dynamicLeft =
         llvm::any_of(findings, [&](const verifier::Finding &f) { return !isAccepted(f, *accepted); });
-    proofs = runProofs(*prepared.module, /*traceCounterexample=*/!dynamicLeft);
+    proofs = finishProofs(pendingProofs, /*traceCounterexample=*/!dynamicLeft);
     if (proofs.badInput)
       return kBadInput;
     std::vector<verifier::Finding> proofFindings = counterexampleFindings(proofs);

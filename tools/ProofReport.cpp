@@ -1,6 +1,7 @@
 #include "tools/ProofReport.h"
 
 #include <cstdlib>
+#include <future>
 #include <map>
 #include <set>
 
@@ -27,11 +28,15 @@ cl::list<std::string> assumeOpts("assume",
                                  cl::desc("Assumption for the Z3 proofs on a scalar argument or the grid "
                                           "(num_programs_x, program_id_x), e.g. 'K>=64' (repeatable)"),
                                  cl::value_desc("NAME OP VALUE"), cl::sub(checkCommand()));
-cl::opt<double> timeoutOpt("timeout", cl::desc("Z3 time limit per query in seconds (default 10)"), cl::init(10.0),
-                           cl::sub(checkCommand()));
+cl::opt<double> timeoutOpt("timeout",
+                           cl::desc("Z3 limit per query in nominal seconds (default 30): a deterministic resource "
+                                    "limit of 1e6 Z3 rlimit units per second, the same verdicts at any load; a "
+                                    "wall-clock safety net at 10 x the seconds + 10 s"),
+                           cl::init(30.0), cl::sub(checkCommand()));
 cl::opt<double> budgetOpt("proof-budget",
-                          cl::desc("Z3 wall time for all queries of one kernel in seconds (default 120): a bound "
-                                   "on the proofs whatever the number of properties and retries"),
+                          cl::desc("Z3 limit for all queries of one kernel in nominal seconds (default 120): 1e6 "
+                                   "rlimit units per second summed over the queries, a bound on the proofs whatever "
+                                   "the number of properties and retries; wall-clock safety net at 10 x the seconds + 10 s"),
                           cl::init(120.0), cl::sub(checkCommand()));
 cl::opt<bool> noProofsOpt("no-proofs",
                           cl::desc("Skip the Z3 proofs (also when the environment sets TLXSIM_NO_PROOFS=1, as the "
@@ -105,6 +110,10 @@ cl::opt<int> proofStepsOpt("proof-steps",
                                     "+ 1, raised to what the induction needs)"),
                            cl::init(0), cl::sub(checkCommand()));
 
+/// A replay's bound: 5x the instructions of the full 8192^3 WS GEMM (hopper/ws_gemm/s3, 20.3 M), about 10 s at
+/// check's speed. A counterexample launch beyond it (a huge trip count the solver picked) is left unconfirmed.
+constexpr uint64_t kReplayInstructions = 100'000'000ull;
+
 /// Re-runs the simulation at the counterexample's launch; returns a one-line summary and sets `reproduced` when
 /// the simulation reports a finding there or stops on an error of the kernel at that launch.
 std::string replay(const verifier::proof::ProofResult &r, bool writeTrace, bool &reproduced) {
@@ -138,7 +147,9 @@ std::string replay(const verifier::proof::ProofResult &r, bool writeTrace, bool 
     int code;
     {
       // prepareSimulation prints its errors to stderr; a failed replay is reported in one line.
-      code = prepareSimulation(prepared);
+      SimulationRequest request = requestFromOptions();
+      request.maxInstructions = kReplayInstructions;
+      code = prepareSimulation(request, prepared);
     }
     if (code != kClean) {
       out = "replay at" + launch + " not run (the launch is incomplete or invalid, see above): not reproduced";
@@ -151,8 +162,18 @@ std::string replay(const verifier::proof::ProofResult &r, bool writeTrace, bool 
       checks.attach(*prepared.engine);
       auto result = prepared.engine->run();
       if (!result) {
-        reproduced = true;
-        out = "replay at" + launch + ": the simulation stops: " + toString(result.takeError());
+        handleAllErrors(
+            result.takeError(),
+            [&](const sim::LimitError &) {
+              out = formatv("replay at{0}: not finished within {1} simulated instructions (a launch this large "
+                            "is not replayed whole): not reproduced",
+                            launch, kReplayInstructions)
+                        .str();
+            },
+            [&](const ErrorInfoBase &e) {
+              reproduced = true;
+              out = "replay at" + launch + ": the simulation stops: " + e.message();
+            });
       } else {
         auto findings = checks.findings();
         reproduced = !findings.empty();
@@ -174,28 +195,22 @@ std::string replay(const verifier::proof::ProofResult &r, bool writeTrace, bool 
 
 } // namespace
 
-ProofOutcome runProofs(mlir::ModuleOp module, bool traceCounterexample) {
-  ProofOutcome out;
-  auto noTrace = [&] {
-    if (traceCounterexample && traceOutRequested() && !out.counterexample)
-      errs() << "tlx-sim: note: --trace-out: no finding and no counterexample: no failing run to trace, no file "
-                "written\n";
-  };
-  if (proofsDisabled()) {
-    noTrace();
-    return out;
-  }
+PendingProofs startProofs(mlir::ModuleOp module) {
+  PendingProofs pending;
+  ProofOutcome &out = pending.outcome;
+  if (proofsDisabled())
+    return pending;
   if (!(timeoutOpt > 0) || !(budgetOpt > 0)) {
     errs() << "tlx-sim: error: --timeout and --proof-budget take a positive number of seconds (got "
            << format("%g", timeoutOpt.getValue()) << " and " << format("%g", budgetOpt.getValue()) << ")\n";
     out.badInput = true;
-    return out;
+    return pending;
   }
   if (proofStepsOpt < 0 || proofStepsOpt > verifier::proof::kMaxBmcSteps) {
     errs() << "tlx-sim: error: --proof-steps takes 1 to " << verifier::proof::kMaxBmcSteps
            << " lock-step steps (0: the default, 2 x stages + 1), got " << proofStepsOpt << "\n";
     out.badInput = true;
-    return out;
+    return pending;
   }
   verifier::proof::ProofOptions options;
   options.timeoutSeconds = timeoutOpt;
@@ -204,7 +219,7 @@ ProofOutcome runProofs(mlir::ModuleOp module, bool traceCounterexample) {
   std::vector<std::string> texts;
   if (!readPreconditions(texts)) {
     out.badInput = true;
-    return out;
+    return pending;
   }
   out.preconditions = texts;
   texts.insert(texts.end(), assumeOpts.begin(), assumeOpts.end());
@@ -219,7 +234,7 @@ ProofOutcome runProofs(mlir::ModuleOp module, bool traceCounterexample) {
       errs() << "tlx-sim: error: " << (out.assumptions.size() < out.preconditions.size() ? "launch precondition" : "--assume")
              << ": " << err << "\n";
       out.badInput = true;
-      return out;
+      return pending;
     }
     options.assumptions.push_back(a);
     out.assumptions.push_back(text);
@@ -249,7 +264,27 @@ ProofOutcome runProofs(mlir::ModuleOp module, bool traceCounterexample) {
     }
   }
   out.ran = true;
-  out.report = verifier::proof::proveProtocol(module, options);
+  // The prover reads the module only (MLIR's uniquing is thread-safe) and owns its Z3 context; its limits are Z3
+  // resource units, so running it next to the simulation changes no verdict.
+  pending.report = std::async(std::launch::async, [module, options = std::move(options)]() mutable {
+    return verifier::proof::proveProtocol(module, options);
+  });
+  return pending;
+}
+
+ProofOutcome finishProofs(PendingProofs &pending, bool traceCounterexample) {
+  ProofOutcome out = std::move(pending.outcome);
+  auto noTrace = [&] {
+    if (traceCounterexample && traceOutRequested() && !out.counterexample)
+      errs() << "tlx-sim: note: --trace-out: no finding and no counterexample: no failing run to trace, no file "
+                "written\n";
+  };
+  if (!out.ran) {
+    if (!out.badInput)
+      noTrace();
+    return out;
+  }
+  out.report = pending.report.get();
   out.unsatAssumptions = out.report.assumptionsUnsat;
   for (const auto &r : out.report.results)
     if (r.verdict == "counterexample") {
@@ -262,6 +297,11 @@ ProofOutcome runProofs(mlir::ModuleOp module, bool traceCounterexample) {
     }
   noTrace();
   return out;
+}
+
+ProofOutcome runProofs(mlir::ModuleOp module, bool traceCounterexample) {
+  PendingProofs pending = startProofs(module);
+  return finishProofs(pending, traceCounterexample);
 }
 
 void printProofs(const ProofOutcome &outcome, raw_ostream &os) {
@@ -305,9 +345,9 @@ void printProofs(const ProofOutcome &outcome, raw_ostream &os) {
   for (const char *v : {"counterexample", "unconfirmed", "timeout", "bounded", "proved"})
     if (byVerdict.count(v))
       counts += (counts.empty() ? " (" : ", ") + std::to_string(byVerdict[v]) + " " + v;
-  os << formatv("tlx-sim: proofs: {0} verdict{1}{2}, {3:F2} s of Z3\n", outcome.report.results.size(),
-                outcome.report.results.size() == 1 ? "" : "s", counts.empty() ? "" : counts + ")",
-                outcome.report.seconds);
+  os << formatv("tlx-sim: proofs: {0} verdict{1}{2}, {3:F2} s of Z3 ({4:F1} M rlimit units)\n",
+                outcome.report.results.size(), outcome.report.results.size() == 1 ? "" : "s",
+                counts.empty() ? "" : counts + ")", outcome.report.seconds, outcome.report.rlimit / 1e6);
 }
 
 std::vector<verifier::Finding> counterexampleFindings(const ProofOutcome &outcome) {
@@ -358,6 +398,8 @@ json::Array proofsJson(const ProofOutcome &outcome) {
     } else {
       o["witness"] = r.witness;
     }
+    if (!r.limit.empty())
+      o["limit"] = r.limit; // which limit stopped the query of a `timeout` verdict
     out.push_back(std::move(o));
   }
   return out;

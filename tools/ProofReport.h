@@ -10,6 +10,7 @@
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <future>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,20 @@ struct ProofOutcome {
 /// location (message: property, barrier and witness), for --sarif and baselines (the JSON output keeps them
 /// under `proofs`).
 std::vector<verifier::Finding> counterexampleFindings(const ProofOutcome &outcome);
+
+/// The proofs of one kernel, running on their own thread (startProofs) while the simulation runs.
+struct PendingProofs {
+  ProofOutcome outcome;                              ///< options, assumptions; ran false with --no-proofs
+  std::future<verifier::proof::ProofReport> report;  ///< valid when outcome.ran
+};
+
+/// Validates the proof options (a bad one: outcome.badInput, said on stderr) and starts the prover on `module` on
+/// its own thread. The module must outlive finishProofs and must not change meanwhile (the simulation only reads
+/// it). Verdicts do not depend on what else runs: the Z3 limits are resource units (verifier/proof/Budget.h).
+PendingProofs startProofs(mlir::ModuleOp module);
+
+/// Waits for the prover started by startProofs and replays each counterexample (see runProofs).
+ProofOutcome finishProofs(PendingProofs &pending, bool traceCounterexample = false);
 
 /// Runs the prover on `module` with the command-line options; replays counterexamples by
 /// re-running the simulation of `check` at the counterexample's arguments and grid. With

@@ -147,6 +147,8 @@ int prepareSimulation(const SimulationRequest &request, PreparedSimulation &out)
       return badInput(toString(std::move(err)));
 
   out.options.maxCtas = request.maxCtas;
+  if (request.maxInstructions)
+    out.options.maxInstructions = request.maxInstructions;
   std::string ttgirPath = ir::resolveTTGIRPath(inputFile, nulls()); // companions of a cache dir's .ttgir
   auto shared = sharedBytesFromMetadata(ttgirPath, request.metadata);
   if (!shared)

@@ -6,7 +6,7 @@ the variants in parallel, and requires for every variant:
 exit code 2, exactly one `file:line:col: error:` line on stderr, and no sanitizer report
 (AddressSanitizer / UndefinedBehaviorSanitizer / LeakSanitizer) and no signal.
 
-usage: mutate_inputs.py TLX_SIM INPUT_ROOT [--cuts 50] [--corruptions 20]
+usage: mutate_inputs.py TLX_SIM INPUT_ROOT [--cuts 50] [--corruptions 20] [--exclude DIR] [--one-per-kernel]
 Prints one line per failing variant and a summary; exits 1 on any failure.
 """
 import argparse
@@ -76,9 +76,17 @@ def main() -> int:
     parser.add_argument("--exclude", action="append", default=[],
                         help="top-level folder of INPUT_ROOT to leave out (tlx: TLX's tutorials, until the reader "
                         "covers them; issue 15)")
+    parser.add_argument("--one-per-kernel", action="store_true",
+                        help="only the first config (sorted) of each kernel folder (ARCH/KERNEL/CONFIG/*.ttgir): a "
+                        "kernel's configs differ in constants, not in the ops and syntax the reader parses")
     args = parser.parse_args()
     root = pathlib.Path(args.input_root)
     inputs = sorted(p for p in root.rglob("*.ttgir") if p.relative_to(root).parts[0] not in args.exclude)
+    if args.one_per_kernel:
+        first = {}
+        for p in inputs:
+            first.setdefault(p.parent.parent, p)
+        inputs = sorted(first.values())
     if not inputs:
         print(f"no .ttgir under {args.input_root}", file=sys.stderr)
         return 1

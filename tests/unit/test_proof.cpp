@@ -2,6 +2,7 @@
 // launch on a parametric bug.
 #include "ir/Dialects.h"
 #include "ir/Reader.h"
+#include "verifier/proof/Lemmas.h"
 #include "verifier/proof/Prover.h"
 
 #include "mlir/IR/MLIRContext.h"
@@ -96,4 +97,40 @@ TEST_CASE("an arrive in a zero-trip loop: counterexample at K <= 0, none once K 
   auto assumed = prove(path, options);
   for (const auto &r : assumed.results)
     CHECK(r.verdict != "counterexample");
+}
+
+TEST_CASE("lemma learning: the per-sample memo evaluates each term once and gives the plain path's values") {
+  z3::context c;
+  z3::expr x = c.int_const("x"), y = c.int_const("y");
+  z3::expr next = y + 1, flag = x > 2;
+  z3::solver s(c);
+  s.add(x == 3 && y == x + 1);
+  REQUIRE(s.check() == z3::sat);
+  z3::model m = s.get_model();
+  verifier::proof::SampleValues memo(m, true), plain(m, false);
+  for (int round = 0; round < 3; ++round) {
+    CHECK(memo(next) == 5);
+    CHECK(plain(next) == 5);
+    CHECK(memo(flag) == 1);
+    CHECK(plain(flag) == 1);
+  }
+  CHECK(memo.evaluations() == 2); // one per term
+  CHECK(plain.evaluations() == 6);
+  CHECK(verifier::proof::modelValue(m, c.int_const("free")) == 0); // model completion
+}
+
+TEST_CASE("lemma learning: memoized and plain evaluation learn the same tables and verdicts") {
+  for (const char *path : {"tests/inputs/hopper/ws_gemm/s3/ws_gemm_kernel.ttgir",
+                           "tests/inputs/hopper/persistent_ws_gemm/s2/persistent_ws_gemm_kernel.ttgir"}) {
+    INFO(path);
+    verifier::proof::ProofOptions memoized, plain;
+    plain.memoizeSamples = false;
+    auto a = prove(path, memoized), b = prove(path, plain);
+    CHECK(a.tables.size() >= 4);
+    CHECK(a.results.size() >= 8);
+    CHECK(a.tables == b.tables);
+    REQUIRE(a.results.size() == b.results.size());
+    for (size_t i = 0; i < a.results.size(); ++i)
+      CHECK(a.results[i].verdict == b.results[i].verdict);
+  }
 }

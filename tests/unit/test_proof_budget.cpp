@@ -1,5 +1,5 @@
 // Prover stage 4, the driver's budgets (verifier/proof/Budget.h): unrolling depths from --proof-steps and the
-// slot count, Z3 timeouts from --timeout, and the kernel's --proof-budget.
+// slot count, the deterministic Z3 resource limits from --timeout and --proof-budget, their wall-clock safety nets.
 #include "verifier/proof/Budget.h"
 
 #include <doctest/doctest.h>
@@ -27,7 +27,7 @@ TEST_CASE("proof depths: k = 2 S + 1, the bound at least k, the unrolling at lea
   CHECK(proofDepths(1, 0, "-3").k == 1);
 }
 
-TEST_CASE("proof budgets: query milliseconds are clamped to [1, UINT_MAX]; seconds print as written") {
+TEST_CASE("proof budgets: nominal seconds convert to Z3 resource units; the wall-clock net lies far above") {
   CHECK(queryMilliseconds(10) == 10000u);
   CHECK(queryMilliseconds(0.0001) == 1u);
   CHECK(queryMilliseconds(0) == 1u);
@@ -35,6 +35,15 @@ TEST_CASE("proof budgets: query milliseconds are clamped to [1, UINT_MAX]; secon
   CHECK(secondsText(120) == "120");
   CHECK(secondsText(0.5) == "0.5");
   CHECK(secondsText(0.0001) == "0.0001");
+  CHECK(rlimitUnits(30) == 30000000u);             // the default --timeout: 3e7 units
+  CHECK(rlimitUnits(120) == 120000000u);           // the default --proof-budget: 1.2e8 units
+  CHECK(rlimitUnits(0.0001) == 100u);
+  CHECK(rlimitUnits(0) == 1u);                     // never 0: that would mean no limit to Z3
+  CHECK(rlimitUnits(1e30) == (uint64_t(1) << 62));
+  CHECK(queryRlimit(rlimitUnits(4294967.5)) == 4294967295u); // clamped to Z3's 32-bit parameter
+  CHECK(queryRlimit(0) == 1u);
+  CHECK(wallClockNet(10) == 110);
+  CHECK(wallClockNet(0.0001) == doctest::Approx(10.001));
   z3::context c;
   z3::params p(c);
   ProofOptions o;
@@ -43,8 +52,8 @@ TEST_CASE("proof budgets: query milliseconds are clamped to [1, UINT_MAX]; secon
   std::ostringstream os;
   os << p;
   std::string text = os.str();
-  CHECK(text.find("timeout 2000") != std::string::npos);
-  CHECK(text.find("rlimit 40000000") != std::string::npos);
+  CHECK(text.find("rlimit 2000000") != std::string::npos);
+  CHECK(text.find("timeout 30000") != std::string::npos); // 10 x 2 s + 10 s
 }
 
 TEST_CASE("proof budgets: a spent budget answers unknown without running the query") {
@@ -52,23 +61,71 @@ TEST_CASE("proof budgets: a spent budget answers unknown without running the que
   z3::solver s(c);
   s.add(c.int_const("x") > 0);
   ProofOptions o;
-  o.budgetSeconds = 1e-9;
+  o.budgetSeconds = 1e-9; // 1 resource unit: spent by the first query
   QueryBudget spent(o);
   spent.start();
-  CHECK(spent.secondsLeft() < 0);
+  CHECK(spent.unitsLeft() == 1u);
   double seconds = 0;
-  CHECK(spent.check(s, seconds) == z3::unknown);
+  spent.check(s, seconds);
   CHECK(spent.exhausted());
-  CHECK(seconds == 0);
-  CHECK(spent.totalSeconds() == 0);
-  CHECK(spent.spentText() == "the proof budget of 1e-09 s (--proof-budget) was spent");
+  CHECK(spent.unitsLeft() == 0u);
+  double before = seconds;
+  CHECK(spent.check(s, seconds) == z3::unknown);
+  CHECK(seconds == before); // not run
+  CHECK(spent.stop() == "proof-budget");
+  CHECK(spent.spentText() == "the proof budget of 1e-09 s (--proof-budget) was spent (1 Z3 resource units)");
 
   ProofOptions ample;
   QueryBudget budget(ample);
   budget.start();
-  CHECK(budget.secondsLeft() > 119);
-  CHECK(budget.secondsLeft() <= 120);
+  CHECK(budget.secondsLeft() > 1209);
+  CHECK(budget.secondsLeft() <= 1210); // the wall-clock net: 10 x 120 s + 10 s
   CHECK(budget.check(s, seconds) == z3::sat);
   CHECK_FALSE(budget.exhausted());
-  CHECK(budget.totalSeconds() == seconds);
+  CHECK(budget.totalUnits() > 0);
+  CHECK(budget.unitsLeft() == 120000000u - budget.totalUnits());
+}
+
+namespace {
+/// A query Z3 needs many resource units for: a 12-pigeon, 11-hole assignment as integers.
+void addPigeons(z3::context &c, z3::solver &s) {
+  std::vector<z3::expr> p;
+  for (int i = 0; i < 12; ++i) {
+    p.push_back(c.int_const(("p" + std::to_string(i)).c_str()));
+    s.add(p.back() >= 0 && p.back() < 11);
+  }
+  for (int i = 0; i < 12; ++i)
+    for (int j = i + 1; j < 12; ++j)
+      s.add(p[i] != p[j]);
+}
+} // namespace
+
+TEST_CASE("proof budgets: the resource limit stops a query, deterministically, and says so") {
+  ProofOptions o;
+  o.timeoutSeconds = 0.0001; // 100 units
+  z3::context c;
+  z3::solver s(c);
+  addPigeons(c, s);
+  QueryBudget budget(o);
+  budget.start();
+  double seconds = 0;
+  CHECK(budget.check(s, seconds) == z3::unknown);
+  CHECK(budget.stop() == "rlimit");
+  CHECK_FALSE(budget.exhausted()); // the kernel's budget (120 s) is not spent
+  CHECK(budget.stopText() ==
+        "Z3 ran out of its resource limit of 0.0001 nominal s (--timeout: 100 Z3 resource units)");
+  // The same query in a fresh context spends the same units: the count does not depend on the machine or load.
+  uint64_t units[2];
+  for (uint64_t &u : units) {
+    z3::context c2;
+    z3::solver s2(c2);
+    addPigeons(c2, s2);
+    QueryBudget b2(o);
+    b2.start();
+    double secs = 0;
+    b2.check(s2, secs);
+    u = b2.totalUnits();
+  }
+  CHECK(units[0] == units[1]);
+  CHECK(units[0] >= 100u);
 }

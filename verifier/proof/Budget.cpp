@@ -1,4 +1,4 @@
-// The driver's budgets: unrolling depths and wall-time limits of the Z3 queries (Budget.h).
+// The driver's budgets: unrolling depths and the resource limits of the Z3 queries (Budget.h).
 #include "verifier/proof/Budget.h"
 
 #include "llvm/Support/Format.h"
@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <fstream>
 
 namespace tlxsim::verifier::proof {
@@ -35,13 +36,35 @@ ProofDepths proofDepths(int maxSlots, int bmcSteps, const char *envK) {
 }
 
 void setQueryLimits(z3::params &p, const ProofOptions &options) {
-  unsigned ms = queryMilliseconds(options.timeoutSeconds);
-  p.set("timeout", ms);
-  p.set("rlimit", static_cast<unsigned>(std::min<double>(4e9, ms * 20000.0)));
+  p.set("rlimit", queryRlimit(rlimitUnits(options.timeoutSeconds)));
+  p.set("timeout", queryMilliseconds(wallClockNet(options.timeoutSeconds)));
+}
+
+double wallClockNet(double seconds) { return kWallClockFactor * seconds + kWallClockSlack; }
+
+uint64_t rlimitUnits(double seconds) {
+  return static_cast<uint64_t>(std::clamp(seconds * kRlimitPerSecond, 1.0, 4611686018427387904.0));
+}
+
+unsigned queryRlimit(uint64_t units) {
+  return static_cast<unsigned>(std::clamp<uint64_t>(units, 1, 4294967295u));
+}
+
+uint64_t rlimitCount(z3::solver &s) {
+  z3::stats st = s.statistics();
+  for (unsigned i = 0; i < st.size(); ++i)
+    if (st.key(i) == "rlimit count")
+      return st.is_uint(i) ? st.uint_value(i) : static_cast<uint64_t>(st.double_value(i));
+  return 0;
 }
 
 double QueryBudget::secondsLeft(Clock::time_point now) const {
-  return options.budgetSeconds - std::chrono::duration<double>(now - runStart).count();
+  return wallClockNet(options.budgetSeconds) - std::chrono::duration<double>(now - runStart).count();
+}
+
+uint64_t QueryBudget::unitsLeft() const {
+  uint64_t budget = rlimitUnits(options.budgetSeconds);
+  return used >= budget ? 0 : budget - used;
 }
 
 namespace {
@@ -65,31 +88,76 @@ void dumpQuery(z3::solver &s) {
 }
 } // namespace
 
-z3::check_result QueryBudget::check(z3::solver &s, double &seconds) {
-  double left = secondsLeft();
-  if (left <= 0) {
+z3::check_result QueryBudget::check(z3::solver &s, double &seconds, uint64_t queryUnits) {
+  double wallLeft = secondsLeft();
+  if (unitsLeft() == 0 || wallLeft <= 0) {
     budgetExhausted = true;
+    lastStop = unitsLeft() == 0 ? "proof-budget" : "wall-clock-budget";
     return z3::unknown;
   }
-  if (left < options.timeoutSeconds) {
+  uint64_t perQuery = queryUnits ? queryUnits : rlimitUnits(options.timeoutSeconds);
+  bool budgetCapped = unitsLeft() < perQuery;
+  double wallQuery = wallClockNet(options.timeoutSeconds);
+  bool wallCapped = wallLeft < wallQuery;
+  {
     z3::params p(s.ctx());
-    p.set("timeout", queryMilliseconds(left));
+    p.set("rlimit", queryRlimit(std::min(perQuery, unitsLeft())));
+    p.set("timeout", queryMilliseconds(std::min(wallQuery, wallLeft)));
     s.set(p);
   }
   dumpQuery(s);
+  uint64_t before = rlimitCount(s);
   auto t0 = Clock::now();
+  timespec cpu0{}, cpu1{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu0);
   z3::check_result r = s.check();
   double d = std::chrono::duration<double>(Clock::now() - t0).count();
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu1);
+  uint64_t after = rlimitCount(s);
+  uint64_t spent = after > before ? after - before : 0;
+  used += spent;
+  if (r == z3::unknown) {
+    std::string reason = s.reason_unknown();
+    if (reason.find("resource") != std::string::npos) {
+      lastStop = budgetCapped ? "proof-budget" : "rlimit";
+      budgetExhausted |= budgetCapped;
+    } else if (reason.find("timeout") != std::string::npos || reason.find("canceled") != std::string::npos) {
+      lastStop = wallCapped ? "wall-clock-budget" : "wall-clock";
+      budgetExhausted |= wallCapped;
+    } else
+      lastStop = "z3: " + reason;
+  }
+  if (unitsLeft() == 0)
+    budgetExhausted = true;
   if (getenv("TLXSIM_PROOF_DEBUG"))
     llvm::errs() << "z3 query: " << (r == z3::sat ? "sat" : r == z3::unsat ? "unsat" : "unknown") << " in " << d
-                 << " s\n";
+                 << " s (cpu " << (cpu1.tv_sec - cpu0.tv_sec) + 1e-9 * (cpu1.tv_nsec - cpu0.tv_nsec)
+                 << " s), rlimit " << spent << (r == z3::unknown ? " (" + lastStop + ")" : std::string()) << "\n";
   seconds += d;
   total += d;
   return r;
 }
 
+std::string QueryBudget::stopText() const {
+  if (lastStop == "proof-budget" || lastStop == "wall-clock-budget")
+    return spentText();
+  if (lastStop == "rlimit")
+    return "Z3 ran out of its resource limit of " + secondsText(options.timeoutSeconds) + " nominal s (--timeout: " +
+           std::to_string(queryRlimit(rlimitUnits(options.timeoutSeconds))) + " Z3 resource units)";
+  if (lastStop == "wall-clock")
+    return "the query hit the wall-clock safety net of " + secondsText(wallClockNet(options.timeoutSeconds)) +
+           " s (" + secondsText(kWallClockFactor) + " x --timeout + " + secondsText(kWallClockSlack) +
+           " s) before its resource limit";
+  return "Z3 answered unknown (" + lastStop + ")";
+}
+
 std::string QueryBudget::spentText() const {
-  return "the proof budget of " + secondsText(options.budgetSeconds) + " s (--proof-budget) was spent";
+  if (lastStop == "wall-clock-budget")
+    return "the wall-clock safety net of the proof budget, " + secondsText(wallClockNet(options.budgetSeconds)) +
+           " s (" + secondsText(kWallClockFactor) + " x --proof-budget + " + secondsText(kWallClockSlack) +
+           " s), was spent";
+  return "the proof budget of " + secondsText(options.budgetSeconds) + " s (--proof-budget) was spent (" +
+         std::to_string(rlimitUnits(options.budgetSeconds)) + " Z3 resource units)";
 }
 
 } // namespace tlxsim::verifier::proof

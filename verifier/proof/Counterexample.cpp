@@ -24,6 +24,13 @@ std::vector<std::pair<z3::expr, z3::expr>> launchPreferences(z3::context &c,
       prefs.push_back({e >= 0, c.bool_val(true)}); // else non-negative ones
     }
   }
+  // Then small sizes, narrowed step by step: a replay simulates every iteration of the launch it is given, and a
+  // size the solver left free (K = 2^30) would take hours to replay (a violation that holds at K = 16 reads better
+  // there too).
+  for (int64_t bound : {int64_t(1) << 20, int64_t(1) << 16, int64_t(1) << 12, int64_t(1) << 8})
+    for (auto &[n, e] : params)
+      if (!n.starts_with("num_programs_") && !n.starts_with("program_id_") && n != "cluster_rank" && !launch.count(n))
+        prefs.push_back({e <= c.int_val(bound), c.bool_val(true)});
   return prefs;
 }
 
@@ -77,6 +84,8 @@ void Driver::searchCounterexample(size_t i, size_t cexDepth, size_t fullDepth) {
     if (cr != z3::sat) {
       res = z3::unknown;
       r.verdict = cr == z3::unsat ? "bounded" : "timeout";
+      if (cr != z3::unsat)
+        r.limit = budget.stop();
       r.bound = N;
       r.witness = cr == z3::unsat ? "the violation found on the linear abstraction of the tile count is not "
                                     "realizable; no realizable violation within the bound"
@@ -98,10 +107,9 @@ void Driver::searchCounterexample(size_t i, size_t cexDepth, size_t fullDepth) {
     r.witness = ps.empty() ? "any launch; " + where : ps + "; " + where;
   } else if (res == z3::unknown && r.verdict.empty()) {
     r.verdict = "timeout";
-    r.witness = budget.exhausted()
-                    ? budget.spentText() + " before the bounded check finished"
-                    : "Z3 answered unknown within " + llvm::formatv("{0}", options.timeoutSeconds).str() +
-                          " s (bounded check)";
+    r.limit = budget.stop();
+    r.witness = budget.exhausted() ? budget.spentText() + " before the bounded check finished"
+                                   : budget.stopText() + " (bounded check)";
   }
 }
 
@@ -114,16 +122,11 @@ void Driver::preferLaunch(size_t i, size_t depth, z3::model &model) {
   q.add(anyViol(0, depth, sels[i], viol));
   for (auto &a : abstracted)
     q.add(a.var == a.exact);
-  z3::params quick(c);
-  // A resource limit rather than a time limit: the launch chosen must not depend on the load.
-  quick.set("timeout", queryMilliseconds(options.timeoutSeconds));
-  quick.set("rlimit", 40000000u);
-  q.set(quick);
   std::vector<std::pair<z3::expr, z3::expr>> prefs = launchPreferences(c, params, options.launch);
   for (auto &[lhs, v] : prefs) {
     q.push();
     q.add(lhs == v);
-    z3::check_result pr = check(q, r.seconds);
+    z3::check_result pr = check(q, r.seconds); // --timeout's resource limit: deterministic like every query's
     if (pr == z3::sat) {
       model = q.get_model();
       q.pop();

@@ -8,6 +8,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <ctime>
 
 using namespace mlir;
 
@@ -18,7 +19,26 @@ Driver::Driver(Protocol protocol, const ProofOptions &options, QueryBudget &budg
   setQueryLimits(solverParams, options);
 }
 
+namespace {
+/// TLXSIM_PROOF_DEBUG: the CPU seconds of each phase of run() on stderr (the calibration in tests/bench/README.md).
+struct PhaseClock {
+  bool on = getenv("TLXSIM_PROOF_DEBUG") != nullptr;
+  timespec last{};
+  PhaseClock() { clock_gettime(CLOCK_THREAD_CPUTIME_ID, &last); }
+  void lap(const char *phase) {
+    if (!on)
+      return;
+    timespec now{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+    llvm::errs() << "phase " << phase << ": cpu "
+                 << (now.tv_sec - last.tv_sec) + 1e-9 * (now.tv_nsec - last.tv_nsec) << " s\n";
+    last = now;
+  }
+};
+} // namespace
+
 ProofReport Driver::run() {
+  PhaseClock clock;
   maxSlots = mostSlots();
   depths = proofDepths(maxSlots, options.bmcSteps, getenv("TLXSIM_PROOF_K"));
   k = depths.k;
@@ -28,16 +48,22 @@ ProofReport Driver::run() {
   constrainLaunch();
   if (!launchesExist() || !collectProperties())
     return report;
+  clock.lap("unroll");
   buildWindow();
   if (!clusterPeersAgree())
     return report;
+  clock.lap("window");
   learnLemmas();
+  clock.lap("lemmas");
   runBmc();
+  clock.lap("bmc");
   runInduction();
+  clock.lap("induction");
   if (budget.exhausted())
     report.notes.push_back(budget.spentText() + ": the queries after it were not run, their properties read "
                            "'timeout'");
   report.seconds = budget.totalSeconds();
+  report.rlimit = budget.totalUnits();
   report.results = std::move(results);
   return report;
 }
@@ -168,6 +194,22 @@ z3::solver Driver::newSolver(bool small) {
   if (small)
     for (auto &e : smallConstraints)
       s.add(e);
+  return s;
+}
+
+// The induction step's solver: Z3's `smt` tactic after simplify / propagate-values / solve-eqs (one query per
+// Houdini round, not incremental). Z3's default solver runs its QF_LIA preprocessing pipeline on this query, 2-4
+// times the resource units (tests/bench/README.md, "Issue 18, third pass"); TLXSIM_PROOF_INDUCTION=plain selects it.
+z3::solver Driver::inductionSolver() {
+  const char *mode = getenv("TLXSIM_PROOF_INDUCTION");
+  bool plain = mode && std::string(mode) == "plain";
+  z3::solver s = plain ? z3::solver(c)
+                       : (z3::tactic(c, "simplify") & z3::tactic(c, "propagate-values") & z3::tactic(c, "solve-eqs") &
+                          z3::tactic(c, "smt"))
+                             .mk_solver();
+  s.set(solverParams);
+  for (auto &e : paramConstraints)
+    s.add(e);
   return s;
 }
 
@@ -446,7 +488,7 @@ void Driver::runInduction() {
         return false;
       return v.kind == LemmaTable || structOk;
     };
-    z3::solver s = newSolver(false);
+    z3::solver s = inductionSolver();
     for (int i = 0; i <= k; ++i)
       s.add(!anyViol(i, i + 1, sel, wviol));
     s.add(anyViol(k + 1, k + 2, sel, wviol));
@@ -487,8 +529,9 @@ void Driver::runInduction() {
     } else if (windowOk && unknownSeen && active.count(i)) {
       r.verdict = "timeout";
       r.bound = N;
-      r.witness = "no violation within " + std::to_string(N) + " lock-step steps; the induction step " +
-                  (budget.exhausted() ? "ran out of the proof budget (--proof-budget)" : "timed out");
+      r.limit = budget.stop();
+      r.witness = "no violation within " + std::to_string(N) + " lock-step steps; the induction step stopped: " +
+                  budget.stopText();
     } else {
       r.verdict = "bounded";
       r.bound = N;

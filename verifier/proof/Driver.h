@@ -64,17 +64,20 @@ private:
   void runInduction();
 
   // ---- queries (Driver.cpp) --------------------------------------------------------------------
-  z3::check_result check(z3::solver &s, double &seconds) { return budget.check(s, seconds); }
+  /// One query under the budgets (QueryBudget::check; `units` 0: --timeout's resource limit).
+  z3::check_result check(z3::solver &s, double &seconds, uint64_t units = 0) { return budget.check(s, seconds, units); }
   z3::expr anyViol(size_t from, size_t to, const Selector &sel, const std::vector<std::vector<Violation>> &vv);
   z3::solver newSolver(bool small);
+  z3::solver inductionSolver(); ///< the k-induction step's solver (tactic pipeline; TLXSIM_PROOF_INDUCTION=plain)
   void dropRemote(std::vector<std::vector<Violation>> &vv);
 
   // ---- lemmas (Lemmas.cpp) ---------------------------------------------------------------------
   void learnLemmas();
   /// Appends the sample runs to `samples`, one query each on `sampler` (made by newSolver(true)).
   void takeSamples(z3::solver &sampler, std::vector<z3::model> &samples);
-  int learnTables(const std::vector<z3::model> &samples);
-  void learnRangeLemmas(const std::vector<z3::model> &samples, int lemmaId);
+  /// One table lemma per (barrier slot, waiter) whose samples some key determines; returns the next lemma id.
+  int learnTables(std::vector<SampleValues> &samples);
+  void learnRangeLemmas(std::vector<SampleValues> &samples, int lemmaId);
   std::optional<z3::expr> varExpr(const State &st, const Cand &cd);
   z3::expr remOf(const State &st);
   z3::expr tableAt(const Table &t, const State &st);
@@ -93,7 +96,7 @@ private:
 
 /// The launch a counterexample search prefers, first ones first: program ids and the cluster rank 0 (the CTA a
 /// replay shows first), the simulated launch's values (`launch`), then positive, else non-negative, sizes of the
-/// other scalar arguments. Each pair is (the parameter or a condition on it, the value it should take).
+/// other scalar arguments, then those sizes at most 2^20, 2^16, 2^12, 2^8 in turn (a replay's cost grows with them). Each pair is (the parameter or a condition on it, the value it should take).
 std::vector<std::pair<z3::expr, z3::expr>> launchPreferences(z3::context &c,
                                                              const std::map<std::string, z3::expr> &params,
                                                              const std::map<std::string, int64_t> &launch);

@@ -56,20 +56,38 @@ void Driver::learnLemmas() {
     std::vector<z3::model> samples;
     z3::solver sampler = newSolver(true);
     takeSamples(sampler, samples);
-    int lemmaId = learnTables(samples);
-    learnRangeLemmas(samples, lemmaId);
+    std::vector<SampleValues> values;
+    values.reserve(samples.size());
+    for (const z3::model &m : samples)
+      values.emplace_back(m, options.memoizeSamples);
+    int lemmaId = learnTables(values);
+    learnRangeLemmas(values, lemmaId);
   }
 }
 
-namespace {
-/// The value of `e` in `m` as an integer (booleans 0 / 1), INT64_MIN when it has none.
-int64_t num(const z3::model &m, const z3::expr &e) {
+int64_t modelValue(const z3::model &m, const z3::expr &e) {
   z3::expr v = m.eval(e, true);
   if (v.is_bool())
     return v.is_true() ? 1 : 0;
   int64_t x = 0;
   return v.is_numeral_i64(x) ? x : INT64_MIN;
 }
+
+int64_t SampleValues::operator()(const z3::expr &e) {
+  if (!memoize) {
+    ++evals;
+    return modelValue(sample, e);
+  }
+  auto [it, fresh] = memo.try_emplace(Z3_get_ast_id(e.ctx(), e), 0);
+  if (fresh) {
+    ++evals;
+    it->second = modelValue(sample, e);
+  }
+  return it->second;
+}
+
+namespace {
+int64_t num(const z3::model &m, const z3::expr &e) { return modelValue(m, e); }
 } // namespace
 
 std::optional<z3::expr> Driver::varExpr(const State &st, const Cand &cd) {
@@ -188,19 +206,19 @@ void Driver::takeSamples(z3::solver &sampler, std::vector<z3::model> &samples) {
 /// One table lemma per (barrier slot, waiter) whose samples some key determines; returns the next lemma id.
 /// Model evaluations are cached per (sample, state): the features shared by every candidate key (first, iterations
 /// left, done) once, each candidate's loop-carried value once for all slots, the ghost state once per slot.
-int Driver::learnTables(const std::vector<z3::model> &samples) {
+int Driver::learnTables(std::vector<SampleValues> &samples) {
   int lemmaId = 0;
   const size_t nS = samples.size(), nT = states.size();
   std::vector<size_t> live(nS, nT); // the first state of each sample where the kernel is done
   std::vector<std::vector<int64_t>> firstV(nS), remV(nS);
   for (size_t m = 0; m < nS; ++m)
     for (size_t j = 0; j < nT; ++j) {
-      if (num(samples[m], *states[j].done)) {
+      if (samples[m](*states[j].done)) {
         live[m] = j;
         break;
       }
-      firstV[m].push_back(num(samples[m], *states[j].parts[anchor].first));
-      remV[m].push_back(num(samples[m], remOf(states[j])));
+      firstV[m].push_back(samples[m](*states[j].parts[anchor].first));
+      remV[m].push_back(modelValue(samples[m].model(), remOf(states[j]))); // a temporary: not memoized
     }
   std::map<std::pair<int, int>, std::vector<std::vector<int64_t>>> varCache; // (part, var) -> [sample][state]
   auto varValues = [&](const Cand &cd) -> const std::vector<std::vector<int64_t>> & {
@@ -212,7 +230,7 @@ int Driver::learnTables(const std::vector<z3::model> &samples) {
           auto v = varExpr(states[j], cd);
           if (!v)
             break; // the sample's observations stop here
-          it->second.back().push_back(num(samples[m], *v));
+          it->second.back().push_back(samples[m](*v));
         }
       }
     return it->second;
@@ -244,8 +262,8 @@ int Driver::learnTables(const std::vector<z3::model> &samples) {
       for (size_t m = 0; m < nS; ++m)
         for (size_t j = 0; j < live[m]; ++j) {
           const State &st = states[j];
-          ghostV[m].push_back({num(samples[m], st.ghost->B.at(key)[slot]), num(samples[m], st.ghost->D.at(key)[slot]),
-                               num(samples[m], st.ghost->has.at(key)[slot])});
+          ghostV[m].push_back({samples[m](st.ghost->B.at(key)[slot]), samples[m](st.ghost->D.at(key)[slot]),
+                               samples[m](st.ghost->has.at(key)[slot])});
         }
       // Rows (residue, first, has, rem) -> (B, D) over the samples; the smallest consistent key
       // (fewest features, then the candidate order) generalizes best.
@@ -276,6 +294,16 @@ int Driver::learnTables(const std::vector<z3::model> &samples) {
           viol[j].push_back({LemmaTable, grp, lemmaAt(states[j]), nullptr, key.second, lemmaId});
         for (size_t j = 0; j < wstates.size(); ++j)
           wviol[j].push_back({LemmaTable, grp, lemmaAt(wstates[j]), nullptr, key.second, lemmaId});
+        {
+          std::string line;
+          llvm::raw_string_ostream os(line);
+          os << groups[grp].name << "[" << slot << "]@" << key.second << ": var " << cd.part << "/" << cd.var
+             << " mod " << cd.mod << " mask " << mask << ":";
+          for (auto &[k4, val] : t.rows)
+            os << " (" << k4[0] << "," << k4[1] << "," << k4[2] << "," << k4[3] << ")->(" << val[0] << ","
+               << val[1] << "," << val[2] << ")";
+          report.tables.push_back(line);
+        }
         if (getenv("TLXSIM_PROOF_DEBUG"))
           llvm::errs() << "lemma " << lemmaId << " " << groups[grp].name << "[" << slot << "]@" << key.second
                        << ": var " << cd.part << "/" << cd.var << " mod " << cd.mod << " mask " << mask << ", "
@@ -294,7 +322,7 @@ int Driver::learnTables(const std::vector<z3::model> &samples) {
 // non-negative in every sample is assumed non-negative (checked and dropped like the tables):
 // without it an arbitrary induction state may start at a negative counter, e.g. a stage index
 // (it - 1) % S = -1 that no run reaches.
-void Driver::learnRangeLemmas(const std::vector<z3::model> &samples, int lemmaId) {
+void Driver::learnRangeLemmas(std::vector<SampleValues> &samples, int lemmaId) {
   for (size_t q = 0; q < parts.size(); ++q) {
     if (parts[q].depth == 0)
       continue;
@@ -308,12 +336,12 @@ void Driver::learnRangeLemmas(const std::vector<z3::model> &samples, int lemmaId
         vars.push_back({static_cast<int>(q), static_cast<int>(i) + 100, 1});
     for (const Cand &cd : vars) {
       bool nonNegative = !samples.empty();
-      for (const z3::model &m : samples)
+      for (SampleValues &m : samples)
         for (const State &st : states) {
-          if (num(m, *st.done))
+          if (m(*st.done))
             break;
           auto v = varExpr(st, cd);
-          if (!v || num(m, *v) < 0)
+          if (!v || m(*v) < 0)
             nonNegative = false;
         }
       if (!nonNegative)

@@ -3,10 +3,13 @@
 // sampled bounded runs, refined by base-case counterexamples and dropped when refuted (Houdini).
 #pragma once
 
+#include <z3++.h>
+
 #include <array>
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -32,6 +35,30 @@ struct Table {
   int mask; ///< features of TableKey in the key: bit 0 residue, 1 first, 2 has, 3 iterations left
   std::map<TableKey, TableRow> rows;
   int refined = 0; ///< rows learned from base-case counterexamples
+};
+
+/// The value of `e` in `m` as an integer (booleans 0 / 1, model completion), INT64_MIN when it has none.
+int64_t modelValue(const z3::model &m, const z3::expr &e);
+
+/// The values of terms in one sample (model) of the lemma learning, each term evaluated once: the unrolled
+/// states share most terms between slots, candidates and steps (a slot's ghost state that a step does not touch
+/// is the same term after it), and each Z3_model_eval walks the term's whole DAG again. Keyed by Z3 AST id, so
+/// only terms that outlive the memo may be looked up (Z3 recycles the id of a freed term): the states' own
+/// terms, not temporaries. `memoize` false: every lookup evaluates (the plain path).
+class SampleValues {
+public:
+  SampleValues(const z3::model &m, bool memoize) : sample(m), memoize(memoize) {}
+  const z3::model &model() const { return sample; }
+  /// modelValue(model, e), evaluated on the first lookup of `e` only.
+  int64_t operator()(const z3::expr &e);
+  /// Z3 evaluations done so far (for tests: repeated lookups do not evaluate again).
+  size_t evaluations() const { return evals; }
+
+private:
+  const z3::model &sample;
+  bool memoize;
+  std::unordered_map<unsigned, int64_t> memo;
+  size_t evals = 0;
 };
 
 /// The rows a table may learn from base-case counterexamples.

@@ -65,12 +65,18 @@ std::string parseAssumption(const std::string &text, Assumption &out);
 
 struct ProofOptions {
   std::vector<Assumption> assumptions;
-  double timeoutSeconds = 10; ///< per Z3 query (also bounds the rlimit)
-  /// Wall time for the proofs of one kernel (encoding and all Z3 queries), seconds: the bound on
-  /// `check --proofs` whatever the number of properties, retries and counterexample searches;
-  /// queries past it are `unknown` (verdict `timeout`, with a note).
-  double budgetSeconds = 120;
+  /// Per Z3 query, nominal seconds: a resource limit (rlimit) of timeoutSeconds x kRlimitPerSecond units
+  /// (Budget.h), deterministic across machines and load; wall-clock safety net kWallClockFactor x as long.
+  double timeoutSeconds = 30; ///< 3e7 units: 3.3 x the largest proved query (tests/bench/README.md, calibration)
+  /// All Z3 queries of one kernel, nominal seconds: a resource budget of budgetSeconds x kRlimitPerSecond units
+  /// summed over the queries, the bound on `check --proofs` whatever the number of properties, retries and
+  /// counterexample searches; queries past it are `unknown` (verdict `timeout`, with a note). Wall-clock safety
+  /// net: kWallClockFactor x budgetSeconds from the start of the encoding.
+  double budgetSeconds = 120; ///< 1.2e8 units: 9.5 x the most units a proved kernel spends (bug kernels need more)
   int bmcSteps = 0;           ///< lock-step steps of bounded model checking; 0: 4 * max stages + 4
+  /// Lemma learning evaluates each shared term of the unrolled states once per sample (SampleValues, Lemmas.h);
+  /// false: every evaluation through Z3_model_eval (the plain path, for tests: both learn the same tables).
+  bool memoizeSamples = true;
   /// The launch `check` simulates (scalar arguments by Python name, `num_programs_x|y|z`): a
   /// counterexample keeps these values where the violation does not depend on them, so that its
   /// replay is a realistic launch.
@@ -91,6 +97,9 @@ struct ProofResult {
   int64_t step = -1;      ///< lock-step step of the violation
   std::string iteration;  ///< loop iteration(s) of the violation, e.g. "tile=1, k=0"
   double seconds = 0;     ///< Z3 time spent on this property
+  /// `timeout` verdicts: the limit that stopped the query (QueryBudget::stop(): rlimit, proof-budget,
+  /// wall-clock, wall-clock-budget, or "z3: REASON").
+  std::string limit;
 };
 
 /// The result of proving one kernel.
@@ -98,6 +107,10 @@ struct ProofReport {
   std::vector<ProofResult> results;
   std::vector<std::string> notes; ///< why a partition or property was not analyzed
   double seconds = 0;             ///< total Z3 time
+  uint64_t rlimit = 0;            ///< total Z3 resource units (rlimit count) of the kernel's queries
+  /// The table lemmas as learned from the samples (before base-case refinement), one line each: barrier group,
+  /// waiter, slot, key candidate, mask and rows. For tests (memoized and plain learning agree).
+  std::vector<std::string> tables;
   bool assumptionsUnsat = false;  ///< the assumptions admit no launch (nothing is proved)
 };
 
