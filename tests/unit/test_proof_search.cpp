@@ -41,7 +41,8 @@ TEST_CASE("proof lemmas: the smallest consistent key wins; none when no key dete
   CHECK_FALSE(chooseTableKey({{}, {}}, cands));
 }
 
-TEST_CASE("proof counterexamples: launch preferences put the first CTA, then the simulated launch, then sizes") {
+TEST_CASE("proof counterexamples: launch preferences put the first CTA, then the simulated launch, then sizes, "
+          "then small sizes of the parameters the launch leaves free") {
   z3::context c;
   std::map<std::string, z3::expr> params;
   for (const char *n : {"K", "M", "cluster_rank", "num_programs_x", "program_id_x"})
@@ -51,7 +52,8 @@ TEST_CASE("proof counterexamples: launch preferences put the first CTA, then the
   for (auto &[lhs, v] : prefs)
     text.push_back(lhs.to_string() + "=" + v.to_string());
   CHECK(text == std::vector<std::string>{"cluster_rank=0", "program_id_x=0", "K=64", "(>= K 1)=true",
-                                         "(>= K 0)=true", "(>= M 1)=true", "(>= M 0)=true"});
+                                         "(>= K 0)=true", "(>= M 1)=true", "(>= M 0)=true", "(<= M 1048576)=true",
+                                         "(<= M 65536)=true", "(<= M 4096)=true", "(<= M 256)=true"});
 }
 
 TEST_CASE("proof pipeline: the tiny kernel's repeated wait parity is a counterexample from n = 4 on") {
