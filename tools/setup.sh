@@ -28,6 +28,6 @@ if [ ! -x .venv-tlx/bin/python3 ]; then python3 -m venv .venv-tlx; fi
 .venv-tlx/bin/python3 -m pip install -q --upgrade pip
 .venv-tlx/bin/python3 -m pip install -q fbtriton==3.7.4 ray==2.60.0  # ray: tlx-sim-tune sweeps (tests/python/test_autotune.py)
 
-# -g1: line tables only (backtraces name file:line); full -g doubles the build on 2 cores for no test or number.
+# -g1: line tables only (backtraces and perf still name file:line; objects and the binary are smaller than with -g).
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" -DPython3_EXECUTABLE="$PWD/.venv/bin/python3" > /dev/null
 ninja -C build
