@@ -135,6 +135,12 @@ bool Engine::Impl::runAgent(Agent &a, Cycle now) {
   return true;
 }
 
+llvm::Error Engine::Impl::stopError() const {
+  if (limitHit)
+    return llvm::make_error<LimitError>(error);
+  return llvm::createStringError("%s", error.c_str());
+}
+
 void Engine::Impl::signalDue(int32_t id, Cycle t) {
   PendingSignal signal = signals_[id];
   freeSignals.push_back(id);
@@ -185,7 +191,7 @@ llvm::Expected<SimResult> Engine::Impl::run() {
     case Event::RunAgent: {
       Agent *a = agents[e.id].get();
       if (a && a->state == Agent::Ready && !runAgent(*a, e.t))
-        return limitHit ? llvm::Error(llvm::make_error<LimitError>(error)) : llvm::createStringError("%s", error.c_str());
+        return stopError();
       break;
     }
     case Event::SignalDue:
@@ -197,7 +203,7 @@ llvm::Expected<SimResult> Engine::Impl::run() {
       break;
     }
     if (!error.empty())
-      return llvm::createStringError("%s", error.c_str());
+      return stopError();
     if (!finishedCtas.empty()) // most events finish no CTA: no call
       releaseFinishedCtas();
   }

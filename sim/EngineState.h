@@ -252,6 +252,8 @@ struct Engine::Impl {
   void finishAgent(Agent &agent);
   /// Runs `a` from event time `now` until it blocks, finishes or must wait for global time.
   bool runAgent(Agent &a, Cycle now);
+  /// `error` as run() returns it: a LimitError when `limitHit` (the instruction / cycle limits), else the message.
+  llvm::Error stopError() const;
   void signalDue(int32_t id, Cycle t);
   /// Frees the agents and barriers of finished CTAs: memory stays bounded by the CTAs resident at once.
   void releaseFinishedCtas();

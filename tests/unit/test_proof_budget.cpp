@@ -98,34 +98,34 @@ void addPigeons(z3::context &c, z3::solver &s) {
     for (int j = i + 1; j < 12; ++j)
       s.add(p[i] != p[j]);
 }
-} // namespace
 
-TEST_CASE("proof budgets: the resource limit stops a query, deterministically, and says so") {
-  ProofOptions o;
-  o.timeoutSeconds = 0.0001; // 100 units
+/// The pigeon query under `o`'s limits, in a fresh context: `inspect(answer, budget)` sees the budget after it.
+template <class Inspect> void runPigeons(const ProofOptions &o, Inspect inspect) {
   z3::context c;
   z3::solver s(c);
   addPigeons(c, s);
   QueryBudget budget(o);
   budget.start();
   double seconds = 0;
-  CHECK(budget.check(s, seconds) == z3::unknown);
-  CHECK(budget.stop() == "rlimit");
-  CHECK_FALSE(budget.exhausted()); // the kernel's budget (120 s) is not spent
-  CHECK(budget.stopText() ==
-        "Z3 ran out of its resource limit of 0.0001 nominal s (--timeout: 100 Z3 resource units)");
+  z3::check_result answer = budget.check(s, seconds);
+  inspect(answer, budget);
+}
+} // namespace
+
+TEST_CASE("proof budgets: the resource limit stops a query, deterministically, and says so") {
+  ProofOptions o;
+  o.timeoutSeconds = 0.0001; // 100 units
+  runPigeons(o, [](z3::check_result answer, const QueryBudget &budget) {
+    CHECK(answer == z3::unknown);
+    CHECK(budget.stop() == "rlimit");
+    CHECK_FALSE(budget.exhausted()); // the kernel's budget (120 s) is not spent
+    CHECK(budget.stopText() ==
+          "Z3 ran out of its resource limit of 0.0001 nominal s (--timeout: 100 Z3 resource units)");
+  });
   // The same query in a fresh context spends the same units: the count does not depend on the machine or load.
   uint64_t units[2];
-  for (uint64_t &u : units) {
-    z3::context c2;
-    z3::solver s2(c2);
-    addPigeons(c2, s2);
-    QueryBudget b2(o);
-    b2.start();
-    double secs = 0;
-    b2.check(s2, secs);
-    u = b2.totalUnits();
-  }
+  for (uint64_t &u : units)
+    runPigeons(o, [&u](z3::check_result, const QueryBudget &budget) { u = budget.totalUnits(); });
   CHECK(units[0] == units[1]);
   CHECK(units[0] >= 100u);
 }

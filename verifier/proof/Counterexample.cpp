@@ -12,14 +12,16 @@ std::vector<std::pair<z3::expr, z3::expr>> launchPreferences(z3::context &c,
                                                              const std::map<std::string, z3::expr> &params,
                                                              const std::map<std::string, int64_t> &launch) {
   std::vector<std::pair<z3::expr, z3::expr>> prefs; // (param, preferred value), first ones first
+  auto isCta = [](const std::string &n) { return n.starts_with("program_id_") || n == "cluster_rank"; };
+  auto isSize = [&](const std::string &n) { return !n.starts_with("num_programs_") && !isCta(n); };
   for (auto &[n, e] : params)
-    if (n.starts_with("program_id_") || n == "cluster_rank")
+    if (isCta(n))
       prefs.push_back({e, c.int_val(0)}); // the first CTA: the one a replay shows first
   for (auto &[n, v] : launch)
     if (auto it = params.find(n); it != params.end())
       prefs.push_back({it->second, c.int_val(v)});
   for (auto &[n, e] : params) {
-    if (!n.starts_with("num_programs_") && !n.starts_with("program_id_") && n != "cluster_rank") {
+    if (isSize(n)) {
       prefs.push_back({e >= 1, c.bool_val(true)}); // positive sizes read as real launches,
       prefs.push_back({e >= 0, c.bool_val(true)}); // else non-negative ones
     }
@@ -29,7 +31,7 @@ std::vector<std::pair<z3::expr, z3::expr>> launchPreferences(z3::context &c,
   // there too).
   for (int64_t bound : {int64_t(1) << 20, int64_t(1) << 16, int64_t(1) << 12, int64_t(1) << 8})
     for (auto &[n, e] : params)
-      if (!n.starts_with("num_programs_") && !n.starts_with("program_id_") && n != "cluster_rank" && !launch.count(n))
+      if (isSize(n) && !launch.count(n))
         prefs.push_back({e <= c.int_val(bound), c.bool_val(true)});
   return prefs;
 }
