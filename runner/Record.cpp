@@ -111,7 +111,8 @@ llvm::Expected<Object> mergeRecord(std::optional<Object> existing, Object record
   env["sm_clock_max_mhz"] = run.smClockMaxMHz ? *run.smClockMaxMHz : run.device.smClockMaxMHz;
   env["recorded"] = date;
   doc["schema_version"] = 1;
-  doc["gpu"] = gpu;
+  if (!doc.getString("gpu")) // a trace file keeps the GPU it was made for (traces/h200/tlx/ is still h200)
+    doc["gpu"] = gpu;
   doc["device_name"] = run.device.name;
   doc["kernel"] = moduleStem(c);
   doc["module"] = c.module;

@@ -11,6 +11,7 @@
 namespace tlxsim::sim {
 
 char LimitError::ID = 0;
+char KernelFault::ID = 0;
 
 using namespace engine;
 
@@ -138,6 +139,8 @@ bool Engine::Impl::runAgent(Agent &a, Cycle now) {
 llvm::Error Engine::Impl::stopError() const {
   if (limitHit)
     return llvm::make_error<LimitError>(error);
+  if (!faultClass.empty())
+    return llvm::make_error<KernelFault>(faultClass, faultLoc, faultMessage);
   return llvm::createStringError("%s", error.c_str());
 }
 
@@ -175,10 +178,12 @@ llvm::Expected<SimResult> Engine::Impl::run() {
   result.occupancyWarning = occupancy.warning;
   result.numSms = static_cast<int32_t>(costs.numSms);
   ctaGrid = launch.ctaGrid(program);
-  totalCtas = ctaGrid[0] * ctaGrid[1] * ctaGrid[2];
+  int64_t gridCtas = ctaGrid[0] * ctaGrid[1] * ctaGrid[2];
+  totalCtas = gridCtas;
   if (options.maxCtas >= 0) // whole clusters: the CTAs of a cluster run together
     totalCtas = std::min(totalCtas, (options.maxCtas + program.clusterSize() - 1) / program.clusterSize() *
                                         program.clusterSize());
+  cancelableCtas = totalCtas == gridCtas ? gridCtas : std::min(gridCtas, totalCtas * kClcTilesPerCta);
   sms.assign(result.numSms, Sm{});
   // Initial wave: CTAs go round-robin over the SMs, up to the occupancy.
   for (int32_t slot = 0; slot < result.ctasPerSm; ++slot)

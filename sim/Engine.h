@@ -13,11 +13,18 @@
 
 namespace tlxsim::sim {
 
+/// With --max-ctas N, CLC try_cancel may cancel the CTAs up to kClcTilesPerCta x N of the grid: about this many
+/// tiles per simulated CTA (4 covers a ring of 3 accumulator buffers wrapping once, as blackwell_gemm_clc's t3).
+inline constexpr int64_t kClcTilesPerCta = 4;
+
 struct SimOptions {
   int64_t sharedBytesPerCta = -1; ///< from Triton's metadata `shared`; -1: the module's own allocations
   int32_t registersPerThread = -1; ///< from the captured binary; -1: unknown (registers do not limit occupancy)
   int64_t staticSharedBytesPerCta = 0; ///< the binary's static shared memory (cubin `.nv.shared.<kernel>`), bytes
-  int64_t maxCtas = -1;           ///< simulate only the first N CTAs (-1: the whole grid)
+  /// Simulate only the first N CTAs (-1: the whole grid). Cluster launch control still sees the rest of the grid:
+  /// a CLC try_cancel of a simulated CTA can cancel clusters among the first kClcTilesPerCta x N CTAs, so that a
+  /// CLC-persistent kernel runs several tiles per CTA (its multi-tile paths are checked) at a bounded cost.
+  int64_t maxCtas = -1;
   Cycle maxCycles = Cycle(1) << 40;
   /// Guard against runaway simulations (huge grids or trip counts): instructions executed
   /// over all agents before the run stops with an error (about a minute of simulation).
@@ -59,6 +66,23 @@ private:
   std::string message_;
 };
 
+/// The kernel did something the hardware leaves undefined at this launch, found by the engine (an mbarrier array
+/// indexed outside its bounds, e.g. blackwell_gemm_pipelined's `dot_bars[num_iter - 1]` at K = 0): a bug of the
+/// kernel, which `check` and `predict` report as a finding of class `cls` (design.md's classes) at Program::locs
+/// index `loc`, not a failure of the tool. run() stops at the first one; `message` has no location prefix.
+class KernelFault : public llvm::ErrorInfo<KernelFault> {
+public:
+  static char ID;
+  KernelFault(std::string cls, int32_t loc, std::string message)
+      : cls(std::move(cls)), loc(loc), message(std::move(message)) {}
+  void log(llvm::raw_ostream &os) const override { os << cls << ": " << message; }
+  std::error_code convertToErrorCode() const override { return llvm::inconvertibleErrorCode(); }
+
+  std::string cls;
+  int32_t loc;
+  std::string message;
+};
+
 class Engine {
 public:
   /// Fails with a message if the model lacks a parameter the simulator needs, if one CTA
@@ -68,7 +92,8 @@ public:
   ~Engine();
   void addListener(Listener *listener);
   /// Runs to completion or stall. Errors: a scalar the control flow needs is unknown; a LimitError when the
-  /// simulation exceeds SimOptions::maxCycles or maxInstructions.
+  /// simulation exceeds SimOptions::maxCycles or maxInstructions; a KernelFault at a kernel bug the engine itself
+  /// detects.
   llvm::Expected<SimResult> run();
 
   /// Model parameters the engine reads.

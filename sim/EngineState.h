@@ -213,7 +213,8 @@ struct Engine::Impl {
   std::vector<Sm> sms;
   std::vector<PendingSignal> signals_; ///< pending asynchronous barrier signals (reused slots)
   std::vector<int32_t> freeSignals;
-  int64_t nextCta = 0, totalCtas = 0;
+  int64_t nextCta = 0, totalCtas = 0; ///< next CTA id to start; CTAs that start (the grid, or --max-ctas)
+  int64_t cancelableCtas = 0;         ///< CTA ids below this can be canceled by CLC (SimOptions::maxCtas)
   std::array<int64_t, 3> ctaGrid{1, 1, 1}; ///< CUDA's gridDim (Launch::ctaGrid)
   engine::MemorySystem memory;             ///< device L2 and HBM (units/L2Hbm.h)
   Cycle endCycle = 0;
@@ -225,6 +226,8 @@ struct Engine::Impl {
   std::unordered_map<int64_t, ClusterBarrier> clusters; ///< by cluster index
   std::string error;
   bool limitHit = false; ///< `error` is SimOptions::maxInstructions / maxCycles (run() returns a LimitError)
+  std::string faultClass, faultMessage; ///< set by fault(): run() returns a KernelFault
+  int32_t faultLoc = -1;
 
   Occupancy occupancy; ///< computed by Engine::create
   std::vector<int64_t> barrierBase, barrierCount; ///< per allocation: first flat barrier slot (-1: none), slots
@@ -252,7 +255,10 @@ struct Engine::Impl {
   void finishAgent(Agent &agent);
   /// Runs `a` from event time `now` until it blocks, finishes or must wait for global time.
   bool runAgent(Agent &a, Cycle now);
-  /// `error` as run() returns it: a LimitError when `limitHit` (the instruction / cycle limits), else the message.
+  /// Stops the run at a kernel bug (Engine.h KernelFault): finding class `cls`, at `in`'s location.
+  Step fault(const Instr &in, const char *cls, const std::string &what);
+  /// `error` as run() returns it: a LimitError when `limitHit` (the instruction / cycle limits), a KernelFault after
+  /// fault(), else the message.
   llvm::Error stopError() const;
   void signalDue(int32_t id, Cycle t);
   /// Frees the agents and barriers of finished CTAs: memory stays bounded by the CTAs resident at once.

@@ -20,6 +20,19 @@ using namespace llvm;
 namespace tlxsim::tool {
 namespace {
 
+/// Takes run()'s error: a KernelFault (a kernel bug the engine found) becomes `fault`, the finding that ends the
+/// run; any other error is returned.
+Error takeFault(Error error, const sim::Program &program, std::optional<verifier::Finding> &fault) {
+  return handleErrors(std::move(error), [&](const sim::KernelFault &f) {
+    verifier::Finding finding;
+    finding.cls = f.cls;
+    finding.message = f.message + " (the simulation stops here)";
+    if (f.loc >= 0)
+      finding.location = program.locs[f.loc];
+    fault = std::move(finding);
+  });
+}
+
 int run(bool predict) {
   PreparedSimulation prepared;
   if (int code = prepareSimulation(prepared))
@@ -41,19 +54,27 @@ int run(bool predict) {
   engine.addListener(&warnings);
   if (predict)
     engine.addListener(&summary);
-  auto result = engine.run();
-  if (!result) {
-    for (const auto &w : warnings.warnings) // they often explain the failure
-      errs() << w << "\n";
-    return badInput(toString(result.takeError()));
+  auto run = engine.run();
+  std::optional<verifier::Finding> fault; // a kernel bug that stopped the simulation (sim::KernelFault)
+  if (!run) {
+    if (Error rest = takeFault(run.takeError(), program, fault)) {
+      for (const auto &w : warnings.warnings) // they often explain the failure
+        errs() << w << "\n";
+      return badInput(toString(std::move(rest)));
+    }
   }
-  if (!result->occupancyWarning.empty())
-    warnings.warnings.push_back(inputFile + ": warning: " + result->occupancyWarning);
+  const sim::SimResult result = fault ? sim::SimResult{} : *run;
+  if (!result.occupancyWarning.empty())
+    warnings.warnings.push_back(inputFile + ": warning: " + result.occupancyWarning);
 
   std::vector<verifier::Finding> findings;
-  if (!predict) {
+  if (fault) {
+    if (!predict)
+      findings = checks.findings(); // what the checkers saw before it
+    findings.push_back(*fault);
+  } else if (!predict) {
     findings = checks.findings();
-  } else if (result->stalled) {
+  } else if (result.stalled) {
     auto stallFindings = findingsOfStall(prepared);
     if (!stallFindings)
       return badInput(toString(stallFindings.takeError()));
@@ -62,7 +83,7 @@ int run(bool predict) {
   ProofOutcome proofs; // Z3 verdicts for all trip counts (check only)
   size_t suppressedCounterexamples = 0;
   if (!predict) {
-    if (int code = runSchedules(prepared, findings)) // --schedules (tools/CheckOptions.cpp)
+    if (int code = fault ? 0 : runSchedules(prepared, findings)) // --schedules (tools/CheckOptions.cpp)
       return code;
     auto accepted = acceptedFingerprints();
     if (!accepted)
@@ -88,7 +109,7 @@ int run(bool predict) {
   if (jsonOpt) {
     json::Object out;
     if (predict && findings.empty())
-      out = summary.toJson(*result);
+      out = summary.toJson(result);
     else
       out = json::Object{{"schema_version", 1}, {"kernel", program.kernelName}};
     out["command"] = predict ? "predict" : "check";
@@ -98,7 +119,7 @@ int run(bool predict) {
       out["proof_notes"] = proofNotesJson(proofs);
     }
     out["warnings"] = std::move(warningsJson);
-    out["ctas_simulated"] = result->ctasSimulated;
+    out["ctas_simulated"] = result.ctasSimulated;
     outs() << formatv("{0:2}", json::Value(std::move(out))) << "\n";
   } else {
     for (const auto &w : warnings.warnings)
@@ -106,10 +127,10 @@ int run(bool predict) {
     for (const auto &f : findings)
       verifier::print(f, outs());
     if (predict && findings.empty())
-      summary.print(*result, outs());
+      summary.print(result, outs());
     else if (!predict && findings.empty())
-      outs() << "tlx-sim check: no findings (" << result->ctasSimulated << " CTAs simulated on "
-             << prepared.model->name() << ", " << result->cycles << " cycles)\n";
+      outs() << "tlx-sim check: no findings (" << result.ctasSimulated << " CTAs simulated on "
+             << prepared.model->name() << ", " << result.cycles << " cycles)\n";
     else
       outs() << "tlx-sim " << (predict ? "predict" : "check") << ": " << findings.size() << " finding"
              << (findings.size() == 1 ? "" : "s") << (predict ? "; no time predicted" : "") << "\n";

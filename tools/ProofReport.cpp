@@ -170,6 +170,10 @@ std::string replay(const verifier::proof::ProofResult &r, bool writeTrace, bool 
                             launch, kReplayInstructions)
                         .str();
             },
+            [&](const sim::KernelFault &f) {
+              reproduced = true;
+              out = "replay at" + launch + ": the simulation reproduces it: " + f.cls + ": " + f.message;
+            },
             [&](const ErrorInfoBase &e) {
               reproduced = true;
               out = "replay at" + launch + ": the simulation stops: " + e.message();

@@ -7,7 +7,7 @@
 #   device:  tools/h200-record-tlx.sh STAGING OUT [RUNNER]          # carry build/static (or RUNNER's folder)
 #
 # Each row of STAGING/plan.tsv (tutorial, capture folder, split) is run with
-# `tlx-sim run FOLDER --record traces/h200/tlx_<tutorial>.json --split SPLIT` (data checked against a CPU reference,
+# `tlx-sim run FOLDER --record traces/h200/tlx/tlx_<tutorial>.json --split SPLIT` (data checked against a CPU reference,
 # timed as tlx_sim/record.py times: README "Running a capture on the GPU"); OUT/summary.txt has one line per capture
 # (exit code, tutorial, folder), OUT/logs/ each run's JSON and stderr.  TLXSIM_CUPTI is set to the libcupti that
 # torch.profiler loads when torch is there (as tools/h200-check.sh does).
@@ -30,7 +30,7 @@ echo "TLXSIM_CUPTI=${TLXSIM_CUPTI:-}" | tee "$OUT/summary.txt"
 mkdir -p "$OUT/logs"
 while IFS=$'\t' read -r name folder split; do
   log="$OUT/logs/$(echo "$folder" | tr / _)"
-  timeout 120 "$RUN" run "$STAGE/$folder" --record "traces/h200/tlx_$name.json" --split "$split" --json \
+  timeout 120 "$RUN" run "$STAGE/$folder" --record "traces/h200/tlx/tlx_$name.json" --split "$split" --json \
     > "$log.json" 2> "$log.err"
   echo "$? $name $folder" | tee -a "$OUT/summary.txt"
 done < "$STAGE/plan.tsv"

@@ -49,7 +49,9 @@ def gemm_ws_configs() -> dict:
 PLAN = {
     "hopper_gemm_ws": (gemm_ws_configs(), GEMM_SHAPES[:2]),
     "hopper_gemm_pipelined": (None, GEMM_SHAPES),
-    "hopper-persistent-gemm-ws-cooperative": (None, GEMM_SHAPES),
+    # all four of the tutorial's own configs (BM x BN in {128x256, 256x128}, 3 or 4 stages)
+    "hopper-persistent-gemm-ws-cooperative": ({f"bm{bm}_bn{bn}_s{s}": dict(BM=bm, BN=bn, NUM_STAGES=s)
+                                                for bm, bn in ((128, 256), (256, 128)) for s in (3, 4)}, GEMM_SHAPES),
     "hopper-persistent-gemm-ws-pingpong": (None, GEMM_SHAPES),
     "hopper_fa_ws": (None, ATTN_SHAPES),
     "hopper_fa_ws_pipelined": (None, ATTN_SHAPES),

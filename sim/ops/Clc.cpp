@@ -13,13 +13,14 @@ using namespace engine;
 /// cancelling a cluster that has not started and returning its first CTA's id, and fails once none is left).
 /// Its CTAs never start: their id slots stay empty (`ctas` is indexed by CTA id). A cluster whose CTAs have
 /// started only in part (they start one SM slot at a time) is not cancelable: the next whole cluster is canceled
-/// and skipped when the dispatcher reaches it. Returns the cluster's first linear CTA id, or -1.
+/// and skipped when the dispatcher reaches it. With --max-ctas, clusters past the simulated ones are cancelable
+/// up to `cancelableCtas` (SimOptions::maxCtas). Returns the cluster's first linear CTA id, or -1.
 int64_t Engine::Impl::cancelNextCluster() {
   int64_t size = program.clusterSize();
   int64_t cluster = (nextCta + size - 1) / size;
   while (canceledClusters.count(cluster))
     ++cluster;
-  if ((cluster + 1) * size > totalCtas)
+  if ((cluster + 1) * size > cancelableCtas)
     return -1;
   ++result.clcCanceled;
   canceledClusters.insert(cluster);
@@ -30,7 +31,7 @@ int64_t Engine::Impl::cancelNextCluster() {
 /// Advances the dispatcher past the canceled clusters it has reached (their id slots stay empty).
 void Engine::Impl::skipCanceledClusters() {
   int64_t size = program.clusterSize();
-  while (nextCta % size == 0 && canceledClusters.erase(nextCta / size)) {
+  while (nextCta % size == 0 && nextCta < totalCtas && canceledClusters.erase(nextCta / size)) {
     for (int64_t i = 0; i < size; ++i)
       ctas.push_back(nullptr);
     nextCta += size;

@@ -11,6 +11,16 @@ Step Engine::Impl::err(const Instr &in, const std::string &what) {
   return Step::Error;
 }
 
+Step Engine::Impl::fault(const Instr &in, const char *cls, const std::string &what) {
+  if (error.empty()) {
+    faultClass = cls;
+    faultMessage = what;
+    faultLoc = in.loc;
+  }
+  fail(in, what);
+  return Step::Error;
+}
+
 bool Engine::Impl::fail(const Instr &in, const std::string &what) {
   if (error.empty()) {
     const ir::SourceLoc &loc = program.locs[in.loc];

@@ -649,6 +649,9 @@ TEST_CASE("records: a rerun replaces its record and keeps the split; other modul
   CHECK(rec->getBoolean("correct") == true);
   llvm::json::Object other = first;
   other["module"] = "kernels/other.py";
+  // a file under traces/mi300x/sub/ passes the folder name "sub": the file's own gpu stays
+  CHECK(unwrap(mergeRecord(first, makeRecord(c, r, "fit", "z"), c, r, "sub", "2026-11-30")).getString("gpu") ==
+        llvm::StringRef("mi300x"));
   auto refused = mergeRecord(other, makeRecord(c, r, "fit", "x"), c, r, "mi300x", "2026-11-30");
   CHECK_FALSE(refused);
   llvm::consumeError(refused.takeError());

@@ -21,6 +21,20 @@ TEST_CASE("fractional ranks give ties the mean of their ranks") {
   CHECK(r == std::vector<double>{2, 3.5, 3.5, 1});
 }
 
+TEST_CASE("tie groups of measured times") {
+  // 100, 101, 102.9 are within 3 % of 100; 104 starts a group (no chaining through 102.9); 200 is alone
+  std::vector<double> t = tieWithin({104, 100, 200, 102.9, 101}, 0.03);
+  CHECK(t[0] == doctest::Approx(104));
+  CHECK(t[1] == doctest::Approx(101.3));
+  CHECK(t[3] == doctest::Approx(101.3));
+  CHECK(t[4] == doctest::Approx(101.3));
+  CHECK(t[2] == doctest::Approx(200));
+  CHECK(tieWithin({3, 1, 2}, 0) == std::vector<double>{3, 1, 2});
+  // measured 100 / 101 tied, 150 / 160 apart: the model's order inside the tie does not count
+  CHECK(*spearman(tieWithin({100, 101, 150, 160}, 0.03), {11, 10, 20, 30}) == doctest::Approx(0.9486833));
+  CHECK(*spearman({100, 101, 150, 160}, {11, 10, 20, 30}) == doctest::Approx(0.8));
+}
+
 TEST_CASE("Spearman rho") {
   CHECK(*spearman({1, 2, 3, 4}, {10, 20, 30, 40}) == doctest::Approx(1));
   CHECK(*spearman({1, 2, 3, 4}, {4, 3, 2, 1}) == doctest::Approx(-1));

@@ -33,6 +33,25 @@ std::vector<double> fractionalRanks(const std::vector<double> &values) {
   return ranks;
 }
 
+std::vector<double> tieWithin(const std::vector<double> &values, double tolerance) {
+  if (tolerance <= 0)
+    return values;
+  std::vector<size_t> order(values.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return values[a] < values[b]; });
+  std::vector<double> out(values.size());
+  for (size_t i = 0; i < order.size();) {
+    size_t j = i;
+    double sum = values[order[i]];
+    while (j + 1 < order.size() && values[order[j + 1]] <= values[order[i]] * (1 + tolerance))
+      sum += values[order[++j]];
+    for (size_t k = i; k <= j; ++k)
+      out[order[k]] = sum / double(j - i + 1);
+    i = j + 1;
+  }
+  return out;
+}
+
 std::optional<double> spearman(const std::vector<double> &x, const std::vector<double> &y) {
   if (x.size() != y.size() || x.size() < 3)
     return std::nullopt;
