@@ -127,8 +127,14 @@ llvm::Error writeRecord(const Capture &c, const RunResult &run, const RecordOpti
   llvm::sys::path::remove_filename(folder);
   if (folder.empty())
     folder = ".";
-  // The GPU is the folder's name (traces/<gpu>/...), else the device name's last word ("NVIDIA H200" -> h200).
+  // The GPU is the folder after `traces` (traces/<gpu>/..., also traces/h200/tlx/), else the file's folder name,
+  // else the device name's last word ("NVIDIA H200" -> h200). An existing trace file keeps its own (mergeRecord).
   std::string gpu = llvm::sys::path::filename(folder).str();
+  for (auto it = llvm::sys::path::begin(folder), end = llvm::sys::path::end(folder); it != end; ++it)
+    if (*it == "traces" && std::next(it) != end) {
+      gpu = std::next(it)->str();
+      break;
+    }
   if (gpu.empty() || gpu == "." || gpu == "..")
     gpu = llvm::StringRef(run.device.name).rsplit(' ').second.lower();
   auto binary = llvm::MemoryBuffer::getFile(c.binaryPath, false, false);

@@ -140,7 +140,9 @@ llvm::Error Engine::Impl::stopError() const {
   if (limitHit)
     return llvm::make_error<LimitError>(error);
   if (!faultClass.empty())
-    return llvm::make_error<KernelFault>(faultClass, faultLoc, faultMessage);
+    return llvm::make_error<KernelFault>(faultClass, faultLoc, faultMessage,
+                                         faultLoc >= 0 ? program.locs[faultLoc].str() : std::string("?"),
+                                         result.ctasSimulated);
   return llvm::createStringError("%s", error.c_str());
 }
 

@@ -13,8 +13,9 @@
 
 namespace tlxsim::sim {
 
-/// With --max-ctas N, CLC try_cancel may cancel the CTAs up to kClcTilesPerCta x N of the grid: about this many
-/// tiles per simulated CTA (4 covers a ring of 3 accumulator buffers wrapping once, as blackwell_gemm_clc's t3).
+/// With --max-ctas N (rounded up to whole clusters), CLC try_cancel may cancel the CTAs up to kClcTilesPerCta x N
+/// of the grid: about this many tiles per simulated CTA (4 covers a ring of 3 accumulator buffers wrapping once, as
+/// blackwell_gemm_clc's t3). --max-ctas of a quarter of the grid or more thus runs the whole grid.
 inline constexpr int64_t kClcTilesPerCta = 4;
 
 struct SimOptions {
@@ -66,21 +67,25 @@ private:
   std::string message_;
 };
 
-/// The kernel did something the hardware leaves undefined at this launch, found by the engine (an mbarrier array
-/// indexed outside its bounds, e.g. blackwell_gemm_pipelined's `dot_bars[num_iter - 1]` at K = 0): a bug of the
-/// kernel, which `check` and `predict` report as a finding of class `cls` (design.md's classes) at Program::locs
-/// index `loc`, not a failure of the tool. run() stops at the first one; `message` has no location prefix.
+/// The kernel did something the hardware leaves undefined at this launch, found by the engine (an mbarrier
+/// operation on an index outside its barrier array, e.g. blackwell_gemm_pipelined's wait on `dot_bars[num_iter - 1]`
+/// at K = 0): a bug of the kernel, which `check` and `predict` report as a finding of class `cls` (design.md's
+/// classes) at Program::locs index `loc`, not a failure of the tool. run() stops at the first one. `message` has no
+/// location; log() prints `file:line:col: cls: message`. `ctasSimulated`: CTAs started before it.
 class KernelFault : public llvm::ErrorInfo<KernelFault> {
 public:
   static char ID;
-  KernelFault(std::string cls, int32_t loc, std::string message)
-      : cls(std::move(cls)), loc(loc), message(std::move(message)) {}
-  void log(llvm::raw_ostream &os) const override { os << cls << ": " << message; }
+  KernelFault(std::string cls, int32_t loc, std::string message, std::string where, int64_t ctasSimulated)
+      : cls(std::move(cls)), loc(loc), message(std::move(message)), where(std::move(where)),
+        ctasSimulated(ctasSimulated) {}
+  void log(llvm::raw_ostream &os) const override { os << where << ": " << cls << ": " << message; }
   std::error_code convertToErrorCode() const override { return llvm::inconvertibleErrorCode(); }
 
   std::string cls;
   int32_t loc;
   std::string message;
+  std::string where; ///< the location as text
+  int64_t ctasSimulated;
 };
 
 class Engine {

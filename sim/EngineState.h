@@ -385,7 +385,7 @@ struct Engine::Impl {
   int64_t cancelNextCluster();
   /// CLC: advances the dispatcher past canceled clusters it has reached (ops/Clc.cpp; called by startCta).
   void skipCanceledClusters();
-  std::set<int64_t> canceledClusters; ///< CLC-canceled clusters the dispatcher has not reached yet
+  std::set<int64_t> canceledClusters; ///< CLC-canceled clusters the dispatcher has not reached (yet, or ever: past --max-ctas)
 };
 
 } // namespace tlxsim::sim

@@ -64,9 +64,14 @@ int runSchedule(PreparedSimulation &prepared, const verifier::Schedule &schedule
   verifier::Verifier checks(*prepared.program);
   checks.attach(**engine);
   auto result = (*engine)->run();
+  std::optional<FaultFinding> fault; // a kernel bug this schedule reaches: one more finding
   if (!result)
-    return badInput(inputFile + ": schedule " + schedule.name + ": " + toString(result.takeError()));
-  for (verifier::Finding &f : checks.findings())
+    if (Error rest = takeFault(result.takeError(), *prepared.program, fault))
+      return badInput(inputFile + ": schedule " + schedule.name + ": " + toString(std::move(rest)));
+  std::vector<verifier::Finding> found = checks.findings();
+  if (fault)
+    found.push_back(fault->finding);
+  for (verifier::Finding &f : found)
     if (seen.insert({f.cls, f.location.str()}).second) {
       f.schedule = schedule.name;
       findings.push_back(std::move(f));
@@ -99,8 +104,14 @@ int writeTraceOut(PreparedSimulation &prepared, const std::string &scheduleName,
       return badInput(toString(engine.takeError()));
     StallProbe probe;
     (*engine)->addListener(&probe);
-    if (auto result = (*engine)->run(); !result)
-      return badInput("--trace-out: " + toString(result.takeError()));
+    if (auto result = (*engine)->run(); !result) {
+      std::optional<FaultFinding> fault;
+      if (Error rest = takeFault(result.takeError(), *prepared.program, fault))
+        return badInput("--trace-out: " + toString(std::move(rest)));
+      errs() << "tlx-sim: warning: --trace-out: no trace written: the simulation stops at the "
+             << fault->finding.cls << " finding above\n";
+      return kClean;
+    }
     if (probe.stalledSm >= 0)
       sm = probe.stalledSm;
   }

@@ -20,19 +20,6 @@ using namespace llvm;
 namespace tlxsim::tool {
 namespace {
 
-/// Takes run()'s error: a KernelFault (a kernel bug the engine found) becomes `fault`, the finding that ends the
-/// run; any other error is returned.
-Error takeFault(Error error, const sim::Program &program, std::optional<verifier::Finding> &fault) {
-  return handleErrors(std::move(error), [&](const sim::KernelFault &f) {
-    verifier::Finding finding;
-    finding.cls = f.cls;
-    finding.message = f.message + " (the simulation stops here)";
-    if (f.loc >= 0)
-      finding.location = program.locs[f.loc];
-    fault = std::move(finding);
-  });
-}
-
 int run(bool predict) {
   PreparedSimulation prepared;
   if (int code = prepareSimulation(prepared))
@@ -54,16 +41,18 @@ int run(bool predict) {
   engine.addListener(&warnings);
   if (predict)
     engine.addListener(&summary);
-  auto run = engine.run();
-  std::optional<verifier::Finding> fault; // a kernel bug that stopped the simulation (sim::KernelFault)
-  if (!run) {
-    if (Error rest = takeFault(run.takeError(), program, fault)) {
+  auto ran = engine.run();
+  std::optional<FaultFinding> fault; // a kernel bug that stopped the simulation (sim::KernelFault)
+  if (!ran) {
+    if (Error rest = takeFault(ran.takeError(), program, fault)) {
       for (const auto &w : warnings.warnings) // they often explain the failure
         errs() << w << "\n";
       return badInput(toString(std::move(rest)));
     }
   }
-  const sim::SimResult result = fault ? sim::SimResult{} : *run;
+  sim::SimResult result = fault ? sim::SimResult{} : *ran;
+  if (fault)
+    result.ctasSimulated = fault->ctasSimulated;
   if (!result.occupancyWarning.empty())
     warnings.warnings.push_back(inputFile + ": warning: " + result.occupancyWarning);
 
@@ -71,7 +60,7 @@ int run(bool predict) {
   if (fault) {
     if (!predict)
       findings = checks.findings(); // what the checkers saw before it
-    findings.push_back(*fault);
+    findings.push_back(fault->finding);
   } else if (!predict) {
     findings = checks.findings();
   } else if (result.stalled) {
@@ -83,7 +72,7 @@ int run(bool predict) {
   ProofOutcome proofs; // Z3 verdicts for all trip counts (check only)
   size_t suppressedCounterexamples = 0;
   if (!predict) {
-    if (int code = fault ? 0 : runSchedules(prepared, findings)) // --schedules (tools/CheckOptions.cpp)
+    if (int code = runSchedules(prepared, findings)) // --schedules (tools/CheckOptions.cpp)
       return code;
     auto accepted = acceptedFingerprints();
     if (!accepted)

@@ -93,6 +93,18 @@ SimulationRequest requestFromOptions() {
 
 int prepareSimulation(PreparedSimulation &out) { return prepareSimulation(requestFromOptions(), out); }
 
+llvm::Error takeFault(llvm::Error error, const sim::Program &program, std::optional<FaultFinding> &fault) {
+  return llvm::handleErrors(std::move(error), [&](const sim::KernelFault &f) {
+    FaultFinding out;
+    out.finding.cls = f.cls;
+    out.finding.message = f.message + " (the simulation stops here)";
+    if (f.loc >= 0)
+      out.finding.location = program.locs[f.loc];
+    out.ctasSimulated = f.ctasSimulated;
+    fault = std::move(out);
+  });
+}
+
 int prepareSimulation(const SimulationRequest &request, PreparedSimulation &out) {
   const std::string &inputFile = request.input;
   out.context = ir::makeContext();

@@ -80,6 +80,17 @@ int prepareSimulation(const SimulationRequest &request, PreparedSimulation &out)
 /// `prepareSimulation(requestFromOptions(), out)`.
 int prepareSimulation(PreparedSimulation &out);
 
+/// A kernel bug that stopped a simulation (sim::KernelFault): the finding `check` / `predict` report for it, and the
+/// CTAs that had started.
+struct FaultFinding {
+  verifier::Finding finding;
+  int64_t ctasSimulated = 0;
+};
+
+/// Takes Engine::run()'s error: a sim::KernelFault becomes `fault` (class, message and location of `program`'s op);
+/// any other error is returned as it was.
+llvm::Error takeFault(llvm::Error error, const sim::Program &program, std::optional<FaultFinding> &fault);
+
 /// Why a `predict` run stalled: simulates `prepared`'s launch again, on a fresh engine, with every checker of
 /// verifier/Verifier.h attached, and returns their findings in report order (the deadlock and the protocol
 /// errors that explain it, as `check` reports them). `predict` runs the simulator with no checker (the summary view

@@ -43,8 +43,9 @@ cl::opt<double> minSpearmanOpt("min-spearman",
                                cl::init(0.8), cl::cat(outputCategory()), cl::sub(xcheckCommand()));
 cl::opt<double> tieToleranceOpt(
     "tie-tolerance",
-    cl::desc("Measured times within this fraction of each other count as tied in Spearman's rho (default 0.015: "
-             "orders of H200 records under 1.5 % apart did not reproduce between recording sessions)"),
+    cl::desc("Measured times within this fraction of the smallest time of their group count as tied in Spearman's "
+             "rho, in [0, 1) (default 0.015: orders of H200 records under 1.5 % apart did not reproduce between "
+             "recording sessions)"),
     cl::init(0.015), cl::cat(outputCategory()), cl::sub(xcheckCommand()));
 cl::opt<unsigned> jobsOpt("j", cl::desc("Records predicted in parallel (default: the hardware threads)"),
                           cl::init(0), cl::cat(outputCategory()), cl::sub(xcheckCommand()));
@@ -124,6 +125,8 @@ std::string gateCovers(size_t spilled) {
 int runXcheck() {
   if (splitOpt != "all" && splitOpt != "fit" && splitOpt != "heldout")
     return badInput("--split must be all, fit or heldout, not '" + splitOpt + "'");
+  if (!(tieToleranceOpt >= 0 && tieToleranceOpt < 1))
+    return badInput(formatv("--tie-tolerance must be in [0, 1), got {0}", double(tieToleranceOpt)).str());
   std::vector<std::string> paths(tracePaths.begin(), tracePaths.end());
   auto all = xcheck::readTraces(paths);
   if (!all)

@@ -12,7 +12,7 @@ Step Engine::Impl::err(const Instr &in, const std::string &what) {
 }
 
 Step Engine::Impl::fault(const Instr &in, const char *cls, const std::string &what) {
-  if (error.empty()) {
+  if (error.empty()) { // the first error wins
     faultClass = cls;
     faultMessage = what;
     faultLoc = in.loc;
@@ -52,6 +52,14 @@ bool Engine::Impl::barrierOf(Agent &a, int32_t slot, const Instr &in, BarrierKey
   const Value &v = a.frame[slot];
   if (v.kind != Value::Mem)
     return fail(in, "the barrier operand does not trace back to a shared-memory allocation");
+  const Alloc &alloc = program.allocs[v.alloc];
+  if (alloc.isBarrier && (v.i < 0 || v.i >= barrierCount[v.alloc])) { // a kernel bug at this launch (KernelFault)
+    fault(in, "barrier-lifecycle",
+          "mbarrier index " + std::to_string(v.i) + " is outside the " + std::to_string(barrierCount[v.alloc]) +
+              " mbarriers of '" + alloc.name + "': this operation uses shared memory that is not an initialized "
+              "mbarrier (PTX ISA 9.7.13.15: an mbarrier object is used only after mbarrier.init)");
+    return false;
+  }
   Cta *owner = v.rank < 0 ? a.cta : peerCta(*a.cta, v.rank, in); // a DSMEM view names a peer's barrier
   if (!owner)
     return false;

@@ -10,7 +10,8 @@
 // Operands are never initialized: timing does not depend on the values. Shared-memory tiles use the 128B-swizzled
 // K-major layout that Triton's NVMMA shared layout gives a K = 64 f16 tile (rows of 128 B, 8-row atoms of 1024 B);
 // k-steps advance the descriptor's start address by 32 B inside the atom, as CUTLASS's descriptor iterator does.
-// Build: nvcc -O3 -arch=sm_90a -o wgmma_bench wgmma_bench.cu && ./wgmma_bench
+// Build: nvcc -O3 -std=c++17 -gencode arch=compute_90a,code=sm_90a -o wgmma_bench wgmma_bench.cu && ./wgmma_bench
+// (`-arch=sm_90a` alone made nvcc 13.0 target sm_90, where ptxas refuses wgmma)
 // The wgmma wrappers below were generated (one inline-asm operand per accumulator register).
 #include <cuda_runtime.h>
 #include <cstdint>
