@@ -57,13 +57,11 @@ int run(bool predict) {
     warnings.warnings.push_back(inputFile + ": warning: " + result.occupancyWarning);
 
   std::vector<verifier::Finding> findings;
+  if (!predict)
+    findings = checks.findings(); // after a fault: what the checkers saw before it
   if (fault) {
-    if (!predict)
-      findings = checks.findings(); // what the checkers saw before it
     findings.push_back(fault->finding);
-  } else if (!predict) {
-    findings = checks.findings();
-  } else if (result.stalled) {
+  } else if (predict && result.stalled) {
     auto stallFindings = findingsOfStall(prepared);
     if (!stallFindings)
       return badInput(toString(stallFindings.takeError()));

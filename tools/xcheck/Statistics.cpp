@@ -16,39 +16,44 @@ std::optional<double> quantile(std::vector<double> values, double q) {
   return values[lo] + (pos - double(lo)) * (values[hi] - values[lo]);
 }
 
-std::vector<double> fractionalRanks(const std::vector<double> &values) {
+namespace {
+/// Calls group(order, i, j) for each run order[i..j] of `values` sorted ascending (stably) whose members are at most
+/// `tolerance` times the run's first value above it (0: runs of equal values); runs do not chain.
+template <class Group> void forEachTieGroup(const std::vector<double> &values, double tolerance, Group group) {
   std::vector<size_t> order(values.size());
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return values[a] < values[b]; });
-  std::vector<double> ranks(values.size());
   for (size_t i = 0; i < order.size();) {
     size_t j = i;
-    while (j + 1 < order.size() && values[order[j + 1]] == values[order[i]])
+    while (j + 1 < order.size() && values[order[j + 1]] <= values[order[i]] * (1 + tolerance))
       ++j;
+    group(order, i, j);
+    i = j + 1;
+  }
+}
+} // namespace
+
+std::vector<double> fractionalRanks(const std::vector<double> &values) {
+  std::vector<double> ranks(values.size());
+  forEachTieGroup(values, 0, [&](const std::vector<size_t> &order, size_t i, size_t j) {
     double mean = (double(i) + double(j)) / 2.0 + 1.0; // ranks i+1 .. j+1
     for (size_t k = i; k <= j; ++k)
       ranks[order[k]] = mean;
-    i = j + 1;
-  }
+  });
   return ranks;
 }
 
 std::vector<double> tieWithin(const std::vector<double> &values, double tolerance) {
   if (tolerance <= 0)
     return values;
-  std::vector<size_t> order(values.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return values[a] < values[b]; });
   std::vector<double> out(values.size());
-  for (size_t i = 0; i < order.size();) {
-    size_t j = i;
-    double sum = values[order[i]];
-    while (j + 1 < order.size() && values[order[j + 1]] <= values[order[i]] * (1 + tolerance))
-      sum += values[order[++j]];
+  forEachTieGroup(values, tolerance, [&](const std::vector<size_t> &order, size_t i, size_t j) {
+    double sum = 0;
+    for (size_t k = i; k <= j; ++k)
+      sum += values[order[k]];
     for (size_t k = i; k <= j; ++k)
       out[order[k]] = sum / double(j - i + 1);
-    i = j + 1;
-  }
+  });
   return out;
 }
 
