@@ -245,7 +245,7 @@ llvm::Expected<SimResult> Engine::Impl::run() {
   result.instructions = instructions;
   // Power-limited clock: the SM clock falls linearly from its maximum (idle tensor
   // cores) to its full-load value as tensor-core utilization rises.
-  double utilization = endCycle ? std::min(1.0, tensorBusy / (static_cast<double>(endCycle) * costs.numSms)) : 0;
+  double utilization = endCycle ? std::min(1.0, powerCycles / (static_cast<double>(endCycle) * costs.numSms)) : 0;
   result.clockMhz = sustainedClockMhz(costs, utilization);
   // A fixed per-launch cost on top of the simulated cycles (grid launch and drain as the
   // device measures a kernel's duration), converted at the run's clock.

@@ -218,7 +218,9 @@ struct Engine::Impl {
   std::array<int64_t, 3> ctaGrid{1, 1, 1}; ///< CUDA's gridDim (Launch::ctaGrid)
   engine::MemorySystem memory;             ///< device L2 and HBM (units/L2Hbm.h)
   Cycle endCycle = 0;
-  double tensorBusy = 0; ///< tensor-core busy cycles summed over SMs
+  /// The activity that sets the power-limited clock, in cycles of the reference wgmma's power summed over SMs:
+  /// tensor-core busy cycles weighted by their operand traffic, plus ALU / SFU work (units/Clock.h)
+  double powerCycles = 0;
   uint64_t instructions = 0;
   int64_t nextAsyncOp = 0;
   std::set<const Instr *> reportedUnknown;

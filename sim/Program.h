@@ -116,6 +116,9 @@ struct Instr {
   int64_t imm = 0, imm2 = 0;
   int32_t block = -1, block2 = -1;
   int32_t aux = -1;          ///< tmem_load / tmem_store: index into Program::tmemWarpTiles (-1: layout not known)
+  /// WgmmaIssue: the shared-memory bytes its wgmma instructions read as operands (bytes; lowering/Wgmma.cpp
+  /// wgmmaOperandBytes), which set its power draw (units/Clock.h tensorPowerWeight).
+  int32_t operandBytes = 0;
   /// Elements of the shared-memory views the op reads or writes (TMA box, wgmma A and B,
   /// local store/load), in the order of its memdesc operands; 0 for a register operand.
   int64_t viewElems[3] = {0, 0, 0};

@@ -122,130 +122,124 @@ std::string gateCovers(size_t spilled) {
       .str();
 }
 
-int runXcheck() {
-  if (splitOpt != "all" && splitOpt != "fit" && splitOpt != "heldout")
-    return badInput("--split must be all, fit or heldout, not '" + splitOpt + "'");
-  if (!(tieToleranceOpt >= 0 && tieToleranceOpt < 1))
-    return badInput(formatv("--tie-tolerance must be in [0, 1), got {0}", double(tieToleranceOpt)).str());
-  std::vector<std::string> paths(tracePaths.begin(), tracePaths.end());
-  auto all = xcheck::readTraces(paths);
-  if (!all)
-    return badInput(toString(all.takeError()));
+/// The records an xcheck run selected, their predictions, and what follows from them: the statistics the gate
+/// reads, its failures, the JSON records and the spilled records listed apart.
+struct XcheckRun {
   std::vector<xcheck::TraceRecord> records;
-  for (auto &r : *all) {
-    bool kernelOk = kernelOpts.empty() || llvm::is_contained(kernelOpts, r.kernel);
-    if (kernelOk && (splitOpt == "all" || r.split == splitOpt))
-      records.push_back(std::move(r));
-  }
-  if (records.empty())
-    return badInput("no trace records selected under " + join(paths, ", "));
-
-  std::vector<Prediction> predictions(records.size());
-  {
-    DefaultThreadPool pool(jobsOpt ? hardware_concurrency(jobsOpt) : hardware_concurrency());
-    for (size_t i = 0; i < records.size(); ++i)
-      pool.async([&, i] { predictions[i] = predictRecord(records[i]); });
-    pool.wait();
-  }
-
-  // Held-out statistics per kernel and overall; fit statistics overall.
-  std::map<std::string, std::pair<std::vector<double>, std::vector<double>>> heldoutByKernel;
-  std::vector<double> hoMeasured, hoPredicted, fitMeasured, fitPredicted;
+  std::vector<Prediction> predictions;
+  ErrorStats heldout, fit;
+  std::map<std::string, ErrorStats> perKernel; ///< held-out statistics per kernel
   std::vector<std::string> failures;
   std::vector<size_t> spilled; ///< records whose binary spills: listed apart, outside the statistics and the gate
   json::Array recordsJson;
-  for (size_t i = 0; i < records.size(); ++i) {
-    const auto &r = records[i];
-    const auto &p = predictions[i];
-    json::Object o{{"kernel", r.kernel}, {"config", r.config}, {"shape", r.shape}, {"split", r.split},
-                   {"measured_us", r.measuredUs}};
+};
+
+/// The JSON object of one predicted record (design.md's xcheck record).
+json::Object recordJson(const xcheck::TraceRecord &r, const Prediction &p) {
+  json::Object o{{"kernel", r.kernel}, {"config", r.config}, {"shape", r.shape}, {"split", r.split},
+                 {"measured_us", r.measuredUs}};
+  if (!p.error.empty()) {
+    o["predicted_us"] = nullptr;
+    o["error"] = nullptr;
+    o["failure"] = p.error;
+    return o;
+  }
+  o["predicted_us"] = p.timeUs;
+  o["error"] = (p.timeUs - r.measuredUs) / r.measuredUs;
+  o["bound"] = p.bound;
+  if (!r.protonWaitFrac.empty()) {
+    json::Array parts;
+    for (const auto &[name, proton] : r.protonWaitFrac) {
+      auto it = p.waitFrac.find(name);
+      parts.push_back(json::Object{{"name", name},
+                                   {"proton_wait_frac", proton},
+                                   {"predicted_wait_frac", it == p.waitFrac.end() ? json::Value(nullptr)
+                                                                                  : json::Value(it->second)}});
+    }
+    o["partitions"] = std::move(parts);
+  }
+  o["stack_frame_bytes"] = int64_t(p.stackFrameBytes);
+  if (!p.spill.empty()) {
+    o["spills"] = true;
+    o["warning"] = p.spill;
+  }
+  return o;
+}
+
+/// Held-out statistics per kernel and overall, fit statistics overall, and the gate's failures.
+void summarize(XcheckRun &run) {
+  std::map<std::string, std::pair<std::vector<double>, std::vector<double>>> heldoutByKernel;
+  std::vector<double> hoMeasured, hoPredicted, fitMeasured, fitPredicted;
+  for (size_t i = 0; i < run.records.size(); ++i) {
+    const auto &r = run.records[i];
+    const auto &p = run.predictions[i];
+    run.recordsJson.push_back(recordJson(r, p));
     if (!p.error.empty()) {
-      failures.push_back(r.kernel + " " + r.config + " " + r.shape + ": " + p.error);
-      o["predicted_us"] = nullptr;
-      o["error"] = nullptr;
-      o["failure"] = p.error;
+      run.failures.push_back(r.kernel + " " + r.config + " " + r.shape + ": " + p.error);
+    } else if (!p.spill.empty()) {
+      run.spilled.push_back(i);
+    } else if (r.split == "heldout") {
+      heldoutByKernel[r.kernel].first.push_back(r.measuredUs);
+      heldoutByKernel[r.kernel].second.push_back(p.timeUs);
+      hoMeasured.push_back(r.measuredUs);
+      hoPredicted.push_back(p.timeUs);
     } else {
-      o["predicted_us"] = p.timeUs;
-      o["error"] = (p.timeUs - r.measuredUs) / r.measuredUs;
-      o["bound"] = p.bound;
-      if (!r.protonWaitFrac.empty()) {
-        json::Array parts;
-        for (const auto &[name, proton] : r.protonWaitFrac) {
-          auto it = p.waitFrac.find(name);
-          parts.push_back(json::Object{{"name", name},
-                                       {"proton_wait_frac", proton},
-                                       {"predicted_wait_frac", it == p.waitFrac.end() ? json::Value(nullptr)
-                                                                                      : json::Value(it->second)}});
-        }
-        o["partitions"] = std::move(parts);
-      }
-      o["stack_frame_bytes"] = int64_t(p.stackFrameBytes);
-      if (!p.spill.empty()) {
-        o["spills"] = true;
-        o["warning"] = p.spill;
-        spilled.push_back(i);
-      } else if (r.split == "heldout") {
-        heldoutByKernel[r.kernel].first.push_back(r.measuredUs);
-        heldoutByKernel[r.kernel].second.push_back(p.timeUs);
-        hoMeasured.push_back(r.measuredUs);
-        hoPredicted.push_back(p.timeUs);
-      } else {
-        fitMeasured.push_back(r.measuredUs);
-        fitPredicted.push_back(p.timeUs);
-      }
+      fitMeasured.push_back(r.measuredUs);
+      fitPredicted.push_back(p.timeUs);
     }
-    recordsJson.push_back(std::move(o));
   }
-  ErrorStats heldout = statsOf(hoMeasured, hoPredicted), fit = statsOf(fitMeasured, fitPredicted);
-  std::map<std::string, ErrorStats> perKernel;
+  run.heldout = statsOf(hoMeasured, hoPredicted);
+  run.fit = statsOf(fitMeasured, fitPredicted);
   for (const auto &[kernel, mp] : heldoutByKernel)
-    perKernel[kernel] = statsOf(mp.first, mp.second);
-
-  if (heldout.median && *heldout.median > maxMedianOpt)
-    failures.push_back(formatv("held-out median |error| {0} exceeds {1}", pct(heldout.median),
-                               pct(double(maxMedianOpt))).str());
-  for (const auto &[kernel, s] : perKernel)
+    run.perKernel[kernel] = statsOf(mp.first, mp.second);
+  if (run.heldout.median && *run.heldout.median > maxMedianOpt)
+    run.failures.push_back(formatv("held-out median |error| {0} exceeds {1}", pct(run.heldout.median),
+                                   pct(double(maxMedianOpt))).str());
+  for (const auto &[kernel, s] : run.perKernel)
     if (s.rho && *s.rho < minSpearmanOpt)
-      failures.push_back(formatv("{0}: held-out Spearman {1} below {2}", kernel, num(s.rho),
-                                 num(double(minSpearmanOpt))).str());
+      run.failures.push_back(formatv("{0}: held-out Spearman {1} below {2}", kernel, num(s.rho),
+                                     num(double(minSpearmanOpt))).str());
+}
 
-  if (jsonOpt) {
-    json::Object spearmanJson, kernelsJson;
-    for (const auto &[kernel, s] : perKernel) {
-      spearmanJson[kernel] = opt(s.rho);
-      kernelsJson[kernel] = json::Object{{"heldout_count", int64_t(s.count)}, {"median_abs_error", opt(s.median)},
-                                         {"p90_abs_error", opt(s.p90)}, {"spearman", opt(s.rho)}};
-    }
-    json::Array failuresJson;
-    for (const auto &f : failures)
-      failuresJson.push_back(f);
-    json::Object summary{{"count", int64_t(records.size())},
-                         {"heldout_count", int64_t(heldout.count)},
-                         {"median_abs_error", opt(heldout.median)},
-                         {"p90_abs_error", opt(heldout.p90)},
-                         {"spearman", std::move(spearmanJson)},
-                         {"tie_tolerance", double(tieToleranceOpt)},
-                         {"kernels", std::move(kernelsJson)},
-                         {"fit", json::Object{{"count", int64_t(fit.count)},
-                                              {"median_abs_error", opt(fit.median)},
-                                              {"p90_abs_error", opt(fit.p90)}}},
-                         {"spilled_count", int64_t(spilled.size())},
-                         {"gate_covers", gateCovers(spilled.size())}};
-    outs() << formatv("{0:2}", json::Value(json::Object{{"schema_version", 1},
-                                                         {"command", "xcheck"},
-                                                         {"records", std::move(recordsJson)},
-                                                         {"summary", std::move(summary)},
-                                                         {"failures", std::move(failuresJson)},
-                                                         {"pass", failures.empty()}}))
-           << "\n";
-    return failures.empty() ? kClean : kFindings;
+/// design.md's xcheck object.
+void printJson(XcheckRun &run) {
+  json::Object spearmanJson, kernelsJson;
+  for (const auto &[kernel, s] : run.perKernel) {
+    spearmanJson[kernel] = opt(s.rho);
+    kernelsJson[kernel] = json::Object{{"heldout_count", int64_t(s.count)}, {"median_abs_error", opt(s.median)},
+                                       {"p90_abs_error", opt(s.p90)}, {"spearman", opt(s.rho)}};
   }
+  json::Array failuresJson;
+  for (const auto &f : run.failures)
+    failuresJson.push_back(f);
+  json::Object summary{{"count", int64_t(run.records.size())},
+                       {"heldout_count", int64_t(run.heldout.count)},
+                       {"median_abs_error", opt(run.heldout.median)},
+                       {"p90_abs_error", opt(run.heldout.p90)},
+                       {"spearman", std::move(spearmanJson)},
+                       {"tie_tolerance", double(tieToleranceOpt)},
+                       {"kernels", std::move(kernelsJson)},
+                       {"fit", json::Object{{"count", int64_t(run.fit.count)},
+                                            {"median_abs_error", opt(run.fit.median)},
+                                            {"p90_abs_error", opt(run.fit.p90)}}},
+                       {"spilled_count", int64_t(run.spilled.size())},
+                       {"gate_covers", gateCovers(run.spilled.size())}};
+  outs() << formatv("{0:2}", json::Value(json::Object{{"schema_version", 1},
+                                                       {"command", "xcheck"},
+                                                       {"records", std::move(run.recordsJson)},
+                                                       {"summary", std::move(summary)},
+                                                       {"failures", std::move(failuresJson)},
+                                                       {"pass", run.failures.empty()}}))
+         << "\n";
+}
 
+/// Every record's measured and predicted time, then Proton wait fractions where recorded.
+void printRecordTable(const XcheckRun &run) {
   outs() << formatv("{0,-20} {1,-9} {2,-24} {3,-8} {4,12} {5,12} {6,8}  {7}\n", "kernel", "config", "shape", "split",
                     "measured_us", "predicted_us", "error", "bound");
-  for (size_t i = 0; i < records.size(); ++i) {
-    const auto &r = records[i];
-    const auto &p = predictions[i];
+  for (size_t i = 0; i < run.records.size(); ++i) {
+    const auto &r = run.records[i];
+    const auto &p = run.predictions[i];
     if (!p.error.empty()) {
       outs() << formatv("{0,-20} {1,-9} {2,-24} {3,-8} {4,12:f1} {5,12} {6,8}  {7}\n", r.kernel, r.config, r.shape,
                         r.split, r.measuredUs, "-", "-", p.error);
@@ -256,49 +250,87 @@ int runXcheck() {
                       p.spill.empty() ? p.bound : p.bound + " [spills]");
   }
   bool header = false;
-  for (size_t i = 0; i < records.size(); ++i) {
-    const auto &r = records[i];
-    if (r.protonWaitFrac.empty() || !predictions[i].error.empty())
+  for (size_t i = 0; i < run.records.size(); ++i) {
+    const auto &r = run.records[i];
+    if (r.protonWaitFrac.empty() || !run.predictions[i].error.empty())
       continue;
     if (!header)
       outs() << "\nWait fraction per partition, predicted vs Proton (instrumented run; CTA lifetime share in "
                 "wait scopes):\n";
     header = true;
     for (const auto &[name, proton] : r.protonWaitFrac) {
-      auto it = predictions[i].waitFrac.find(name);
+      auto it = run.predictions[i].waitFrac.find(name);
       outs() << formatv("  {0,-20} {1,-9} {2,-24} {3,-12} predicted {4,6} Proton {5,6}\n", r.kernel, r.config,
-                        r.shape, name, it == predictions[i].waitFrac.end() ? std::string("-") : pct(it->second),
+                        r.shape, name, it == run.predictions[i].waitFrac.end() ? std::string("-") : pct(it->second),
                         pct(proton));
     }
   }
+}
+
+/// The statistics, the spilled records and the gate's verdict.
+void printSummary(const XcheckRun &run) {
   outs() << formatv("\nHeld-out records per kernel (Spearman: measured times within {0} of each other tied):\n",
                     pct(double(tieToleranceOpt)));
   outs() << formatv("  {0,-20} {1,5} {2,12} {3,12} {4,9}\n", "kernel", "count", "median|err|", "p90|err|",
                     "spearman");
-  for (const auto &[kernel, s] : perKernel)
+  for (const auto &[kernel, s] : run.perKernel)
     outs() << formatv("  {0,-20} {1,5} {2,12} {3,12} {4,9}\n", kernel, s.count, pct(s.median), pct(s.p90),
                       num(s.rho));
-  outs() << formatv("Held-out: {0} records, median |error| {1}, p90 {2}\n", heldout.count, pct(heldout.median),
-                    pct(heldout.p90));
-  outs() << formatv("Fit:      {0} records, median |error| {1}, p90 {2}\n", fit.count, pct(fit.median),
-                    pct(fit.p90));
-  if (!spilled.empty()) {
+  outs() << formatv("Held-out: {0} records, median |error| {1}, p90 {2}\n", run.heldout.count,
+                    pct(run.heldout.median), pct(run.heldout.p90));
+  outs() << formatv("Fit:      {0} records, median |error| {1}, p90 {2}\n", run.fit.count, pct(run.fit.median),
+                    pct(run.fit.p90));
+  if (!run.spilled.empty()) {
     outs() << formatv("\nSpilled records ({0}; binary stack frame >= {1} B per thread; not in the statistics above "
-                      "nor the gate):\n", spilled.size(), kSpillFrameBytes);
-    for (size_t i : spilled) {
-      const auto &r = records[i];
-      const auto &p = predictions[i];
+                      "nor the gate):\n", run.spilled.size(), kSpillFrameBytes);
+    for (size_t i : run.spilled) {
+      const auto &r = run.records[i];
+      const auto &p = run.predictions[i];
       outs() << formatv("  {0,-20} {1,-9} {2,-24} {3,-8} {4,12:f1} {5,12:f1} {6,7:f1}%\n    warning: {7}\n", r.kernel,
                         r.config, r.shape, r.split, r.measuredUs, p.timeUs,
                         100 * (p.timeUs - r.measuredUs) / r.measuredUs, p.spill);
     }
   }
-  for (const auto &f : failures)
+  for (const auto &f : run.failures)
     outs() << "xcheck: FAIL: " << f << "\n";
-  if (failures.empty())
+  if (run.failures.empty())
     outs() << formatv("xcheck: pass (held-out median |error| <= {0}, every kernel's Spearman >= {1}; {2})\n",
-                      pct(double(maxMedianOpt)), num(double(minSpearmanOpt)), gateCovers(spilled.size()));
-  return failures.empty() ? kClean : kFindings;
+                      pct(double(maxMedianOpt)), num(double(minSpearmanOpt)), gateCovers(run.spilled.size()));
+}
+
+int runXcheck() {
+  if (splitOpt != "all" && splitOpt != "fit" && splitOpt != "heldout")
+    return badInput("--split must be all, fit or heldout, not '" + splitOpt + "'");
+  if (!(tieToleranceOpt >= 0 && tieToleranceOpt < 1))
+    return badInput(formatv("--tie-tolerance must be in [0, 1), got {0}", double(tieToleranceOpt)).str());
+  std::vector<std::string> paths(tracePaths.begin(), tracePaths.end());
+  auto all = xcheck::readTraces(paths);
+  if (!all)
+    return badInput(toString(all.takeError()));
+  XcheckRun run;
+  for (auto &r : *all) {
+    bool kernelOk = kernelOpts.empty() || llvm::is_contained(kernelOpts, r.kernel);
+    if (kernelOk && (splitOpt == "all" || r.split == splitOpt))
+      run.records.push_back(std::move(r));
+  }
+  if (run.records.empty())
+    return badInput("no trace records selected under " + join(paths, ", "));
+
+  run.predictions.resize(run.records.size());
+  {
+    DefaultThreadPool pool(jobsOpt ? hardware_concurrency(jobsOpt) : hardware_concurrency());
+    for (size_t i = 0; i < run.records.size(); ++i)
+      pool.async([&, i] { run.predictions[i] = predictRecord(run.records[i]); });
+    pool.wait();
+  }
+  summarize(run);
+  if (jsonOpt) {
+    printJson(run);
+  } else {
+    printRecordTable(run);
+    printSummary(run);
+  }
+  return run.failures.empty() ? kClean : kFindings;
 }
 
 RegisterCommand registerXcheck(xcheckCommand(), runXcheck);

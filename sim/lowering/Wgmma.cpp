@@ -5,6 +5,25 @@ using namespace mlir;
 
 namespace tlxsim::sim::lowering {
 
+namespace {
+/// The shared-memory bytes the wgmma instructions of a warp_group_dot `m` x `n` x `k` read (bytes): the dot runs
+/// as m64nNk instructions (PTX ISA 9.1 9.7.15.5.1: M is 64 per warp group, N at most 256), each reading its A slice
+/// (64 x k, when A is in shared memory) and the B slice (k x N) of its N columns; so A is read once per N slice
+/// and B once per 64-row slice. `aBytes` / `bBytes`: element bytes, 0 for an operand held in registers.
+int64_t wgmmaOperandBytes(int64_t m, int64_t n, int64_t k, int64_t aBytes, int64_t bBytes) {
+  constexpr int64_t kWgmmaM = 64, kMaxWgmmaN = 256;
+  int64_t nSlices = (n + kMaxWgmmaN - 1) / kMaxWgmmaN;
+  int64_t mSlices = (m + kWgmmaM - 1) / kWgmmaM;
+  return m * k * aBytes * nSlices + mSlices * k * n * bBytes;
+}
+
+/// Bytes of one element of `type` (fp4 / packed types round up to a byte); 2 when it is not an int or float type.
+int64_t elementBytes(ir::MemDescType type) {
+  Type element = type.getElementType();
+  return element && element.isIntOrFloat() ? (element.getIntOrFloatBitWidth() + 7) / 8 : 2;
+}
+} // namespace
+
 /// ttng.warp_group_dot (a synchronous one waits for itself), warp_group_dot_wait.
 bool Lowerer::lowerWgmma(Operation &op, StringRef name, std::vector<Instr> &out) {
   if (name == "ttng.warp_group_dot") {
@@ -28,6 +47,10 @@ bool Lowerer::lowerWgmma(Operation &op, StringRef name, std::vector<Instr> &out)
       instr.imm2 += b.getSizeInBytes();
       instr.viewElems[1] = b.getNumElements();
     }
+    auto aMem = dyn_cast<ir::MemDescType>(aType);
+    int64_t bytes = wgmmaOperandBytes(dType.getShape()[0], dType.getShape()[1], k, aMem ? elementBytes(aMem) : 0,
+                                      elementBytes(cast<ir::MemDescType>(bType)));
+    instr.operandBytes = static_cast<int32_t>(std::min<int64_t>(bytes, INT32_MAX));
     out.push_back(instr);
     if (!op.hasAttr("isAsync")) { // a synchronous wgmma waits for itself
       Instr wait;

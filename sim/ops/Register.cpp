@@ -19,8 +19,14 @@ Step Engine::Impl::execRegister(Agent &a, const Instr &in, Cycle now) {
     awaitOperands(a, in, first);
     double share = smspShare(a.info.numWarps), work = static_cast<double>(in.imm), cost = 0;
     switch (in.sub) {
-    case 0: cost = work / (costs.aluLanes * share); break;
-    case 1: cost = work / (costs.sfuOps * share); break;
+    case 0:
+      cost = work / (costs.aluLanes * share);
+      powerCycles += vectorPowerCycles(costs, work / costs.aluLanes);
+      break;
+    case 1:
+      cost = work / (costs.sfuOps * share);
+      powerCycles += vectorPowerCycles(costs, work / costs.sfuOps);
+      break;
     case 2: cost = 2 * work / costs.smemBytesPerClk; break; // written to and read back from shared memory
     default: {
       double rate = 0;
@@ -49,7 +55,7 @@ Step Engine::Impl::execRegister(Agent &a, const Instr &in, Cycle now) {
     busy(a, in, std::ceil(flops / (costs.mmaSyncFlopsPerInstr * std::min(4, std::max(1, a.info.numWarps)))) *
          costs.scalarOp);
     Cycle smBusy = cycles(flops / costs.mmaSyncFlopsPerClk);
-    Cycle begin = sm.tensor.run(issueStart, smBusy, tensorBusy);
+    Cycle begin = sm.tensor.run(issueStart, smBusy, powerCycles);
     Cycle done = std::max(a.time, begin + cycles(flops / (costs.mmaSyncFlopsPerClk * share)));
     AsyncEvent e{AsyncEvent::TensorCore, cta.sm, a.info.id, in.loc, begin, begin + smBusy, 0, in.imm, true};
     emit<EvAsync>([&](Listener &l) { l.onAsync(e); });

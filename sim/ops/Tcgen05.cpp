@@ -43,7 +43,7 @@ Step Engine::Impl::execTcgen05(Agent &a, const Instr &in, Cycle now) {
           signals.push_back(in.sub & 2 ? BarrierKey{c->id, key.alloc, key.index} : key);
     }
     // tcgen05 ops share the SM's tensor cores with wgmma and complete in issue order.
-    Cycle begin = sm.tensor.run(a.time, cycles(static_cast<double>(in.imm) / costs.tensorFlopsPerClk), tensorBusy);
+    Cycle begin = sm.tensor.run(a.time, cycles(static_cast<double>(in.imm) / costs.tensorFlopsPerClk), powerCycles);
     Cycle done = std::max(a.lastTc05Done, sm.tensor.free() + cycles(costs.wgmmaLatency));
     int64_t op = issueAsync(a, a.lastTc05Op);
     for (Cta *c : pair) {
@@ -93,7 +93,7 @@ Step Engine::Impl::execTcgen05(Agent &a, const Instr &in, Cycle now) {
     busy(a, in, costs.wgmmaIssue);
     // tcgen05.cp reads shared memory at its bandwidth and completes in order with the
     // issuer's other tcgen05 ops (PTX ISA 9.1 9.7.16.9.1).
-    sm.tensor.run(a.time, cycles(static_cast<double>(in.imm) / costs.smemBytesPerClk), tensorBusy, /*math=*/false);
+    sm.tensor.run(a.time, cycles(static_cast<double>(in.imm) / costs.smemBytesPerClk), powerCycles, /*math=*/false);
     Cycle done = std::max(a.lastTc05Done, sm.tensor.free() + cycles(costs.wgmmaLatency));
     int64_t op = issueAsync(a, a.lastTc05Op);
     access(a, op, in.args[0], in.viewElems[0], /*write=*/false, /*asyncProxy=*/true, in);

@@ -36,7 +36,8 @@ Step Engine::Impl::execWgmma(Agent &a, const Instr &in, Cycle now) {
   case Op::WgmmaIssue: {
     awaitOperands(a, in);
     busy(a, in, costs.wgmmaIssue);
-    Cycle begin = sm.tensor.run(a.time, cycles(static_cast<double>(in.imm) / costs.tensorFlopsPerClk), tensorBusy);
+    Cycle begin = sm.tensor.run(a.time, cycles(static_cast<double>(in.imm) / costs.tensorFlopsPerClk), powerCycles,
+                                /*math=*/true, tensorPowerWeight(costs, in.operandBytes, static_cast<double>(in.imm)));
     Cycle done = sm.tensor.free() + cycles(costs.wgmmaLatency);
     int64_t op = issueAsync(a);
     access(a, op, in.args[0], in.viewElems[0], /*write=*/false, /*asyncProxy=*/true, in);

@@ -11,10 +11,22 @@ double engine::sustainedClockMhz(const Costs &costs, double utilization) {
   return costs.clockMaxMhz - (costs.clockMaxMhz - costs.clockFullLoadMhz) * std::min(1.0, over);
 }
 
+double engine::tensorPowerWeight(const Costs &costs, double operandBytes, double flops) {
+  double share = costs.wgmmaSmemPowerFraction;
+  if (!(share > 0) || !(flops > 0) || !(costs.wgmmaPowerRefBytesPerClk > 0))
+    return 1.0;
+  double bytesPerClk = operandBytes / (flops / costs.tensorFlopsPerClk);
+  return (1.0 - share) + share * bytesPerClk / costs.wgmmaPowerRefBytesPerClk;
+}
+
+double engine::vectorPowerCycles(const Costs &costs, double unitCycles) {
+  return costs.aluPowerWeight > 0 ? costs.aluPowerWeight * unitCycles : 0.0;
+}
+
 void Engine::Impl::updateClock(Cycle now) {
   if (now == 0)
     return;
-  double utilization = std::min(1.0, tensorBusy / (static_cast<double>(now) * costs.numSms));
+  double utilization = std::min(1.0, powerCycles / (static_cast<double>(now) * costs.numSms));
   double clock = engine::sustainedClockMhz(costs, utilization);
   costs.hbmBytesPerClk = costs.hbmBytesPerS / (clock * 1e6);
   costs.l2BytesPerClkNow = costs.l2BytesPerClk * costs.clockMaxMhz / clock;

@@ -30,4 +30,18 @@ inline Cycle cycles(double x) {
 /// run at 1400-1700 MHz (traces/h200, `sm_clock_mhz`).
 double sustainedClockMhz(const Costs &costs, double utilization);
 
+/// The power weight of one cycle of tensor-core math that reads `operandBytes` of shared memory per `flops`
+/// (wgmma: lowering/Wgmma.cpp), relative to the reference MMA whose weight is 1: (1 - g) + g x (its operand
+/// bytes per cycle / `wgmma_power_ref_bytes_per_clk`), g = `wgmma_smem_power_fraction`, the share of the tensor
+/// cores' dynamic power that reading operands from shared memory takes at the reference shape. A wgmma
+/// m64nNk16 reads A (64 x 16) and B (16 x N) for 64 x N x 16 MACs (PTX ISA 9.1 9.7.15.5.1), so a wider N moves
+/// fewer bytes per FLOP (fp16, both operands in shared memory: 128 B/clk at N = 64, 96 at 128, 80 at 256), draws
+/// less power and, at the power cap, holds a higher clock. 1 when the model has no such knob or `flops` is 0.
+double tensorPowerWeight(const Costs &costs, double operandBytes, double flops);
+
+/// The power of `unitCycles` cycles of an SM's full ALU-lane (or SFU) throughput, in cycles of the reference
+/// wgmma's power: `alu_power_weight` x `unitCycles` (0 when the model has no such knob). Elementwise math draws
+/// power too: a kernel whose softmax keeps the ALUs busy next to its MMAs holds a lower clock at the power cap.
+double vectorPowerCycles(const Costs &costs, double unitCycles);
+
 } // namespace tlxsim::sim::engine

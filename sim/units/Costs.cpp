@@ -57,6 +57,9 @@ constexpr Knob kKnobs[] = {
     {"tmem_bytes_per_clk_sm", &Costs::tmemBytesPerClk, Knob::Positive, /*optional=*/true},
     {"s_sleep_unit_cycles", &Costs::sleepUnit, Knob::NonNegative, /*optional=*/true},
     {"clc_response_cycles", &Costs::clcResponse, Knob::NonNegative, /*optional=*/true},
+    {"wgmma_smem_power_fraction", &Costs::wgmmaSmemPowerFraction, Knob::NonNegative, /*optional=*/true},
+    {"wgmma_power_ref_bytes_per_clk", &Costs::wgmmaPowerRefBytesPerClk, Knob::Positive, /*optional=*/true},
+    {"alu_power_weight", &Costs::aluPowerWeight, Knob::NonNegative, /*optional=*/true},
 };
 
 } // namespace
@@ -94,6 +97,9 @@ llvm::Expected<Costs> readCosts(const GpuModel &model) {
   if (costs.clockThrottleOnset >= 1)
     return llvm::createStringError("model '%s': clock_throttle_onset_util (%g) must be below 1", model.name().c_str(),
                                    costs.clockThrottleOnset);
+  if (costs.wgmmaSmemPowerFraction > 1)
+    return llvm::createStringError("model '%s': wgmma_smem_power_fraction (%g) must be at most 1", model.name().c_str(),
+                                   costs.wgmmaSmemPowerFraction);
   if (costs.clockFullLoadMhz > costs.clockMaxMhz)
     return llvm::createStringError("model '%s': clock_full_tensor_load_mhz (%g) exceeds clock_max_mhz (%g)",
                                    model.name().c_str(), costs.clockFullLoadMhz, costs.clockMaxMhz);

@@ -2,19 +2,47 @@
 
 namespace tlxsim::sim::engine {
 
+void MemorySystem::unlink(int32_t n) {
+  Node &node = nodes[n];
+  (node.prev == kNone ? head : nodes[node.prev].next) = node.next;
+  (node.next == kNone ? tail : nodes[node.next].prev) = node.prev;
+}
+
+void MemorySystem::pushFront(int32_t n) {
+  nodes[n].prev = kNone;
+  nodes[n].next = head;
+  (head == kNone ? tail : nodes[head].prev) = n;
+  head = n;
+}
+
 bool MemorySystem::lookup(uint64_t key, int64_t size, double capacity) {
-  auto it = index.find(key);
-  if (it != index.end()) {
-    lru.splice(lru.begin(), lru, it->second);
+  auto [it, inserted] = index.try_emplace(mapKey(key), kNone);
+  if (!inserted) {
+    if (it->second != head) {
+      unlink(it->second);
+      pushFront(it->second);
+    }
     return true;
   }
-  lru.emplace_front(key, size);
-  index[key] = lru.begin();
+  int32_t n;
+  if (!freeNodes.empty()) {
+    n = freeNodes.back();
+    freeNodes.pop_back();
+  } else {
+    n = static_cast<int32_t>(nodes.size());
+    nodes.emplace_back();
+  }
+  nodes[n].key = key;
+  nodes[n].size = size;
+  pushFront(n);
+  it->second = n;
   bytes += size;
-  while (bytes > capacity && !lru.empty()) {
-    bytes -= lru.back().second;
-    index.erase(lru.back().first);
-    lru.pop_back();
+  while (bytes > capacity && tail != kNone) {
+    int32_t lru = tail;
+    bytes -= nodes[lru].size;
+    index.erase(mapKey(nodes[lru].key));
+    unlink(lru);
+    freeNodes.push_back(lru);
   }
   return false;
 }

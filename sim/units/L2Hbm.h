@@ -4,9 +4,10 @@
 #include "sim/units/Costs.h"
 #include "sim/units/Pipe.h"
 
+#include "llvm/ADT/DenseMap.h"
+
 #include <cstdint>
-#include <list>
-#include <unordered_map>
+#include <vector>
 
 namespace tlxsim::sim::engine {
 
@@ -15,13 +16,30 @@ namespace tlxsim::sim::engine {
 /// are FIFO pipes at `l2_bytes_per_clk` and the HBM bytes per cycle at the current clock (Costs::hbmBytesPerClk).
 struct MemorySystem {
   Pipe l2, hbm;
-  std::list<std::pair<uint64_t, int64_t>> lru; ///< (key, bytes), most recent first
-  std::unordered_map<uint64_t, std::list<std::pair<uint64_t, int64_t>>::iterator> index;
   int64_t bytes = 0; ///< resident bytes
 
   /// Whether the tile `key` of `size` bytes is resident in L2 (then it becomes the most recent); a miss
   /// inserts it and evicts the least recent tiles beyond `capacity` bytes.
   bool lookup(uint64_t key, int64_t size, double capacity);
+
+private:
+  /// One resident tile: a node of the recency list (doubly linked through indices into `nodes`, so a miss
+  /// allocates nothing once the pool has grown to the resident count).
+  struct Node {
+    uint64_t key;
+    int64_t size;
+    int32_t prev, next; ///< toward the most / least recent; -1 at the ends
+  };
+  static constexpr int32_t kNone = -1;
+  void unlink(int32_t n);
+  void pushFront(int32_t n);
+  /// DenseMap reserves two key values (empty, tombstone); the two keys that equal them are stored moved by 2.
+  static uint64_t mapKey(uint64_t key) { return key >= ~uint64_t(1) ? key - 2 : key; }
+
+  std::vector<Node> nodes;
+  std::vector<int32_t> freeNodes;
+  int32_t head = kNone, tail = kNone; ///< most / least recent
+  llvm::DenseMap<uint64_t, int32_t> index; ///< mapKey(key) -> node
 };
 
 } // namespace tlxsim::sim::engine

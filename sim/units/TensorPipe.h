@@ -12,11 +12,12 @@ struct TensorPipe {
   Pipe pipe;
 
   /// Runs `duration` cycles of work from `at` at the earliest; returns its start. `math`: the work counts toward
-  /// the tensor-core utilization `busy` (summed over SMs) that lowers the clock (units/Clock.h).
-  Cycle run(Cycle at, Cycle duration, double &busy, bool math = true) {
+  /// the tensor-core utilization `busy` (summed over SMs) that lowers the clock (units/Clock.h), each cycle
+  /// weighted by its power `weight` (units/Clock.h tensorPowerWeight; 1 for the reference MMA).
+  Cycle run(Cycle at, Cycle duration, double &busy, bool math = true, double weight = 1.0) {
     Cycle begin = pipe.reserve(at, duration);
     if (math)
-      busy += static_cast<double>(pipe.free - begin);
+      busy += weight * static_cast<double>(pipe.free - begin);
     return begin;
   }
   /// When the work issued so far is done.

@@ -7,6 +7,7 @@
 #include "ir/Reader.h"
 #include "sim/Engine.h"
 #include "sim/Lowering.h"
+#include "sim/units/Clock.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/raw_ostream.h"
@@ -320,4 +321,43 @@ TEST_CASE("scf.while runs the after region while the before region's condition h
   CHECK(count(five) == 10); // two addi per iteration, 5 iterations
   CHECK(count(zero) == 0);
   CHECK(five.result.cycles > zero.result.cycles);
+}
+
+TEST_CASE("wgmma power: operand bytes per instruction shape, and the power weight of a cycle of it") {
+  auto loaded = sim::GpuModel::load("h200", TLXSIM_SOURCE_DIR "/models");
+  REQUIRE(loaded);
+  REQUIRE_FALSE(llvm::errorToBool(loaded->set("wgmma_smem_power_fraction=0.25")));
+  auto costs = sim::engine::readCosts(*loaded);
+  REQUIRE(costs);
+  for (int n : {64, 128, 256}) {
+    CAPTURE(n);
+    auto ctx = ir::makeContext();
+    std::string diag;
+    llvm::raw_string_ostream os(diag);
+    auto module = ir::readTTGIRText(substitute(kWgmma, {{"NN", std::to_string(n)}}), "unit.ttgir", *ctx, os);
+    REQUIRE_MESSAGE(module, diag);
+    auto program = sim::lowerModule(*module);
+    REQUIRE(program);
+    const sim::Instr *wgmma = nullptr;
+    for (const sim::Block &block : program->blocks)
+      for (const sim::Instr &in : block.instrs)
+        if (in.op == sim::Op::WgmmaIssue)
+          wgmma = &in;
+    REQUIRE(wgmma);
+    // One m64nNk16: A 64 x 16 and B 16 x N fp16 from shared memory (PTX ISA 9.1 9.7.15.5.1).
+    CHECK(wgmma->operandBytes == (64 * 16 + 16 * n) * 2);
+    CHECK(wgmma->imm == 2 * 64 * n * 16);
+    // Bytes per cycle at 4096 FLOP/clk: 128 (N = 64), 96 (N = 128, the reference: weight 1), 80 (N = 256).
+    double bytesPerClk = (64 * 16 + 16 * n) * 2 / (2.0 * 64 * n * 16 / 4096);
+    double weight = sim::engine::tensorPowerWeight(*costs, wgmma->operandBytes, static_cast<double>(wgmma->imm));
+    CHECK(weight == doctest::Approx(0.75 + 0.25 * bytesPerClk / 96));
+  }
+  CHECK(sim::engine::tensorPowerWeight(*costs, 6144, 2.0 * 64 * 128 * 16) == doctest::Approx(1.0));
+  CHECK(sim::engine::tensorPowerWeight(*costs, 0, 0) == 1.0); // no FLOPs: the unweighted cycle
+  REQUIRE_FALSE(llvm::errorToBool(loaded->set("wgmma_smem_power_fraction=0")));
+  auto unweighted = sim::engine::readCosts(*loaded);
+  REQUIRE(unweighted);
+  CHECK(sim::engine::tensorPowerWeight(*unweighted, 10240, 2.0 * 64 * 256 * 16) == 1.0);
+  REQUIRE_FALSE(llvm::errorToBool(loaded->set("wgmma_smem_power_fraction=1.5")));
+  CHECK_FALSE(sim::engine::readCosts(*loaded)); // a share above 1 is refused, naming the model
 }
