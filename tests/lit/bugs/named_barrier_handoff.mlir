@@ -1,9 +1,10 @@
 // Named barriers as synchronization (issue 16), FlashMLA's decode hand-off: the producer warp group
 // (partition0, 4 warps) writes a shared tile with generic stores, then `bar.arrive 2, 256`; the consumer warp
-// group (default, 4 warps) `bar.sync 2, 256`s and reads the tile. PTX ISA 9.1 9.7.13.1 (bar.sync / bar.arrive):
-// "bar{.cta}.sync and bar{.cta}.arrive ... guarantee that memory accesses requested by the threads prior to the
-// barrier are performed relative to all threads participating in the barrier": the arrive releases, the sync that
-// completes the rendezvous acquires. The tile is handed over once per iteration, and
+// group (default, 4 warps) `bar.sync 2, 256`s and reads the tile. PTX ISA 9.1 9.7.13.1 (barrier): "The
+// barrier{.cta}.sync or barrier{.cta}.red or barrier{.cta}.arrive instruction guarantees that when the barrier
+// completes, prior memory accesses requested by this thread are performed relative to all threads participating
+// in the barrier"; the memory model: a bar.arrive synchronizes with a bar.sync on the same barrier. So the arrive
+// releases, the sync that completes the rendezvous acquires. The tile is handed over once per iteration, and
 // the consumer gives the buffer back through a second id (`bar.arrive 3, 256` / the producer's `bar.sync 3,
 // 256` before its next store), so ids 2 and 3 are reused in every iteration (one rendezvous per phase).
 // FIXED (this file): clean under 16 schedules.
