@@ -111,6 +111,22 @@ void RaceChecker::onClusterBarrier(const ClusterBarrierEvent &e) {
   }
 }
 
+void RaceChecker::onNamedBarrier(const NamedBarrierEvent &e) {
+  if (!tracked(e.cta))
+    return;
+  NamedClocks &bar = named_[{e.cta, e.id}];
+  releaseLoc_[{e.agent, clockOf(e.agent).get(e.agent)}] = e.loc;
+  bar.pending.join(clockOf(e.agent));
+  clockOf(e.agent).tick(e.agent);
+  if (e.sync)
+    bar.syncers.push_back(e.agent);
+  if (!e.completed)
+    return;
+  for (int32_t agent : bar.syncers) // blocked since their arrival (or the completing one): nothing to order after
+    clockOf(agent).join(bar.pending);
+  named_.erase({e.cta, e.id});
+}
+
 void RaceChecker::collect() {
   std::set<ThreadId> live;
   for (const auto &[key, views] : shadow_)
@@ -131,6 +147,8 @@ void RaceChecker::collect() {
     bar.completed[0].eraseIf(dead);
     bar.completed[1].eraseIf(dead);
   }
+  for (auto &[key, bar] : named_)
+    bar.pending.eraseIf(dead);
   for (auto &[key, bar] : clusters_) {
     bar.pending.eraseIf(dead);
     bar.completed[0].eraseIf(dead);

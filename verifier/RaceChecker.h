@@ -7,7 +7,10 @@
 //     a TMA copy's complete-tx releases the copy's clock;
 //   - a wait that passes acquires the clock of the completed phase it observed;
 //   - wgmma.wait_group / bulk wait_group acquire the retired operations' clocks;
-//   - warp_specialize forks workers with the parent's clock and joins them at its end.
+//   - warp_specialize forks workers with the parent's clock and joins them at its end;
+//   - named barriers (bar.arrive / bar.sync, 9.7.13.1: memory accesses before the barrier are performed relative
+//     to all its participants): every arrival releases into the rendezvous, the bar.sync participants acquire
+//     it when it completes.
 // Checks on every access to a shared-memory region (allocation + element range):
 //   race-raw: a read not ordered after the last write (e.g. a wgmma reading a stage whose
 //     TMA fill was never observed complete); race-war: a write not ordered after earlier
@@ -61,6 +64,11 @@ public:
   /// barrier.cluster: arrive releases the agent's clock into the cluster's generation, a wait that returns
   /// acquires the completed generation (PTX ISA 9.1 9.7.13.2: .release / .acquire by default).
   void onClusterBarrier(const sim::ClusterBarrierEvent &e) override;
+  /// Named barriers (PTX ISA 9.1 9.7.13.1): bar.arrive and bar.sync release the agent's clock into the
+  /// rendezvous in progress on their id; when it completes, every bar.sync participant of it acquires the clocks of
+  /// all its arrivals (bar.arrive does not wait, so it acquires nothing). FlashMLA's hand-off: the producer's
+  /// stores, then bar.arrive; the consumer's bar.sync, then its reads.
+  void onNamedBarrier(const sim::NamedBarrierEvent &e) override;
 
   /// The happens-before clock of `agent` now (empty for an untracked CTA): for checkers that ask whether an agent
   /// has synchronized with another (verifier/ClusterDeliveryChecker).
@@ -123,6 +131,12 @@ private:
   std::unordered_map<int32_t, int32_t> parentOf_;
   std::unordered_map<sim::BarrierKey, BarrierClocks, sim::BarrierKeyHash> barriers_;
   std::unordered_map<int64_t, BarrierClocks> clusters_; ///< cluster barrier clocks by cluster index
+  /// A named barrier's rendezvous in progress: the arrivals' clocks and its bar.sync participants so far.
+  struct NamedClocks {
+    VectorClock pending;
+    std::vector<int32_t> syncers;
+  };
+  std::map<std::pair<int64_t, int64_t>, NamedClocks> named_; ///< (cta, id) -> the rendezvous in progress
   std::map<std::pair<int64_t, int32_t>, std::vector<Shadow>> shadow_; ///< (cta, alloc) -> views
   /// (class, Python location of the access, of the other access): one finding per pair of source lines, also
   /// when inlined helpers give one line several IR locations
