@@ -91,6 +91,46 @@ def run_no_gpu(script: Path, argv: list[str], target, out: Path) -> tuple[int, C
     return rc, coll
 
 
+class _AutotunerConfigs:
+    """While active, tells which ``triton.Config`` a launch runs under the real ``@triton.autotune``: the config
+    its benchmark (``Autotuner._bench``) is timing, else, for the launch ``Autotuner.run`` makes after tuning (or
+    from its cache), the config it chose (``best_config``); None for a launch outside any autotuner."""
+
+    def __init__(self):
+        self.benching, self.tuners = [], []
+
+    def config(self):
+        if self.benching:
+            return self.benching[-1]
+        return getattr(self.tuners[-1], "best_config", None) if self.tuners else None
+
+    def __enter__(self):
+        from triton.runtime.autotuner import Autotuner
+        self.cls, self.saved = Autotuner, (Autotuner._bench, Autotuner.run)
+        bench, tuner_run = self.saved
+
+        def timed_bench(tuner, *args, config, **meta):
+            self.benching.append(config)
+            try:
+                return bench(tuner, *args, config=config, **meta)
+            finally:
+                self.benching.pop()
+
+        def run(tuner, *args, **kwargs):
+            self.tuners.append(tuner)
+            try:
+                return tuner_run(tuner, *args, **kwargs)
+            finally:
+                self.tuners.pop()
+
+        Autotuner._bench, Autotuner.run = timed_bench, run
+        return self
+
+    def __exit__(self, *exc):
+        self.cls._bench, self.cls.run = self.saved
+        return False
+
+
 def run_gpu(script: Path, argv: list[str], out: Path, timed: bool) -> tuple[int, Collector]:
     """Run ``script`` on the GPU; each launch is also compiled for its capture, and timed with ``timed``."""
     import torch
@@ -117,6 +157,7 @@ def run_gpu(script: Path, argv: list[str], out: Path, timed: bool) -> tuple[int,
         if warmup:
             return original(self, *args, grid=grid, warmup=warmup, **kwargs)
         launch = lc.compile_launch(self, args, grid, kwargs, run=original)
+        launch.config = tuning.config()
         pending["key"] = coll.add(launch)
         return original(self, *args, grid=grid, warmup=False, **kwargs)
 
@@ -124,8 +165,10 @@ def run_gpu(script: Path, argv: list[str], out: Path, timed: bool) -> tuple[int,
     JITFunction.run = run
     if timed:
         knobs.runtime.launch_enter_hook, knobs.runtime.launch_exit_hook = enter, exit_
+    tuning = _AutotunerConfigs()
     try:
-        rc = _run_path(script, argv)
+        with tuning:
+            rc = _run_path(script, argv)
     finally:
         JITFunction.run = original
         knobs.runtime.launch_enter_hook, knobs.runtime.launch_exit_hook = hooks
