@@ -35,8 +35,10 @@ double sustainedClockMhz(const Costs &costs, double utilization);
 /// bytes per cycle / `wgmma_power_ref_bytes_per_clk`), g = `wgmma_smem_power_fraction`, the share of the tensor
 /// cores' dynamic power that reading operands from shared memory takes at the reference shape. A wgmma
 /// m64nNk16 reads A (64 x 16) and B (16 x N) for 64 x N x 16 MACs (PTX ISA 9.1 9.7.15.5.1), so a wider N moves
-/// fewer bytes per FLOP (fp16, both operands in shared memory: 128 B/clk at N = 64, 96 at 128, 80 at 256), draws
-/// less power and, at the power cap, holds a higher clock. 1 when the model has no such knob or `flops` is 0.
+/// fewer bytes per FLOP (fp16, both operands in shared memory: 128 B/clk at N = 64, 96 at 128, 80 at 256). The weight
+/// is fitted (models/h200.json) and acts through the clock; measured in-run clocks of m64n128 and m64n256 GEMMs are
+/// equal at the power cap (traces/h200/clock-probe-2026-12-02.txt), so on hardware the cost is in cycles, not clock.
+/// 1 when the model has no such knob or `flops` is 0.
 double tensorPowerWeight(const Costs &costs, double operandBytes, double flops);
 
 /// The power of `unitCycles` cycles of an SM's full ALU-lane (or SFU) throughput, in cycles of the reference
