@@ -243,10 +243,9 @@ llvm::Expected<SimResult> Engine::Impl::run() {
     endCycle = std::max(endCycle, memory.hbm.free);
   result.cycles = endCycle;
   result.instructions = instructions;
-  // Power-limited clock: the SM clock falls linearly from its maximum (idle tensor
-  // cores) to its full-load value as tensor-core utilization rises.
-  double utilization = endCycle ? std::min(1.0, powerCycles / (static_cast<double>(endCycle) * costs.numSms)) : 0;
-  result.clockMhz = sustainedClockMhz(costs, utilization);
+  // Power-limited clock: the SM clock falls linearly from its maximum (idle tensor cores) to its full-load value
+  // as the power-weighted activity rises (units/Clock.h).
+  result.clockMhz = clockAt(endCycle);
   // A fixed per-launch cost on top of the simulated cycles (grid launch and drain as the
   // device measures a kernel's duration), converted at the run's clock.
   result.cycles += static_cast<Cycle>(std::ceil(costs.kernelOverheadNs * 1e-3 * result.clockMhz));

@@ -272,6 +272,9 @@ struct Engine::Impl {
   /// The power-limited SM clock at cycle `now` from the tensor-core load so far; HBM's fixed bytes/s become more
   /// bytes per SM cycle as the clock drops.
   void updateClock(Cycle now);
+  /// The power-limited SM clock (MHz) after `now` cycles: power-weighted activity per SM-cycle (powerCycles over
+  /// now x SMs, at most 1) through units/Clock.h sustainedClockMhz; the maximum clock at cycle 0.
+  double clockAt(Cycle now) const;
 
   // ---- operands, results and access events (ops/Operands.cpp) ------------------------------------------------
   bool fail(const Instr &in, const std::string &what);

@@ -23,11 +23,15 @@ double engine::vectorPowerCycles(const Costs &costs, double unitCycles) {
   return costs.aluPowerWeight > 0 ? costs.aluPowerWeight * unitCycles : 0.0;
 }
 
+double Engine::Impl::clockAt(Cycle now) const {
+  double utilization = now ? std::min(1.0, powerCycles / (static_cast<double>(now) * costs.numSms)) : 0.0;
+  return engine::sustainedClockMhz(costs, utilization);
+}
+
 void Engine::Impl::updateClock(Cycle now) {
   if (now == 0)
     return;
-  double utilization = std::min(1.0, powerCycles / (static_cast<double>(now) * costs.numSms));
-  double clock = engine::sustainedClockMhz(costs, utilization);
+  double clock = clockAt(now);
   costs.hbmBytesPerClk = costs.hbmBytesPerS / (clock * 1e6);
   costs.l2BytesPerClkNow = costs.l2BytesPerClk * costs.clockMaxMhz / clock;
 }
