@@ -64,6 +64,7 @@ void Engine::Impl::finishAgent(Agent &agent) {
   agent.state = Agent::Done;
   agent.frame.clear();
   agent.frame.shrink_to_fit();
+  emit<EvAgentWork>([&](Listener &l) { l.onAgentWork(agent.info.id, agent.work); });
   emit<EvAgentEnd>([&](Listener &l) { l.onAgentEnd(agent.info.id, agent.time); });
   Cta &cta = *agent.cta;
   if (!clusters.empty())
@@ -98,8 +99,10 @@ void Engine::Impl::wake(int32_t id, Cycle t) {
 /// Runs `a` from event time `now` until it blocks, finishes or must wait for global time.
 bool Engine::Impl::runAgent(Agent &a, Cycle now) {
   a.time = std::max(a.time, now);
+  const Cycle maxCycles = options.maxCycles;          // locals: exec() may write through references, so the
+  const uint64_t maxInstructions = options.maxInstructions; // members would be reloaded every instruction
   while (a.state == Agent::Ready) {
-    if (a.time > options.maxCycles || ++instructions > options.maxInstructions) {
+    if (a.time > maxCycles || ++instructions > maxInstructions) {
       error = "the simulation stopped after " + std::to_string(instructions) + " instructions and " +
               std::to_string(a.time) + " cycles (limits " + std::to_string(options.maxInstructions) + ", " +
               std::to_string(options.maxCycles) + "): ";
@@ -218,6 +221,7 @@ llvm::Expected<SimResult> Engine::Impl::run() {
   for (const auto &agent : agents) {
     if (!agent || agent->state == Agent::Done)
       continue;
+    emit<EvAgentWork>([&](Listener &l) { l.onAgentWork(agent->info.id, agent->work); });
     bool blockedOn = agent->state == Agent::Blocked;
     bool onBarrier = blockedOn && agent->waitKind == BlockedAgent::MBarrier;
     BlockedAgent b{agent->info.id, blockedOn ? agent->waitLoc : agent->joinLoc, onBarrier, blockedOn ? agent->waitKind : BlockedAgent::Join,
@@ -334,6 +338,7 @@ uint32_t handledKinds(Listener *l) {
   add(EvAgentStart, overrides(l, &Listener::onAgentStart));
   add(EvAgentEnd, overrides(l, &Listener::onAgentEnd));
   add(EvInstr, overrides(l, &Listener::onInstr));
+  add(EvAgentWork, overrides(l, &Listener::onAgentWork));
   add(EvBarrier, overrides(l, &Listener::onBarrier));
   add(EvAsync, overrides(l, &Listener::onAsync));
   add(EvAsyncIssue, overrides(l, &Listener::onAsyncIssue));

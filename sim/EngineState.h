@@ -111,6 +111,7 @@ struct Agent {
   /// loads in issue order, so the wait for that result retires the copy and every earlier one (awaitOperands).
   std::map<int32_t, int64_t> vmemAfter;
   Cycle smemWritesDone = 0; ///< when the agent's register -> shared stores have drained
+  AgentWork work;           ///< its InstrEvent spans summed by op (Listener::onAgentWork)
   Cycle lastTc05Done = 0;
   // while blocked on a barrier
   int32_t waitLoc = -1;
@@ -118,6 +119,7 @@ struct Agent {
   int64_t waitNamed = -1; ///< the named-barrier id it waits on
   BarrierKey waitKey{};
   int64_t waitParity = 0;
+  Cycle waitSince = 0; ///< when it blocked on the mbarrier
 };
 
 /// One running CTA: its ids, its agents, its mbarriers and named barriers.
@@ -170,13 +172,11 @@ enum EventKind : uint32_t {
   EvAgentStart = 1u << 0, EvAgentEnd = 1u << 1, EvInstr = 1u << 2, EvBarrier = 1u << 3, EvAsync = 1u << 4,
   EvAsyncIssue = 1u << 5, EvAsyncRetired = 1u << 6, EvAccess = 1u << 7, EvProxyFence = 1u << 8, EvJoin = 1u << 9,
   EvNamedBarrier = 1u << 10, EvClusterBarrier = 1u << 11, EvPendingUse = 1u << 12, EvClusterDelivery = 1u << 13,
-  EvUnknownOp = 1u << 14, EvStall = 1u << 15, EvFinish = 1u << 16,
+  EvUnknownOp = 1u << 14, EvStall = 1u << 15, EvFinish = 1u << 16, EvAgentWork = 1u << 17,
 };
 /// The number of EventKind bits.
-constexpr int kEventKinds = 17;
+constexpr int kEventKinds = 18;
 
-/// The number of Op values (Op::Unknown is the last).
-constexpr size_t kNumOps = static_cast<size_t>(Op::Unknown) + 1;
 /// Per op: whether it touches state other agents see (Impl::isShared; ops/Exec.cpp).
 extern const std::array<bool, kNumOps> kSharedOps;
 
@@ -236,9 +236,11 @@ struct Engine::Impl {
   int64_t barrierSlots = 0;
   std::vector<Value> scratch; ///< reused by yield()
   bool clustered = false;     ///< the program's clusters have more than one CTA (set by Engine::create)
+  Cycle scalarCycles = 0;     ///< costs.scalarOp rounded up (engine::cycles), once: every scalar op costs it
 
   Impl(const Program &p, engine::Costs c, const Launch &l, SimOptions o, std::vector<Value> frame)
-      : program(p), launch(l), options(o), costs(c), initialFrame(std::move(frame)) {}
+      : program(p), launch(l), options(o), costs(c), initialFrame(std::move(frame)),
+        scalarCycles(engine::cycles(c.scalarOp)) {}
 
   void push(Cycle t, Event::Kind kind, int32_t id) { queue.push(Event{t, seq++, kind, id}); }
   /// Delivers an event of kind `Kind` (an EventKind bit): `f(listener)` for each listener that handles that kind
@@ -281,11 +283,27 @@ struct Engine::Impl {
   /// fail(), as the Step of an op.
   Step err(const Instr &in, const std::string &what);
   /// The op keeps its agent busy for `cost` cycles (rounded up) and reports it.
-  void busy(Agent &a, const Instr &in, double cost) {
+  void busy(Agent &a, const Instr &in, double cost) { busyCycles(a, in, engine::cycles(cost)); }
+  /// busy() for a whole number of cycles (a cost already rounded, e.g. scalarCycles).
+  void busyCycles(Agent &a, const Instr &in, Cycle c) {
     Cycle from = a.time;
-    a.time += engine::cycles(cost);
-    InstrEvent e{a.info.id, &in, from, a.time};
-    emit<engine::EvInstr>([&](Listener &l) { l.onInstr(e); });
+    a.time += c;
+    span(a, in, from, a.time, /*operandWait=*/false);
+  }
+  /// Reports that `in` held agent `a` from `start` to `end` (an InstrEvent): added to the agent's AgentWork, and
+  /// delivered as an event only where a listener takes every instruction (a timeline, the race checks).
+  void span(Agent &a, const Instr &in, Cycle start, Cycle end, bool operandWait) {
+    size_t op = static_cast<size_t>(in.op);
+    if (operandWait) {
+      a.work.operandWait[op] += end - start;
+    } else {
+      a.work.cycles[op] += end - start;
+      ++a.work.spans[op];
+    }
+    if (wants<engine::EvInstr>()) {
+      InstrEvent e{a.info.id, &in, start, end, operandWait};
+      emit<engine::EvInstr>([&](Listener &l) { l.onInstr(e); });
+    }
   }
   /// The agent goes on with its next instruction.
   static Step next(Agent &a) {
@@ -305,6 +323,9 @@ struct Engine::Impl {
   /// An optional predicate operand: true when absent.
   bool predicate(Agent &a, int32_t slot, const Instr &in, bool &out);
   bool barrierOf(Agent &a, int32_t slot, const Instr &in, BarrierKey &key);
+  /// barrierOf's failure (out of line): a barrier operand that is no shared-memory view, or an index outside its
+  /// mbarrier array (a KernelFault). Returns false.
+  [[gnu::noinline]] bool badBarrierOperand(const Value &v, const Instr &in);
   /// Reports reads of wgmma accumulators whose group is still outstanding (their values carry the op).
   void checkPendingUses(Agent &a, const Instr &in);
   /// The innermost loop iteration of `a`, -1 outside loops.
@@ -372,6 +393,11 @@ struct Engine::Impl {
   static bool isShared(Op op) { return engine::kSharedOps[static_cast<size_t>(op)]; }
   /// Executes `in` for `a` at event time `now`: dispatches by op family (ops/Exec.cpp).
   Step exec(Agent &a, const Instr &in, Cycle now);
+  /// In a cluster: when `in` reaches into the shared memory of a peer CTA that has exited, reports it, skips the op
+  /// and returns true (ops/Exec.cpp).
+  [[gnu::noinline]] bool dropForExitedPeer(Agent &a, const Instr &in);
+  /// The error for an op no family handles (out of line: exec() stays free of string temporaries).
+  [[gnu::noinline]] Step unhandledOp(const Instr &in);
   Step execScalar(Agent &a, const Instr &in, Cycle now);        ///< ops/Scalar.cpp
   Step execControlFlow(Agent &a, const Instr &in, Cycle now);   ///< ops/ControlFlow.cpp
   Step execSharedMemory(Agent &a, const Instr &in, Cycle now);  ///< ops/SharedMemory.cpp

@@ -5,6 +5,7 @@
 #include "sim/MBarrier.h"
 #include "sim/Program.h"
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -149,6 +150,31 @@ struct AsyncEvent {
   int64_t asyncOp = -1; ///< the operation's id (as in onAsyncIssue), -1 if none
 };
 
+/// What one agent's instructions cost it over its run, by op: the sum of its InstrEvent spans. `cycles[op]` is
+/// the time ops of kind `op` held it (issuing, or waiting inside a wgmma / TMA store / cp.async wait op) and
+/// `spans[op]` how many InstrEvents that was; `operandWait[op]` the time it stalled before ops of kind `op` for
+/// their operands (InstrEvent::operandWait). Cycles are exact integers, so a view that sums these per agent gets
+/// the same totals as one that sums every InstrEvent.
+/// `barrierWait[alloc]` is the time it spent blocked on mbarriers of allocation `alloc` (from its WaitBlock to its
+/// WaitResume BarrierEvent), over `barrierResumes[alloc]` waits.
+struct AgentWork {
+  std::array<Cycle, kNumOps> cycles{}, operandWait{};
+  std::array<uint32_t, kNumOps> spans{};
+  std::vector<Cycle> barrierWait;
+  std::vector<uint32_t> barrierResumes;
+  /// One blocking wait on an mbarrier of allocation `alloc` that lasted `span` cycles.
+  void addBarrierWait(int32_t alloc, Cycle span) {
+    if (alloc < 0)
+      return;
+    if (barrierWait.size() <= static_cast<size_t>(alloc)) {
+      barrierWait.resize(alloc + 1);
+      barrierResumes.resize(alloc + 1);
+    }
+    barrierWait[alloc] += span;
+    ++barrierResumes[alloc];
+  }
+};
+
 /// An agent that cannot progress when the simulation stalls.
 struct BlockedAgent {
   int32_t agent;
@@ -167,6 +193,10 @@ public:
   virtual void onAgentStart(const AgentInfo &, Cycle) {}
   virtual void onAgentEnd(int32_t /*agent*/, Cycle) {}
   virtual void onInstr(const InstrEvent &) {}
+  /// The agent's InstrEvent spans summed by op (AgentWork), once per agent: when it ends (before onAgentEnd), or
+  /// at the end of the run for an agent that never ended (before onStall). A view that needs only totals takes
+  /// this instead of onInstr, and the engine then builds no InstrEvent at all.
+  virtual void onAgentWork(int32_t /*agent*/, const AgentWork &) {}
   virtual void onBarrier(const BarrierEvent &) {}
   virtual void onAsync(const AsyncEvent &) {}
   /// `agent` issued the asynchronous operation `asyncOp` (ids are unique in a run); its

@@ -100,6 +100,9 @@ enum class Op : uint8_t {
   Unknown,        ///< an op the simulator has no semantics for; name in Program::unknownOps[imm]
 };
 
+/// The number of Op values (Op::Unknown is the last).
+constexpr size_t kNumOps = static_cast<size_t>(Op::Unknown) + 1;
+
 /// Scalar binary operations of Op::Binary.
 enum BinaryKind : int16_t {
   Add, Sub, Mul, DivS, DivU, RemS, RemU, And, Or, Xor, Shl, ShrS, ShrU, MinS, MaxS, MinU, MaxU, CeilDivS, FloorDivS

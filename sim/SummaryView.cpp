@@ -44,7 +44,6 @@ void SummaryView::onAgentStart(const AgentInfo &info, Cycle t) {
   if (agentPartition_.size() <= static_cast<size_t>(info.id)) {
     agentPartition_.resize(info.id + 1);
     agentStart_.resize(info.id + 1);
-    blockedSince_.resize(info.id + 1);
   }
   auto it = std::find(partitionNames_.begin(), partitionNames_.end(), info.partition);
   if (it == partitionNames_.end()) {
@@ -62,30 +61,31 @@ void SummaryView::onAgentEnd(int32_t agent, Cycle t) {
   stats(agent).lifetime += static_cast<double>(t - agentStart_[agent]);
 }
 
-void SummaryView::onInstr(const InstrEvent &e) {
-  PartitionStats &s = stats(e.agent);
-  double span = static_cast<double>(e.end - e.start);
-  if (e.operandWait) {
-    s.wait += span;
-    addWait(s, e.instr->op == Op::Dot ? tensorCoreWait_ : operandsWait_, span);
-  } else if (e.instr->op == Op::WgmmaWait || e.instr->op == Op::TmaStoreWait || e.instr->op == Op::TmaStoreTokenWait ||
-             e.instr->op == Op::AsyncWait) {
-    s.wait += span;
-    addWait(s, e.instr->op == Op::WgmmaWait ? wgmmaWait_ : e.instr->op == Op::AsyncWait ? cpAsyncWait_ : tmaStoreWait_,
-            span);
-  } else {
-    s.busy += span;
+void SummaryView::onAgentWork(int32_t agent, const AgentWork &w) {
+  PartitionStats &s = stats(agent);
+  for (size_t i = 0; i < kNumOps; ++i) {
+    Op op = static_cast<Op>(i);
+    if (w.operandWait[i] > 0) { // stalls on operands: a register scoreboard, or the tensor cores (register MMAs)
+      double span = static_cast<double>(w.operandWait[i]);
+      s.wait += span;
+      addWait(s, op == Op::Dot ? tensorCoreWait_ : operandsWait_, span);
+    }
+    if (w.spans[i] == 0)
+      continue;
+    double span = static_cast<double>(w.cycles[i]);
+    if (op == Op::WgmmaWait || op == Op::TmaStoreWait || op == Op::TmaStoreTokenWait || op == Op::AsyncWait) {
+      s.wait += span;
+      addWait(s, op == Op::WgmmaWait ? wgmmaWait_ : op == Op::AsyncWait ? cpAsyncWait_ : tmaStoreWait_, span);
+    } else {
+      s.busy += span;
+    }
   }
-}
-
-void SummaryView::onBarrier(const BarrierEvent &e) {
-  if (e.action == BarrierAction::WaitBlock) {
-    blockedSince_[e.agent] = e.cycle;
-  } else if (e.action == BarrierAction::WaitResume) {
-    PartitionStats &s = stats(e.agent);
-    double span = static_cast<double>(e.cycle - blockedSince_[e.agent]);
+  for (size_t alloc = 0; alloc < w.barrierWait.size(); ++alloc) {
+    if (w.barrierResumes[alloc] == 0)
+      continue;
+    double span = static_cast<double>(w.barrierWait[alloc]);
     s.wait += span;
-    addWait(s, allocWait_[e.barrier.alloc], span);
+    addWait(s, allocWait_[alloc], span);
   }
 }
 

@@ -19,8 +19,7 @@ public:
 
   void onAgentStart(const AgentInfo &info, Cycle t) override;
   void onAgentEnd(int32_t agent, Cycle t) override;
-  void onInstr(const InstrEvent &e) override;
-  void onBarrier(const BarrierEvent &e) override;
+  void onAgentWork(int32_t agent, const AgentWork &work) override;
   void onAsync(const AsyncEvent &e) override;
   void onFinish(Cycle t) override;
 
@@ -71,7 +70,7 @@ private:
   PartitionStats &stats(int32_t agent) { return partitions_[agentPartition_[agent]]; }
 
   std::vector<int32_t> agentPartition_; ///< agent -> index into partitions_
-  std::vector<Cycle> agentStart_, blockedSince_;
+  std::vector<Cycle> agentStart_;
   std::vector<PartitionStats> partitions_; ///< in order of first appearance
   std::vector<std::string> partitionNames_;
   std::vector<std::string> waitNames_;   ///< distinct names of what partitions wait on

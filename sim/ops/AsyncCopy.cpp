@@ -33,7 +33,7 @@ Step Engine::Impl::execAsyncCopy(Agent &a, const Instr &in, Cycle now) {
     return next(a);
   }
   case Op::AsyncCommit:
-    busy(a, in, costs.scalarOp);
+    busyCycles(a, in, scalarCycles);
     a.openCopies.done = std::max(a.openCopies.done, a.time);
     a.copyGroups.push_back(std::move(a.openCopies));
     a.openCopies = Agent::CopyGroup{};
@@ -43,8 +43,7 @@ Step Engine::Impl::execAsyncCopy(Agent &a, const Instr &in, Cycle now) {
   case Op::AsyncWait: {
     if (in.sub == 1) { // amdg.async_wait {num_inst}: s_waitcnt vmcnt(num_inst)
       retireCopyInstructions(a, in.imm);
-      InstrEvent e{a.info.id, &in, start, a.time, /*operandWait=*/false};
-      emit<EvInstr>([&](Listener &l) { l.onInstr(e); });
+      span(a, in, start, a.time, /*operandWait=*/false);
       if (in.result >= 0)
         a.frame[in.result] = Value::tensor();
       return next(a);
@@ -56,8 +55,7 @@ Step Engine::Impl::execAsyncCopy(Agent &a, const Instr &in, Cycle now) {
         emit<EvAsyncRetired>([&](Listener &l) { l.onAsyncRetired(a.info.id, op, a.time); });
       a.copyGroups.pop_front();
     }
-    InstrEvent e{a.info.id, &in, start, a.time, /*operandWait=*/false};
-    emit<EvInstr>([&](Listener &l) { l.onInstr(e); });
+    span(a, in, start, a.time, /*operandWait=*/false);
     if (in.result >= 0)
       a.frame[in.result] = Value::tensor();
     return next(a);

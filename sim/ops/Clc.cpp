@@ -112,7 +112,7 @@ Step Engine::Impl::execClc(Agent &a, const Instr &in, Cycle now) {
       for (int32_t d = 0; d < in.numResults && d < 3; ++d)
         a.frame[in.result + d] = Value::integer(first < 0 ? -1 : ctaidOf(program, ctaGrid, first, d));
     }
-    busy(a, in, costs.scalarOp);
+    busyCycles(a, in, scalarCycles);
     return next(a);
   }
   case Op::ClcIsCanceled:
@@ -130,7 +130,7 @@ Step Engine::Impl::execClc(Agent &a, const Instr &in, Cycle now) {
         id /= program.clusterDims[dim];
       a.frame[in.result] = Value::integer(id);
     }
-    busy(a, in, costs.scalarOp);
+    busyCycles(a, in, scalarCycles);
     return next(a);
   }
   default:

@@ -153,7 +153,7 @@ Step Engine::Impl::execCluster(Agent &a, const Instr &in, Cycle now) {
   }
   case Op::ClusterCtaRank:
     a.frame[in.result] = Value::integer(cta.id % program.clusterSize());
-    busy(a, in, costs.scalarOp);
+    busyCycles(a, in, scalarCycles);
     return next(a);
   case Op::MapRemote: {
     Value view = a.frame[in.args[0]];
@@ -165,7 +165,7 @@ Step Engine::Impl::execCluster(Agent &a, const Instr &in, Cycle now) {
       return err(in, "cluster CTA rank " + std::to_string(x) + " lies outside " + program.clusterText());
     view.rank = static_cast<int32_t>(x);
     a.frame[in.result] = view;
-    busy(a, in, costs.scalarOp);
+    busyCycles(a, in, scalarCycles);
     return next(a);
   }
   case Op::RemoteStore: {

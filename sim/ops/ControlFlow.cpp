@@ -32,7 +32,7 @@ Step Engine::Impl::yield(Agent &a, const Instr &in) {
       for (size_t i = 0; i < values.size() && i + 1 < body.args.size(); ++i)
         a.frame[body.args[i + 1]] = values[i];
       c.pc = 0;
-      a.time += cycles(costs.scalarOp);
+      a.time += scalarCycles;
       return Step::Continue;
     }
     exitRegion(a, values);
@@ -46,7 +46,7 @@ Step Engine::Impl::yield(Agent &a, const Instr &in) {
       a.frame[before.args[i]] = values[i];
     c.block = c.owner->block;
     c.pc = 0;
-    a.time += cycles(costs.scalarOp);
+    a.time += scalarCycles;
     return Step::Continue;
   }
   case Ctl::WsDefault:
@@ -88,7 +88,7 @@ Step Engine::Impl::execControlFlow(Agent &a, const Instr &in, Cycle now) {
       return Step::Error;
     if (step <= 0)
       return err(in, "scf.for with a non-positive step (" + std::to_string(step) + ")");
-    busy(a, in, costs.scalarOp);
+    busyCycles(a, in, scalarCycles);
     Ctl loop{Ctl::For, in.block, 0, &in, lb, lb, ub, step, in.sub == 1, in.bits};
     if (!loop.inRange(lb)) {
       std::vector<Value> inits;
@@ -110,7 +110,7 @@ Step Engine::Impl::execControlFlow(Agent &a, const Instr &in, Cycle now) {
       cond = in.imm2 > 0;
     else if (!intOf(a, in.args[0], in, cond))
       return Step::Error;
-    busy(a, in, costs.scalarOp);
+    busyCycles(a, in, scalarCycles);
     int32_t block = cond ? in.block : in.block2;
     if (block < 0)
       return next(a);
@@ -141,7 +141,7 @@ Step Engine::Impl::execControlFlow(Agent &a, const Instr &in, Cycle now) {
     return Step::Continue;
   }
   case Op::While: {
-    busy(a, in, costs.scalarOp);
+    busyCycles(a, in, scalarCycles);
     const Block &before = program.blocks[in.block];
     for (size_t i = 0; i < in.args.size() && i < before.args.size(); ++i)
       a.frame[before.args[i]] = a.frame[in.args[i]];
@@ -157,7 +157,7 @@ Step Engine::Impl::execControlFlow(Agent &a, const Instr &in, Cycle now) {
     std::vector<Value> values;
     for (size_t i = 1; i < in.args.size(); ++i)
       values.push_back(a.frame[in.args[i]]);
-    busy(a, in, costs.scalarOp);
+    busyCycles(a, in, scalarCycles);
     if (!cond) {
       exitRegion(a, values);
       return Step::Continue;

@@ -1,7 +1,7 @@
 // The op dispatcher: each Op belongs to one family, whose exec<Family> (one file under ops/) gives its semantics.
 // Adding an op family: add its Op values (Program.h), a `Step Engine::Impl::execFoo(Agent &, const Instr &, Cycle)`
-// in ops/Foo.cpp (declared in EngineState.h), and its rows in familyOf below (and in sharedOp if it touches state
-// other agents see).
+// in ops/Foo.cpp (declared in EngineState.h), and its case list in exec() below (and in sharedOp if it touches
+// state other agents see).
 #include "sim/EngineState.h"
 
 #include <array>
@@ -9,51 +9,6 @@
 namespace tlxsim::sim {
 
 using namespace engine;
-
-namespace {
-
-using Family = Step (Engine::Impl::*)(Engine::Impl::Agent &, const Instr &, Cycle);
-
-/// The exec function of the family `op` belongs to.
-Family familyOf(Op op) {
-  using Impl = Engine::Impl;
-  switch (op) {
-  case Op::Const: case Op::Binary: case Op::Cmp: case Op::Select: case Op::Cast: case Op::ProgramId:
-  case Op::NumPrograms: case Op::Unknown:
-    return &Impl::execScalar;
-  case Op::For: case Op::If: case Op::Yield: case Op::Return: case Op::WarpSpecialize: case Op::While:
-  case Op::Condition:
-    return &Impl::execControlFlow;
-  case Op::LocalAlloc: case Op::MemDescIndex: case Op::MemDescView: case Op::LocalStore: case Op::LocalLoad:
-  case Op::FenceAsync:
-    return &Impl::execSharedMemory;
-  case Op::InitBarrier: case Op::InvalBarrier: case Op::BarrierExpect: case Op::ArriveBarrier: case Op::WaitBarrier:
-    return &Impl::execMbarrier;
-  case Op::TmaLoad: case Op::TmaStore: case Op::TmaStoreWait: case Op::TmaStoreTokenWait:
-    return &Impl::execTma;
-  case Op::WgmmaIssue: case Op::WgmmaWait:
-    return &Impl::execWgmma;
-  case Op::Tc05Mma: case Op::Tc05Commit: case Op::Tc05Copy:
-    return &Impl::execTcgen05;
-  case Op::TensorOp: case Op::Dot:
-    return &Impl::execRegister;
-  case Op::GlobalLoad: case Op::GlobalStore:
-    return &Impl::execGlobalMemory;
-  case Op::AsyncCopy: case Op::AsyncCommit: case Op::AsyncWait:
-    return &Impl::execAsyncCopy;
-  case Op::NamedBarrier: case Op::CtaBarrier:
-    return &Impl::execNamedBarrier;
-  case Op::ClusterArrive: case Op::ClusterWait: case Op::ClusterCtaRank: case Op::MapRemote: case Op::RemoteStore:
-    return &Impl::execCluster;
-  case Op::Sleep: case Op::ReadBarrierPhase:
-    return &Impl::execAmd;
-  case Op::ClcTryCancel: case Op::ClcQuery: case Op::ClcLoad: case Op::ClcIsCanceled: case Op::ClcProgramId:
-    return &Impl::execClc;
-  }
-  return nullptr;
-}
-
-} // namespace
 
 namespace {
 
@@ -72,14 +27,6 @@ constexpr bool sharedOp(Op op) {
   }
 }
 
-/// familyOf per op, computed once: the dispatcher indexes it instead of switching on every instruction.
-const std::array<Family, kNumOps> kFamilies = [] {
-  std::array<Family, kNumOps> table{};
-  for (size_t i = 0; i < kNumOps; ++i)
-    table[i] = familyOf(static_cast<Op>(i));
-  return table;
-}();
-
 } // namespace
 
 const std::array<bool, kNumOps> engine::kSharedOps = [] {
@@ -89,23 +36,62 @@ const std::array<bool, kNumOps> engine::kSharedOps = [] {
   return table;
 }();
 
-Step Engine::Impl::exec(Agent &a, const Instr &in, Cycle now) {
-  if (clustered && kSharedOps[static_cast<size_t>(in.op)]) {
-    // An op reaching into the shared memory of a CTA of the cluster that has exited: reported, then dropped
-    // (PTX ISA 9.1 5.1.1: a CTA's shared memory must not be accessed once it exited).
-    int64_t gone = exitedPeerOf(a, in);
-    if (gone >= 0) {
-      busy(a, in, costs.mbarOp);
-      ClusterBarrierEvent e{ClusterBarrierEvent::ExitedPeer, a.time, a.cta->id / program.clusterSize(), a.info.id,
-                            in.loc, gone};
-      emit<EvClusterBarrier>([&](Listener &l) { l.onClusterBarrier(e); });
-      return next(a);
-    }
-  }
-  Family family = kFamilies[static_cast<size_t>(in.op)];
-  if (!family)
-    return err(in, "internal: unhandled instruction");
-  return (this->*family)(a, in, now);
+bool Engine::Impl::dropForExitedPeer(Agent &a, const Instr &in) {
+  // An op reaching into the shared memory of a CTA of the cluster that has exited: reported, then dropped
+  // (PTX ISA 9.1 5.1.1: a CTA's shared memory must not be accessed once it exited).
+  int64_t gone = exitedPeerOf(a, in);
+  if (gone < 0)
+    return false;
+  busy(a, in, costs.mbarOp);
+  ClusterBarrierEvent e{ClusterBarrierEvent::ExitedPeer, a.time, a.cta->id / program.clusterSize(), a.info.id,
+                        in.loc, gone};
+  emit<EvClusterBarrier>([&](Listener &l) { l.onClusterBarrier(e); });
+  next(a);
+  return true;
 }
+
+Step Engine::Impl::exec(Agent &a, const Instr &in, Cycle now) {
+  // The cluster check lives out of line (dropForExitedPeer): exec itself stays a jump table of tail calls.
+  if (clustered && kSharedOps[static_cast<size_t>(in.op)] && dropForExitedPeer(a, in))
+    return Step::Continue;
+  // One case list per family: a switch of direct calls (a jump table), cheaper per instruction than an indirect
+  // call through a table of member-function pointers.
+  switch (in.op) {
+  case Op::Const: case Op::Binary: case Op::Cmp: case Op::Select: case Op::Cast: case Op::ProgramId:
+  case Op::NumPrograms: case Op::Unknown:
+    return execScalar(a, in, now);
+  case Op::For: case Op::If: case Op::Yield: case Op::Return: case Op::WarpSpecialize: case Op::While:
+  case Op::Condition:
+    return execControlFlow(a, in, now);
+  case Op::LocalAlloc: case Op::MemDescIndex: case Op::MemDescView: case Op::LocalStore: case Op::LocalLoad:
+  case Op::FenceAsync:
+    return execSharedMemory(a, in, now);
+  case Op::InitBarrier: case Op::InvalBarrier: case Op::BarrierExpect: case Op::ArriveBarrier: case Op::WaitBarrier:
+    return execMbarrier(a, in, now);
+  case Op::TmaLoad: case Op::TmaStore: case Op::TmaStoreWait: case Op::TmaStoreTokenWait:
+    return execTma(a, in, now);
+  case Op::WgmmaIssue: case Op::WgmmaWait:
+    return execWgmma(a, in, now);
+  case Op::Tc05Mma: case Op::Tc05Commit: case Op::Tc05Copy:
+    return execTcgen05(a, in, now);
+  case Op::TensorOp: case Op::Dot:
+    return execRegister(a, in, now);
+  case Op::GlobalLoad: case Op::GlobalStore:
+    return execGlobalMemory(a, in, now);
+  case Op::AsyncCopy: case Op::AsyncCommit: case Op::AsyncWait:
+    return execAsyncCopy(a, in, now);
+  case Op::NamedBarrier: case Op::CtaBarrier:
+    return execNamedBarrier(a, in, now);
+  case Op::ClusterArrive: case Op::ClusterWait: case Op::ClusterCtaRank: case Op::MapRemote: case Op::RemoteStore:
+    return execCluster(a, in, now);
+  case Op::Sleep: case Op::ReadBarrierPhase:
+    return execAmd(a, in, now);
+  case Op::ClcTryCancel: case Op::ClcQuery: case Op::ClcLoad: case Op::ClcIsCanceled: case Op::ClcProgramId:
+    return execClc(a, in, now);
+  }
+  return unhandledOp(in);
+}
+
+Step Engine::Impl::unhandledOp(const Instr &in) { return err(in, "internal: unhandled instruction"); }
 
 } // namespace tlxsim::sim

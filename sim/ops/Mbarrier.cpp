@@ -26,6 +26,8 @@ std::vector<int32_t> &Engine::Impl::waitersOf(Cta &cta, const BarrierKey &key) {
 
 void Engine::Impl::barrierEvent(Cycle t, BarrierAction action, const BarrierKey &key, const MBarrier &bar, int32_t agent,
                   int32_t loc, int64_t amount, BarrierStatus status, int64_t asyncOp) {
+  if (!wants<EvBarrier>()) // predict: nobody listens; the event is not built
+    return;
   BarrierEvent e{t,   action,      key,          agent,          loc, amount, status, bar.phase(), bar.pending(),
                  bar.expected(), bar.tx(), asyncOp};
   emit<EvBarrier>([&](Listener &l) { l.onBarrier(e); });
@@ -45,6 +47,7 @@ void Engine::Impl::phaseFlipped(Cta &cta, const BarrierKey &key, MBarrier &bar, 
     }
     w.state = Agent::Ready;
     w.time = std::max(w.time, t + cycles(costs.mbarWake));
+    w.work.addBarrierWait(key.alloc, w.time - w.waitSince);
     barrierEvent(w.time, BarrierAction::WaitResume, key, bar, id, w.waitLoc, w.waitParity, BarrierStatus::Ok);
     w.stack.back().pc++;
     push(w.time, Event::RunAgent, id);
@@ -146,7 +149,7 @@ Step Engine::Impl::execMbarrier(Agent &a, const Instr &in, Cycle now) {
         !predicate(a, in.args[2], in, pred))
       return Step::Error;
     if (!pred) {
-      busy(a, in, costs.scalarOp);
+      busyCycles(a, in, scalarCycles);
       return next(a);
     }
     if (key.cta != cta.id)
@@ -164,6 +167,7 @@ Step Engine::Impl::execMbarrier(Agent &a, const Instr &in, Cycle now) {
     a.waitKey = key;
     a.waitParity = parity;
     a.waitLoc = in.loc;
+    a.waitSince = a.time;
     barrierEvent(a.time, BarrierAction::WaitBlock, key, bar, a.info.id, in.loc, parity,
                  bar.initialized() ? BarrierStatus::Ok : bar.deadStatus());
     waitersOf(cta, key).push_back(a.info.id);

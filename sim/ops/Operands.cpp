@@ -50,21 +50,24 @@ bool Engine::Impl::predicate(Agent &a, int32_t slot, const Instr &in, bool &out)
 
 bool Engine::Impl::barrierOf(Agent &a, int32_t slot, const Instr &in, BarrierKey &key) {
   const Value &v = a.frame[slot];
-  if (v.kind != Value::Mem)
-    return fail(in, "the barrier operand does not trace back to a shared-memory allocation");
-  const Alloc &alloc = program.allocs[v.alloc];
-  if (alloc.isBarrier && (v.i < 0 || v.i >= barrierCount[v.alloc])) { // a kernel bug at this launch (KernelFault)
-    fault(in, "barrier-lifecycle",
-          "mbarrier index " + std::to_string(v.i) + " is outside the " + std::to_string(barrierCount[v.alloc]) +
-              " mbarriers of '" + alloc.name + "': this operation uses shared memory that is not an initialized "
-              "mbarrier (PTX ISA 9.7.13.15: an mbarrier object is used only after mbarrier.init)");
-    return false;
-  }
+  if (v.kind != Value::Mem || (program.allocs[v.alloc].isBarrier && (v.i < 0 || v.i >= barrierCount[v.alloc])))
+    return badBarrierOperand(v, in);
   Cta *owner = v.rank < 0 ? a.cta : peerCta(*a.cta, v.rank, in); // a DSMEM view names a peer's barrier
   if (!owner)
     return false;
   key = BarrierKey{owner->id, v.alloc, v.i};
   return true;
+}
+
+bool Engine::Impl::badBarrierOperand(const Value &v, const Instr &in) {
+  if (v.kind != Value::Mem)
+    return fail(in, "the barrier operand does not trace back to a shared-memory allocation");
+  // an index outside the barrier array: a kernel bug at this launch (KernelFault)
+  fault(in, "barrier-lifecycle",
+        "mbarrier index " + std::to_string(v.i) + " is outside the " + std::to_string(barrierCount[v.alloc]) +
+            " mbarriers of '" + program.allocs[v.alloc].name + "': this operation uses shared memory that is not an "
+            "initialized mbarrier (PTX ISA 9.7.13.15: an mbarrier object is used only after mbarrier.init)");
+  return false;
 }
 
 /// Reports reads of wgmma accumulators whose group is still outstanding (their values carry the op).
@@ -138,8 +141,7 @@ void Engine::Impl::awaitOperands(Agent &a, const Instr &in, size_t first) {
     a.time = before;
   }
   if (ready > a.time) {
-    InstrEvent e{a.info.id, &in, a.time, ready, /*operandWait=*/true};
-    emit<EvInstr>([&](Listener &l) { l.onInstr(e); });
+    span(a, in, a.time, ready, /*operandWait=*/true);
     a.time = ready;
   }
 }

@@ -59,7 +59,7 @@ Step Engine::Impl::execScalar(Agent &a, const Instr &in, Cycle now) {
       out = Value::integer(truncateTo(v, in.bits));
     }
     a.frame[in.result] = out;
-    busy(a, in, costs.scalarOp);
+    busyCycles(a, in, scalarCycles);
     return next(a);
   }
   case Op::Cmp: {
@@ -84,14 +84,14 @@ Step Engine::Impl::execScalar(Agent &a, const Instr &in, Cycle now) {
       out = Value::integer(v ? 1 : 0);
     }
     a.frame[in.result] = out;
-    busy(a, in, costs.scalarOp);
+    busyCycles(a, in, scalarCycles);
     return next(a);
   }
   case Op::Select: {
     const Value &cond = a.frame[in.args[0]];
     a.frame[in.result] =
         cond.kind != Value::Int ? Value::unknown(Value::originOf(cond)) : a.frame[in.args[cond.i ? 1 : 2]];
-    busy(a, in, costs.scalarOp);
+    busyCycles(a, in, scalarCycles);
     return next(a);
   }
   case Op::Cast: {
@@ -104,23 +104,23 @@ Step Engine::Impl::execScalar(Agent &a, const Instr &in, Cycle now) {
                                                     : src.i,
                                       in.bits));
     a.frame[in.result] = out;
-    busy(a, in, costs.scalarOp);
+    busyCycles(a, in, scalarCycles);
     return next(a);
   }
   case Op::ProgramId:
     a.frame[in.result] = Value::integer(cta.pid[in.sub % 3]);
-    busy(a, in, costs.scalarOp);
+    busyCycles(a, in, scalarCycles);
     return next(a);
   case Op::NumPrograms:
     a.frame[in.result] = Value::integer(launch.grid[in.sub % 3]);
-    busy(a, in, costs.scalarOp);
+    busyCycles(a, in, scalarCycles);
     return next(a);
   case Op::Unknown:
     if (reportedUnknown.insert(&in).second)
       emit<EvUnknownOp>([&](Listener &l) { l.onUnknownOp(program.unknownOps[in.imm], in.loc); });
     for (int32_t i = 0; i < in.numResults; ++i)
       a.frame[in.result + i] = Value::unknown(static_cast<int32_t>(in.imm));
-    busy(a, in, costs.scalarOp);
+    busyCycles(a, in, scalarCycles);
     return next(a);
   default:
     break;

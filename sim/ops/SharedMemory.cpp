@@ -31,7 +31,7 @@ Step Engine::Impl::execSharedMemory(Agent &a, const Instr &in, Cycle now) {
                  std::to_string(in.imm2) + " (allocation '" + program.allocs[src.alloc].name + "')");
     a.frame[in.result] = Value::mem(src.alloc, src.i + index * in.imm);
     a.frame[in.result].rank = src.rank;
-    busy(a, in, costs.scalarOp);
+    busyCycles(a, in, scalarCycles);
     return next(a);
   }
   case Op::MemDescView:

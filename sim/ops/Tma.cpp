@@ -112,8 +112,7 @@ Step Engine::Impl::execTma(Agent &a, const Instr &in, Cycle now) {
       a.storeGroups.pop_front();
       emit<EvAsyncRetired>([&](Listener &l) { l.onAsyncRetired(a.info.id, op, a.time); });
     }
-    InstrEvent e{a.info.id, &in, start, a.time, /*operandWait=*/false};
-    emit<EvInstr>([&](Listener &l) { l.onInstr(e); });
+    span(a, in, start, a.time, /*operandWait=*/false);
     return next(a);
   }
   default:

@@ -12,8 +12,7 @@ Step Engine::Impl::waitGroups(Agent &a, const Instr &in, std::deque<std::pair<Cy
     groups.pop_front();
     emit<EvAsyncRetired>([&](Listener &l) { l.onAsyncRetired(a.info.id, op, a.time); });
   }
-  InstrEvent e{a.info.id, &in, start, a.time, /*operandWait=*/false};
-  emit<EvInstr>([&](Listener &l) { l.onInstr(e); });
+  span(a, in, start, a.time, /*operandWait=*/false);
   for (int32_t i = 0; i < in.numResults; ++i) {
     Value v = a.frame[in.args[i]];
     // an accumulator whose wgmma group retired is readable (Value::pendingOp)

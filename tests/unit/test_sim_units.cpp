@@ -15,6 +15,9 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <fstream>
+#include <map>
+#include <sstream>
 
 #include <regex>
 
@@ -29,10 +32,17 @@ namespace {
 struct Recorder : sim::Listener {
   std::vector<sim::AsyncEvent> async;
   std::vector<sim::InstrEvent> instrs;
+  std::vector<sim::BarrierEvent> waits; ///< WaitBlock / WaitResume
+  std::map<int32_t, sim::AgentWork> work;
   int retired = 0;
   void onAsync(const sim::AsyncEvent &e) override { async.push_back(e); }
   void onInstr(const sim::InstrEvent &e) override { instrs.push_back(e); }
   void onAsyncRetired(int32_t, int64_t, sim::Cycle) override { ++retired; }
+  void onBarrier(const sim::BarrierEvent &e) override {
+    if (e.action == sim::BarrierAction::WaitBlock || e.action == sim::BarrierAction::WaitResume)
+      waits.push_back(e);
+  }
+  void onAgentWork(int32_t agent, const sim::AgentWork &w) override { work[agent] = w; }
 };
 
 /// Simulates `text` (placeholders already substituted) on the H200 model with one CTA.
@@ -360,4 +370,46 @@ TEST_CASE("wgmma power: operand bytes per instruction shape, and the power weigh
   CHECK(sim::engine::tensorPowerWeight(*unweighted, 10240, 2.0 * 64 * 256 * 16) == 1.0);
   REQUIRE_FALSE(llvm::errorToBool(loaded->set("wgmma_smem_power_fraction=1.5")));
   CHECK_FALSE(sim::engine::readCosts(*loaded)); // a share above 1 is refused, naming the model
+}
+
+TEST_CASE("AgentWork: an agent's totals by op equal the sums of its InstrEvent spans and mbarrier waits") {
+  // The summary view reads only the totals (Listener::onAgentWork); a timeline reads every InstrEvent. Both must
+  // see the same cycles: checked on one CTA of the WS GEMM (TMA producer, wgmma consumer, mbarrier ring).
+  std::ifstream file(TLXSIM_SOURCE_DIR "/tests/inputs/hopper/ws_gemm/s3/ws_gemm_kernel.ttgir");
+  std::stringstream text;
+  text << file.rdbuf();
+  REQUIRE_FALSE(text.str().empty());
+  Sim sim(text.str(), {"M=512", "N=512", "K=1024"},
+          {"a_desc=512x1024", "b_desc=1024x512", "c_desc=512x512"});
+  std::map<int32_t, sim::AgentWork> fromEvents;
+  for (const sim::InstrEvent &e : sim.rec.instrs) {
+    sim::AgentWork &w = fromEvents[e.agent];
+    size_t op = static_cast<size_t>(e.instr->op);
+    if (e.operandWait) {
+      w.operandWait[op] += e.end - e.start;
+    } else {
+      w.cycles[op] += e.end - e.start;
+      ++w.spans[op];
+    }
+  }
+  std::map<int32_t, sim::Cycle> blockedAt;
+  for (const sim::BarrierEvent &e : sim.rec.waits) {
+    if (e.action == sim::BarrierAction::WaitBlock)
+      blockedAt[e.agent] = e.cycle;
+    else
+      fromEvents[e.agent].addBarrierWait(e.barrier.alloc, e.cycle - blockedAt[e.agent]);
+  }
+  REQUIRE(sim.rec.work.size() == 2); // one CTA: the default (wgmma) partition and the TMA producer
+  sim::Cycle waited = 0;
+  for (const auto &[agent, w] : sim.rec.work) {
+    const sim::AgentWork &e = fromEvents[agent];
+    CHECK(w.cycles == e.cycles);
+    CHECK(w.spans == e.spans);
+    CHECK(w.operandWait == e.operandWait);
+    CHECK(w.barrierWait == e.barrierWait);
+    CHECK(w.barrierResumes == e.barrierResumes);
+    for (sim::Cycle c : w.barrierWait)
+      waited += c;
+  }
+  CHECK(waited > 0); // the ring's waits are counted, not only instructions
 }
