@@ -3,6 +3,7 @@
 // here; the runner is the runner/ library (runner/README.md), its report runner/RunReport.h.
 #include "tools/CommandLine.h"
 
+#include "runner/ProtonTrace.h"
 #include "runner/Record.h"
 #include "runner/RunReport.h"
 #include "runner/Runner.h"
@@ -56,6 +57,19 @@ cl::opt<std::string> recordOpt("record", cl::desc("Add the measurement to a trac
 cl::opt<std::string> splitOpt("split", cl::desc("Split of a new record: fit or heldout (default fit)"), cl::init("fit"),
                               cl::cat(launchCategory()), cl::sub(runCommand()));
 
+cl::opt<std::string> protonOpt("proton",
+                               cl::desc("Run the kernel once more after the check with its Proton profile buffer "
+                                        "zeroed, decode it and write a Chrome trace to OUT.json and the "
+                                        "per-partition summary to OUT.summary.json (the capture must come from "
+                                        "`python -m tlx_sim.capture --proton`)"),
+                               cl::value_desc("OUT.json"), cl::cat(launchCategory()), cl::sub(runCommand()));
+cl::opt<unsigned> protonCtasOpt("proton-trace-ctas",
+                                cl::desc("CTAs (with events, in buffer order) in the --proton Chrome trace; 0: all "
+                                         "(the summary always covers every CTA; default 2, as record.py's excerpt)"),
+                                cl::init(2), cl::cat(launchCategory()), cl::sub(runCommand()));
+cl::opt<bool> protonOnlyOpt("proton-only", cl::desc("With --proton: skip the timing (check and profile launch only)"),
+                            cl::cat(launchCategory()), cl::sub(runCommand()));
+
 std::string today() {
   std::time_t now = std::time(nullptr);
   char buf[16];
@@ -65,7 +79,22 @@ std::string today() {
 
 void printJson(json::Object out) { outs() << formatv("{0:2}", json::Value(std::move(out))) << "\n"; }
 
+/// Prints the --proton outputs and warnings (stderr) of a run.
+void reportProton(const proton::ProtonOutputs &out) {
+  for (const std::string &w : out.warnings)
+    errs() << "tlx-sim: warning: proton: " << w << "\n";
+  errs() << "tlx-sim: proton: wrote " << out.tracePath << " and " << out.summaryPath << "\n";
+}
+
 int runDry(const Capture &capture) {
+  if (!protonOpt.empty()) {
+    auto proton = proton::readProtonCapture(capture);
+    if (!proton)
+      return badInput(toString(proton.takeError()));
+    errs() << formatv("tlx-sim: proton: {0} scopes, {1} CTAs x {2} bytes of profile scratch, {3} warps ({4} default)\n",
+                      proton->scopes.names.size(), proton->layout.numCtas, proton->layout.scratchBytes,
+                      proton->layout.numWarps, proton->partitions.defaultWarps);
+  }
   std::optional<CubinParams> table;
   auto layout = layoutForCapture(capture, &table);
   if (!layout)
@@ -109,8 +138,17 @@ int runRun() {
     return badInput(toString(timerChoice.takeError()));
   if (timerItersOpt < 1 || retriesOpt < 0 || roundsOpt < 1)
     return badInput("--timer-iters and --rounds must be at least 1, --retries at least 0");
+  if (protonOnlyOpt && protonOpt.empty())
+    return badInput("--proton-only needs --proton OUT.json");
   if (dryRunOpt)
     return runDry(*capture);
+  std::optional<proton::ProtonCapture> protonCapture;
+  if (!protonOpt.empty()) { // before the GPU: a capture that cannot be profiled fails here
+    auto p = proton::readProtonCapture(*capture);
+    if (!p)
+      return badInput(toString(p.takeError()));
+    protonCapture = std::move(*p);
+  }
 
   auto device = openDeviceFor(*capture);
   if (!device)
@@ -121,10 +159,21 @@ int runRun() {
     return badInput(toString(timer.takeError()));
   RunOptions options = runOptions();
   options.timer = timer->get();
+  std::vector<uint8_t> profileBuffer;
+  if (protonCapture) {
+    options.profileBuffer = &profileBuffer;
+    options.skipTiming = protonOnlyOpt;
+  }
   auto result = runCapture(*capture, **device, options);
   if (!result)
     return badInput(toString(result.takeError()));
   RunResult &r = *result;
+  if (protonCapture && r.kernelFailure.empty() && !profileBuffer.empty()) {
+    auto out = proton::writeProtonOutputs(*capture, *protonCapture, profileBuffer, protonOpt, protonCtasOpt);
+    if (!out)
+      return badInput(toString(out.takeError()));
+    reportProton(*out);
+  }
   if (r.timerNote.empty())
     r.timerNote = timerNote;
   const bool failed = runFailed(r);
