@@ -134,7 +134,7 @@ llvm::json::Value chromeTrace(const DecodedProfile &profile, const ScopeTable &s
       continue;
     if (maxCtas && written++ >= maxCtas)
       break;
-    std::string pid = llvm::formatv("{0} Core{1} CTA{2} [measure in clock cycle (assume 1GHz)]", kernel, cta.smId,
+    std::string pid = llvm::formatv("{0} Core{1} CTA{2}", kernel, cta.smId,
                                     cta.blockId);
     for (const WarpTrace &w : cta.warps) {
       std::vector<int> lines = assignLines(w.events);
@@ -302,6 +302,7 @@ llvm::Expected<ProtonOutputs> writeProtonOutputs(const Capture &c, const ProtonC
   llvm::json::Object doc{
       {"capture", c.dir},
       {"kernel", c.kernel},
+      {"module", c.module},
       {"config", c.config},
       {"grid", llvm::json::Array{c.grid[0], c.grid[1], c.grid[2]}},
       {"mode", proton.scopes.mode},

@@ -49,7 +49,7 @@ struct PartitionMap {
 llvm::Expected<PartitionMap> partitionsFromTtgir(llvm::StringRef ttgir);
 
 /// Proton's Chrome trace (TraceWriter.cpp StreamChromeTraceWriter) of the first `maxCtas` CTAs
-/// (0: all): "X" events with pid "<kernel> Core<sm> CTA<id> [measure in clock cycle (assume 1GHz)]",
+/// (0: all): "X" events with pid "<kernel> Core<sm> CTA<id>" (as in the traces triton 3.6 wrote, traces/h200/proton),
 /// tid "warp <w> (line <l>)" (overlapping scopes of a warp on separate lines), ts and dur in
 /// cycles / 1000 (so 1 cycle shows as 1 ns), each CTA's first start at ts 0.
 llvm::json::Value chromeTrace(const DecodedProfile &profile, const ScopeTable &scopes, llvm::StringRef kernel,
