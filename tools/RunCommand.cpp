@@ -140,6 +140,8 @@ int runRun() {
     return badInput("--timer-iters and --rounds must be at least 1, --retries at least 0");
   if (protonOnlyOpt && protonOpt.empty())
     return badInput("--proton-only needs --proton OUT.json");
+  if (!protonOpt.empty() && !recordOpt.empty())
+    return badInput("--record with --proton would record the instrumented kernel's time; record a plain capture");
   if (dryRunOpt)
     return runDry(*capture);
   std::optional<proton::ProtonCapture> protonCapture;

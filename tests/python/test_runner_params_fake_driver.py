@@ -202,6 +202,11 @@ class FakeDriverRun(unittest.TestCase):
         proc, _ = self.run_tool(no_table, "--proton", out, "--dry-run")
         self.assertEqual(proc.returncode, 2)
         self.assertIn("ws_gemm_kernel.proton.json: cannot read", proc.stderr)
+        proc, _ = self.run_tool(self.proton_capture("ws_gemm_s3_proton_record"), "--proton", out, "--record",
+                                self.tmp / "never.json")
+        self.assertEqual(proc.returncode, 2)
+        self.assertIn("--record with --proton", proc.stderr)
+        self.assertFalse((self.tmp / "never.json").exists())
         proc, _ = self.run_tool(self.proton_capture("ws_gemm_s3_proton_dry"), "--proton", out, "--dry-run")
         self.assertEqual(proc.returncode, 0, proc.stderr)
         self.assertIn("3 scopes, 2 CTAs x 65664 bytes of profile scratch, 8 warps (4 default)", proc.stderr)
