@@ -9,7 +9,9 @@
 #include "runner/Runner.h"
 
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <ctime>
@@ -67,6 +69,17 @@ cl::opt<unsigned> protonCtasOpt("proton-trace-ctas",
                                 cl::desc("CTAs (with events, in buffer order) in the --proton Chrome trace; 0: all "
                                          "(the summary always covers every CTA; default 2, as record.py's excerpt)"),
                                 cl::init(2), cl::cat(launchCategory()), cl::sub(runCommand()));
+cl::opt<std::string> protonRawOutOpt("proton-raw-out",
+                                     cl::desc("With --proton: also save the downloaded profile buffer's first "
+                                              "--proton-raw-ctas CTAs (raw bytes, CTA after CTA) for --proton-raw-in"),
+                                     cl::value_desc("FILE.bin"), cl::cat(launchCategory()), cl::sub(runCommand()));
+cl::opt<unsigned> protonRawCtasOpt("proton-raw-ctas",
+                                   cl::desc("CTAs saved by --proton-raw-out (default 128; 0: all)"), cl::init(128),
+                                   cl::cat(launchCategory()), cl::sub(runCommand()));
+cl::opt<std::string> protonRawInOpt("proton-raw-in",
+                                    cl::desc("With --proton: decode a buffer saved by --proton-raw-out instead of "
+                                             "running (no GPU; its CTAs are its size over profile_scratch_size)"),
+                                    cl::value_desc("FILE.bin"), cl::cat(launchCategory()), cl::sub(runCommand()));
 cl::opt<bool> protonOnlyOpt("proton-only", cl::desc("With --proton: skip the timing (check and profile launch only)"),
                             cl::cat(launchCategory()), cl::sub(runCommand()));
 
@@ -84,6 +97,36 @@ void reportProton(const proton::ProtonOutputs &out) {
   for (const std::string &w : out.warnings)
     errs() << "tlx-sim: warning: proton: " << w << "\n";
   errs() << "tlx-sim: proton: wrote " << out.tracePath << " and " << out.summaryPath << "\n";
+}
+
+/// Writes the first `ctas` CTAs (0: all) of a downloaded profile buffer to `path`.
+Error saveRawProfile(StringRef path, ArrayRef<uint8_t> buffer, uint64_t scratchBytes, unsigned ctas) {
+  size_t bytes = ctas ? std::min<size_t>(buffer.size(), size_t(ctas) * scratchBytes) : buffer.size();
+  std::error_code ec;
+  raw_fd_ostream os(path, ec, sys::fs::OF_None);
+  if (ec)
+    return createStringError("%s: cannot write: %s", path.str().c_str(), ec.message().c_str());
+  os.write(reinterpret_cast<const char *>(buffer.data()), bytes);
+  return Error::success();
+}
+
+/// --proton-raw-in: decode a saved profile buffer of `capture` with no device.
+int decodeRawProfile(const Capture &capture, proton::ProtonCapture proton) {
+  auto raw = MemoryBuffer::getFile(protonRawInOpt, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+  if (!raw)
+    return badInput(formatv("{0}: cannot read: {1}", protonRawInOpt, raw.getError().message()).str());
+  const size_t size = (*raw)->getBufferSize();
+  if (size == 0 || size % proton.layout.scratchBytes)
+    return badInput(formatv("{0}: {1} bytes is not a whole number of {2}-byte CTA slices (profile_scratch_size)",
+                            protonRawInOpt, size, proton.layout.scratchBytes)
+                        .str());
+  proton.layout.numCtas = size / proton.layout.scratchBytes;
+  ArrayRef<uint8_t> bytes(reinterpret_cast<const uint8_t *>((*raw)->getBufferStart()), size);
+  auto out = proton::writeProtonOutputs(capture, proton, bytes, protonOpt, protonCtasOpt);
+  if (!out)
+    return badInput(toString(out.takeError()));
+  reportProton(*out);
+  return kClean;
 }
 
 int runDry(const Capture &capture) {
@@ -140,6 +183,8 @@ int runRun() {
     return badInput("--timer-iters and --rounds must be at least 1, --retries at least 0");
   if (protonOnlyOpt && protonOpt.empty())
     return badInput("--proton-only needs --proton OUT.json");
+  if (protonOpt.empty() && (!protonRawInOpt.empty() || !protonRawOutOpt.empty()))
+    return badInput("--proton-raw-in and --proton-raw-out need --proton OUT.json");
   if (!protonOpt.empty() && !recordOpt.empty())
     return badInput("--record with --proton would record the instrumented kernel's time; record a plain capture");
   if (dryRunOpt)
@@ -150,6 +195,8 @@ int runRun() {
     if (!p)
       return badInput(toString(p.takeError()));
     protonCapture = std::move(*p);
+    if (!protonRawInOpt.empty())
+      return decodeRawProfile(*capture, *protonCapture);
   }
 
   auto device = openDeviceFor(*capture);
@@ -171,6 +218,10 @@ int runRun() {
     return badInput(toString(result.takeError()));
   RunResult &r = *result;
   if (protonCapture && r.kernelFailure.empty() && !profileBuffer.empty()) {
+    if (!protonRawOutOpt.empty())
+      if (auto err = saveRawProfile(protonRawOutOpt, profileBuffer, protonCapture->layout.scratchBytes,
+                                    protonRawCtasOpt))
+        return badInput(toString(std::move(err)));
     auto out = proton::writeProtonOutputs(*capture, *protonCapture, profileBuffer, protonOpt, protonCtasOpt);
     if (!out)
       return badInput(toString(out.takeError()));

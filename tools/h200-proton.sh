@@ -14,7 +14,9 @@
 # e.g. "--proton-only" to skip the timing).
 # Writes into "$OUT" (4 files): log.txt (progress, each run's stderr), table.txt (tools/proton_compare.py: native
 # fractions against record.py's committed ones), env.txt, and h200-proton.tar.gz (per capture NAME.json Chrome
-# trace, NAME.summary.json summary, NAME.run.json `run --json` report, NAME.log stderr).
+# trace, NAME.summary.json summary, NAME.run.json `run --json` report, NAME.log stderr, NAME.bin the raw profile
+# buffer of the first RAW_CTAS (32) CTAs: re-decode with no GPU by
+# `tlx-sim run DIR --proton X.json --proton-raw-in NAME.bin`).
 # About 5-10 s per capture (8 captures). Exit code: 0 when every capture ran and decoded, 1 otherwise, 2 bad usage.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -46,7 +48,8 @@ while IFS= read -r launch; do
   name=$(echo "${dir#"$CAPTURES"/}" | tr / _)
   start=$(date +%s)
   # shellcheck disable=SC2086
-  timeout 300 "$TLXSIM" run "$dir" --proton "$WORK/$name.json" --json "${dry[@]}" ${RUN_ARGS:-} \
+  timeout 300 "$TLXSIM" run "$dir" --proton "$WORK/$name.json" --proton-raw-out "$WORK/$name.bin" \
+    --proton-raw-ctas "${RAW_CTAS:-32}" --json "${dry[@]}" ${RUN_ARGS:-} \
     >"$WORK/$name.run.json" 2>"$WORK/$name.log"
   rc=$?
   count=$((count + 1))

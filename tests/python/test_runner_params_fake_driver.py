@@ -17,6 +17,7 @@ and cuda.h (the CUDA toolkit's, else the one Triton's wheel ships).
 import json
 import os
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
@@ -179,9 +180,15 @@ class FakeDriverRun(unittest.TestCase):
     def test_proton_only_one_cta_in_the_trace(self):
         capture = self.proton_capture("ws_gemm_s3_proton_only", ctas=3)
         out = self.tmp / "proton-only.json"
+        raw = self.tmp / "proton-only.bin"
         proc, log = self.run_tool(capture, "--proton", out, "--proton-only", "--proton-trace-ctas", "1",
-                                  proton="19,65664,8")
+                                  "--proton-raw-out", raw, "--proton-raw-ctas", "2", proton="19,65664,8")
         self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertEqual(raw.stat().st_size, 2 * 65664)
+        again = self.tmp / "proton-again.json"
+        proc2, _ = self.run_tool(capture, "--proton", again, "--proton-raw-in", raw)
+        self.assertEqual(proc2.returncode, 0, proc2.stderr)
+        self.assertEqual(json.loads(again.with_suffix(".summary.json").read_text())["ctas_decoded"], 2)
         self.assertEqual({e["pid"] for e in json.loads(out.read_text())["traceEvents"]},
                          {"ws_gemm_kernel Core7 CTA0"})
         self.assertEqual(json.loads(out.with_suffix(".summary.json").read_text())["proton"]["summary"]["ctas"], 3)
@@ -210,6 +217,64 @@ class FakeDriverRun(unittest.TestCase):
         proc, _ = self.run_tool(self.proton_capture("ws_gemm_s3_proton_dry"), "--proton", out, "--dry-run")
         self.assertEqual(proc.returncode, 0, proc.stderr)
         self.assertIn("3 scopes, 2 CTAs x 65664 bytes of profile scratch, 8 warps (4 default)", proc.stderr)
+
+    def test_proton_raw_buffer_of_a_real_h200_trace_gives_record_pys_summary(self):
+        # The two CTAs of Proton's own trace of ws_gemm s3 on the H200 (record.py --proton) written back into a
+        # profile buffer of the instrumented capture's layout, decoded by --proton-raw-in (no device): the summary
+        # must equal record.py's proton_summary of the same trace (cycles are its ts x 1000, rounded).
+        sys.path[:0] = [str(ROOT / "python"), str(ROOT)]
+        from tlx_sim import record
+        excerpt = json.loads((ROOT / "traces/h200/proton/ws_gemm-s3-M8192_N8192_K8192.json").read_text())
+        scopes = {s["name"]: s["id"] for s in json.loads(
+            (ROOT / "traces/h200/proton-captures/ws_gemm-M8192_N8192_K8192/s3/ws_gemm_kernel.proton.json").read_text())["scopes"]}
+        scratch, warps = 65664, 8
+        seg = (scratch - 40 - 4 * warps) // warps // 8 * 8
+        pids = sorted({e["pid"] for e in excerpt["traceEvents"]})
+        buf = bytearray(scratch * len(pids))
+        for i, pid in enumerate(pids):
+            base = i * scratch
+            cta, core = int(pid.split("CTA")[1].split()[0]), int(pid.split("Core")[1].split()[0])
+            struct.pack_into("<IIII", buf, base, 0xdeadbeef, cta, core, seg * warps)
+            per_warp = {}
+            for e in excerpt["traceEvents"]:
+                if e["pid"] == pid:
+                    per_warp.setdefault(int(e["tid"].split()[1]), []).append(e)
+            for w, events in per_warp.items():
+                n = 0
+                for e in sorted(events, key=lambda e: e["ts"]):
+                    start, end = round(e["ts"] * 1000), round((e["ts"] + e["dur"]) * 1000)
+                    for is_start, cycle in ((True, start), (False, end)):
+                        word0 = (0 if is_start else 0x80000000) | scopes[e["name"]] << 23 | (cycle >> 32) & 0x7FF
+                        struct.pack_into("<II", buf, base + 40 + 4 * warps + w * seg + 8 * n, word0, cycle & 0xFFFFFFFF)
+                        n += 1
+                struct.pack_into("<I", buf, base + 40 + 4 * w, 2 * n)
+        raw = self.tmp / "h200-s3.bin"
+        raw.write_bytes(bytes(buf))
+        out = self.tmp / "h200-s3.json"
+        proc, log = self.run_tool(ROOT / "traces/h200/proton-captures/ws_gemm-M8192_N8192_K8192/s3", "--proton", out,
+                                  "--proton-raw-in", raw)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertEqual(log, [])  # no driver call
+        ours = json.loads(out.with_suffix(".summary.json").read_text())["proton"]["summary"]
+        theirs = record.proton_summary(excerpt, 4, [1])
+        self.assertEqual(ours["ctas"], theirs["ctas"])
+        self.assertAlmostEqual(ours["lifetime_us_mean"], theirs["lifetime_us_mean"], places=2)
+        self.assertEqual(ours["partitions"].keys(), theirs["partitions"].keys())
+        for part, p in theirs["partitions"].items():
+            self.assertEqual(ours["partitions"][part]["warps_per_cta"], p["warps_per_cta"])
+            self.assertAlmostEqual(ours["partitions"][part]["wait_frac"], p["wait_frac"], places=4)
+            for scope, frac in p["scopes"].items():
+                self.assertAlmostEqual(ours["partitions"][part]["scopes"][scope], frac, places=4)
+        self.assertEqual(len(json.loads(out.read_text())["traceEvents"]), len(excerpt["traceEvents"]))
+        proc, _ = self.run_tool(ROOT / "traces/h200/proton-captures/ws_gemm-M8192_N8192_K8192/s3", "--proton", out,
+                                "--proton-raw-in", self.tmp / "missing.bin")
+        self.assertEqual(proc.returncode, 2)
+        self.assertIn("missing.bin: cannot read", proc.stderr)
+        raw.write_bytes(bytes(buf[:-1]))
+        proc, _ = self.run_tool(ROOT / "traces/h200/proton-captures/ws_gemm-M8192_N8192_K8192/s3", "--proton", out,
+                                "--proton-raw-in", raw)
+        self.assertEqual(proc.returncode, 2)
+        self.assertIn("not a whole number of 65664-byte CTA slices", proc.stderr)
 
     def test_cupti_kernel_durations(self):
         capture = shrink(ROOT / "tests/inputs/hopper/ws_gemm/s3", self.tmp / "ws_gemm_s3_cupti")
