@@ -34,16 +34,14 @@ llvm::Expected<ScopeTable> parseScopeTable(llvm::StringRef text, llvm::StringRef
   ScopeTable table;
   if (auto mode = root->getString("mode"))
     table.mode = mode->str();
-  std::set<std::string> seen;
   for (size_t i = 0; i < scopes->size(); ++i) {
     const llvm::json::Object *s = (*scopes)[i].getAsObject();
     auto id = s ? s->getInteger("id") : std::nullopt;
     auto name = s ? s->getString("name") : std::nullopt;
     if (!id || !name || *id < 0 || *id >= int64_t(kMaxScopes))
       return llvm::createStringError("%s: scopes[%zu]: needs \"id\" (0..255) and \"name\"", where.str().c_str(), i);
-    if (table.names.count(unsigned(*id)) || !seen.insert(name->str()).second)
-      return llvm::createStringError("%s: scopes[%zu]: id %lld or name '%s' given twice", where.str().c_str(), i,
-                                     (long long)*id, name->str().c_str());
+    if (table.names.count(unsigned(*id))) // a name may repeat: Proton numbers each region's scopes apart
+      return llvm::createStringError("%s: scopes[%zu]: id %lld given twice", where.str().c_str(), i, (long long)*id);
     table.names[unsigned(*id)] = name->str();
     table.parents[unsigned(*id)] = int(s->getInteger("parent").value_or(-1));
   }

@@ -30,7 +30,8 @@ struct ScopeTable {
   uint64_t timeShiftCycles() const;
 };
 
-/// Parses a scope table. Errors name `where` and the bad member (ids must be 0..255, names unique).
+/// Parses a scope table. Errors name `where` and the bad member (ids 0..255, each once; a name may repeat:
+/// Proton gives the same scope name in two warp-specialize partitions two ids).
 llvm::Expected<ScopeTable> parseScopeTable(llvm::StringRef text, llvm::StringRef where);
 /// Reads and parses <dir>/<kernel>.proton.json.
 llvm::Expected<ScopeTable> readScopeTable(llvm::StringRef path);

@@ -299,6 +299,32 @@ def check_tutorials(launches: list[Path], tmp: Path) -> int:
     return failures
 
 
+def waits_source(launch_file: Path) -> str | None:
+    """The plain capture a ``--proton-waits`` capture was instrumented from (its scope table's ``waits_from``,
+    relative to the repository root), or None."""
+    launch = json.loads(launch_file.read_text())
+    table = launch_file.parent / f"{launch['kernel']}.proton.json"
+    return json.loads(table.read_text()).get("waits_from") if table.is_file() else None
+
+
+def check_waits(launches: list[Path], tmp: Path) -> int:
+    """Re-instrument each ``--proton-waits`` capture from its plain capture and compare; returns the failures."""
+    from tlx_sim import proton_capture
+    failures = 0
+    for i, launch_file in enumerate(launches):
+        committed = json.loads(launch_file.read_text())
+        cdir, start = launch_file.parent, time.perf_counter()
+        try:
+            fresh = proton_capture.capture_waits(REPO_ROOT / waits_source(launch_file), tmp / str(i), REPO_ROOT)
+            problems = _compare(cdir, fresh, committed["kernel"], committed, kmod.parse_target(committed["target"]))
+        except Exception as err:  # a plain capture that no longer compiles: report, keep checking
+            problems = [f"re-instrumenting failed: {type(err).__name__}: {err}"]
+        status = "ok" if not problems else "FAIL: " + "; ".join(problems)
+        print(f"{cdir}: {status} ({time.perf_counter() - start:.2f} s)")
+        failures += bool(problems)
+    return failures
+
+
 def check_dir(directory: Path, only: str | None = None) -> int:
     """``--check``: re-capture every config under ``directory`` and compare; returns the exit code (0 or 1).
 
@@ -329,7 +355,10 @@ def check_dir(directory: Path, only: str | None = None) -> int:
                 return rc
             failures += rc != 0
     launches = by_compiler.get(here, [])
+    waits = [f for f in launches if waits_source(f)]
+    launches = [f for f in launches if f not in waits]
     with tempfile.TemporaryDirectory(prefix="tlx-sim-check-") as tmp:
+        failures += check_waits(waits, Path(tmp) / "waits")
         tutorial_launches = [f for f in launches if "tutorial" in json.loads(f.read_text())]
         if tutorial_launches:
             failures += check_tutorials(tutorial_launches, Path(tmp) / "tlx")
@@ -413,6 +442,25 @@ def capture_tutorials(args, parser) -> int:
     return 0
 
 
+def capture_waits_cli(args, parser, argv) -> int:
+    """``--proton-waits CAPTURE -o DIR``: under the compiler the capture names (re-executing if needed)."""
+    from tlx_sim import proton_capture
+    if args.module or args.tutorial or not args.output:
+        parser.error("--proton-waits takes one capture folder and -o (the instrumented capture's folder)")
+    launch_file = args.proton_waits / "launch.json"
+    if not launch_file.is_file():
+        raise kmod.UsageError(f"{launch_file}: no such file")
+    needed = launch_compiler(json.loads(launch_file.read_text()))
+    if needed != current_compiler():
+        if os.environ.get("TLX_SIM_CAPTURE_REEXEC"):
+            raise kmod.UsageError(f"{sys.executable} does not have {needed}")
+        reexec_under(needed, argv)
+    start = time.perf_counter()
+    cdir = proton_capture.capture_waits(args.proton_waits, args.output, REPO_ROOT)
+    print(f"instrumented the waits of {args.proton_waits} -> {cdir} in {time.perf_counter() - start:.2f} s")
+    return 0
+
+
 def main(argv=None) -> int:
     """Command line; returns the exit code."""
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -441,6 +489,10 @@ def main(argv=None) -> int:
                         help="compile with Proton's instrumentation mode on (mode default: warp granularity, "
                         "circular shared buffer) and write the scope table <kernel>.proton.json next to the capture, "
                         "for `tlx-sim run --proton` (needs -o: instrumented captures never go to tests/inputs)")
+    parser.add_argument("--proton-waits", type=Path, metavar="CAPTURE",
+                        help="instrument an existing capture (a <config> folder) for Proton with a scope around every "
+                        "mbarrier wait and wgmma wait of its TTGIR, compiled from that TTGIR, into -o (the new "
+                        "<config> folder); for kernels that declare no scopes, such as TLX's tutorials")
     parser.add_argument("--check", type=Path, metavar="DIR", nargs="+",
                         help="re-capture every config under DIR (at any depth; several DIRs: each) and compare with "
                         "what is there")
@@ -456,6 +508,8 @@ def main(argv=None) -> int:
             parser.error("--check takes no module (it reads launch.json)")
         codes = [check_dir(directory, args.compiler) for directory in args.check]
         return next((code for code in (2, 77) if code in codes), max(codes))
+    if args.proton_waits:
+        return capture_waits_cli(args, parser, argv)
     tutorial_args = [m for m in args.module if is_tutorial_path(m)]
     if tutorial_args:
         if len(tutorial_args) != len(args.module):

@@ -18,6 +18,9 @@ table), so ``triton.compile`` and a JIT launch under ``launch_capture`` both pro
 metadata gets a non-zero ``profile_scratch_size`` / ``profile_scratch_align`` (``make_cubin`` reads them from the
 module attributes ``ttg.profile_scratch_memory_size`` / ``_alignment``).
 
+``capture_waits(plain, cdir)`` instruments a kernel that declares no scopes (TLX's tutorials): a scope around
+every mbarrier wait and wgmma wait of its captured TTGIR, compiled from that TTGIR (``--proton-waits``).
+
 ``scope_table(ttgir_text)`` is what Proton's ``init_handle`` computes from the TTGIR: libtriton's
 ``proton.get_scope_id_names`` / ``get_scope_id_parents``; ``write_scope_table`` stores it as
 ``<kernel>.proton.json`` (format in ``kernels/README.md``), which ``tlx-sim run --proton`` reads.
@@ -26,6 +29,8 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
+import re
 import tempfile
 from pathlib import Path
 
@@ -118,3 +123,74 @@ def write_scope_table(cdir: Path, kernel: str, ttgir: str, target, mode: str) ->
     path = Path(cdir) / f"{kernel}{SCOPE_TABLE_SUFFIX}"
     path.write_text(json.dumps(table, indent=1) + "\n")
     return path
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Scopes around the waits of an existing capture (kernels that declare no scopes, e.g. TLX's tutorials)
+# ---------------------------------------------------------------------------------------------------------------
+
+_WAIT_OP = re.compile(r'^(\s*)(?:%\S+ = )?(ttng\.wait_barrier|ttng\.warp_group_dot_wait)\b\s*(%[\w.$-]+)?')
+
+
+def wait_scope_name(op: str, operand: str | None) -> str:
+    """The scope of one wait op: ``wgmma_wait`` for ``ttng.warp_group_dot_wait``; ``wait_<barrier>`` for
+    ``ttng.wait_barrier %<barrier>[_N]`` (the SSA name, which Triton takes from the Python variable, less a
+    numeric suffix: the same barrier seen from two partitions shares a name)."""
+    if op.endswith("dot_wait"):
+        return "wgmma_wait"
+    return "wait_" + re.sub(r"_\d+$", "", (operand or "%barrier")[1:])
+
+
+def instrument_waits(ttgir: str) -> tuple[str, list[str]]:
+    """``ttgir`` with a ``proton.record start`` / ``end`` pair around every ``ttng.wait_barrier`` (mbarrier wait)
+    and ``ttng.warp_group_dot_wait`` (wgmma wait), each on its own line at the op's indentation; returns the new
+    text and the scope names in order of first use."""
+    out, names = [], []
+    for line in ttgir.splitlines():
+        m = _WAIT_OP.match(line)
+        if not m:
+            out.append(line)
+            continue
+        name = wait_scope_name(m.group(2), m.group(3))
+        names += [name] if name not in names else []
+        out += [f'{m.group(1)}proton.record start "{name}"', line, f'{m.group(1)}proton.record end "{name}"']
+    return "\n".join(out) + "\n", names
+
+
+def capture_waits(plain: Path, cdir: Path, root: Path) -> Path:
+    """Instrument the capture ``plain`` (a ``<config>/`` folder) around its waits (``instrument_waits``) and
+    compile that TTGIR with Proton's instrumentation on (``triton.compile`` of a ``.ttgir`` file starts after the
+    TTGIR passes, so the kernel is the captured one plus the records), writing a capture into ``cdir``: the
+    instrumented ``<kernel>.ttgir``, the binary, the metadata (``tensordesc_meta`` taken from ``plain``: a TTGIR
+    source does not produce it), the same ``launch.json`` and the scope table with ``"waits_from"`` naming
+    ``plain`` (relative to ``root``). Options are the plain metadata's backend options. Returns ``cdir``."""
+    import triton
+    from triton.compiler.compiler import make_backend
+    from tlx_sim import kernel_module as kmod
+    plain, cdir = Path(plain), Path(cdir)
+    launch = json.loads((plain / "launch.json").read_text())
+    kernel, target = launch["kernel"], kmod.parse_target(launch["target"])
+    meta = json.loads((plain / f"{kernel}.json").read_text())
+    text, _ = instrument_waits((plain / f"{kernel}.ttgir").read_text())
+    backend = make_backend(target)
+    fields = getattr(backend.parse_options({}), "__dataclass_fields__", {})
+    skip = {"extern_libs", "arch", "backend_name", "num_warps", "num_ctas", "instrumentation_mode", "ir_override"}
+    options = {k: tuple(v) if isinstance(v, list) else v for k, v in meta.items() if k in fields and k not in skip}
+    with tempfile.TemporaryDirectory() as tmp, instrumented(target) as mode, kmod.fresh_triton_cache():
+        source = Path(tmp) / f"{kernel}.ttgir"
+        source.write_text(text)
+        compiled = triton.compile(str(source), target=target, options={**options, "instrumentation_mode": mode})
+    cdir.mkdir(parents=True, exist_ok=True)
+    (cdir / f"{kernel}.ttgir").write_text(text)
+    kind = "cubin" if target.backend == "cuda" else "hsaco"
+    (cdir / f"{kernel}.{kind}").write_bytes(compiled.asm[kind])
+    new_meta = kmod.metadata_json(compiled, root)
+    if not new_meta.get("tensordesc_meta"):
+        new_meta["tensordesc_meta"] = meta.get("tensordesc_meta")
+    (cdir / f"{kernel}.json").write_text(kmod.dump_json(new_meta))
+    (cdir / "launch.json").write_text((plain / "launch.json").read_text())
+    path = write_scope_table(cdir, kernel, text, target, mode)
+    table = json.loads(path.read_text())
+    table["waits_from"] = os.path.relpath(plain.resolve(), Path(root).resolve())
+    path.write_text(json.dumps(table, indent=1) + "\n")
+    return cdir

@@ -4,7 +4,8 @@
 Checks the instrumented capture (Proton records in the TTGIR, a non-zero ``profile_scratch_size`` of the size
 ``tlx-sim run --proton`` decodes, the scope table with the kernel's own ``pl.enter_scope`` names), that the committed
 instrumented captures under traces/h200/proton-captures re-capture identically (``--check`` recognises them by
-their scope table), and what a TLX tutorial without scopes gets (no records, no profile scratch).
+their scope table), what a TLX tutorial without scopes gets (no records, no profile scratch), and ``--proton-waits``
+(a TLX tutorial's captured TTGIR with a scope around every wait, compiled from that TTGIR).
 
 Plain unittest: ``python3 tests/python/test_proton_capture.py`` from anywhere (each capture runs as a child process
 under the compiler's venv; the fbtriton cases skip where .venv-tlx is missing). No GPU.
@@ -94,6 +95,40 @@ class ProtonCapture(unittest.TestCase):
         meta = json.loads((cdir / "matmul_kernel_tlx_ws.json").read_text())
         self.assertEqual(meta["profile_scratch_size"], 0)
         self.assertTrue(meta["instrumentation_mode"].startswith("default:"))
+
+
+    def test_instrument_waits_text(self):
+        from tlx_sim import proton_capture
+        text, names = proton_capture.instrument_waits(
+            "  scf.for {\n    ttng.wait_barrier %full_a_44, %phase : !ttg.memdesc<1xi64> loc(#loc82)\n"
+            "    %acc_45 = ttng.warp_group_dot_wait %acc_44 {pendings = 0 : i32} : tensor<64x128xf32> loc(#l)\n  }")
+        self.assertEqual(names, ["wait_full_a", "wgmma_wait"])
+        self.assertEqual(text.splitlines()[1:4], ['    proton.record start "wait_full_a"',
+                                                  "    ttng.wait_barrier %full_a_44, %phase : !ttg.memdesc<1xi64> "
+                                                  "loc(#loc82)", '    proton.record end "wait_full_a"'])
+        self.assertEqual(text.count("proton.record"), 4)
+
+    @unittest.skipUnless(has("fbtriton"), "no fbtriton venv (.venv-tlx)")
+    def test_tlx_tutorial_waits_instrumented_from_its_ttgir(self):
+        plain = ROOT / "tests/inputs/tlx/hopper/hopper_gemm_ws/bn128_s4"
+        proc = run_capture("--proton-waits", plain, "-o", self.tmp / "bn128_s4")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        cdir, kernel = self.tmp / "bn128_s4", "matmul_kernel_tlx_ws"
+        table = json.loads((cdir / f"{kernel}.proton.json").read_text())
+        self.assertEqual(table["waits_from"], "tests/inputs/tlx/hopper/hopper_gemm_ws/bn128_s4")
+        # the producer's three empty waits, then each consumer partition's full waits and wgmma wait (own ids)
+        self.assertEqual([s["name"] for s in table["scopes"]],
+                         ["wait_empty_a_1st", "wait_empty_b", "wait_empty_a_2nd", "wait_full_a", "wait_full_b",
+                          "wgmma_wait", "wait_full_a", "wait_full_b", "wgmma_wait"])
+        meta, plain_meta = (json.loads((d / f"{kernel}.json").read_text()) for d in (cdir, plain))
+        self.assertEqual(meta["profile_scratch_size"], 49280)  # 40 + 12 x 4 + 12 warps x 4 KiB, aligned to 128
+        self.assertEqual(meta["shared"], plain_meta["shared"] + 49152)  # the 48 KiB shared buffer (+ alignment)
+        self.assertEqual(meta["tensordesc_meta"], plain_meta["tensordesc_meta"])
+        self.assertEqual(meta["num_warps"], plain_meta["num_warps"])
+        self.assertEqual((cdir / "launch.json").read_text(), (plain / "launch.json").read_text())
+        proc = run_capture("--check", COMMITTED / "tlx_hopper_gemm_ws-M4096_N4096_K4096" / "bn128_s4")
+        self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+        self.assertIn("bn128_s4: ok", proc.stdout)
 
 
 if __name__ == "__main__":

@@ -188,6 +188,9 @@ TEST_CASE("proton: scope table errors and Proton's fallback name") {
   auto dup = parseScopeTable(R"({"scopes": [{"id": 0, "name": "a"}, {"id": 0, "name": "b"}]})", "t.json");
   REQUIRE(!dup);
   CHECK(llvm::toString(dup.takeError()).find("t.json: scopes[1]") != std::string::npos);
+  auto sameName = parseScopeTable(R"({"scopes": [{"id": 0, "name": "a"}, {"id": 1, "name": "a"}]})", "t.json");
+  REQUIRE(static_cast<bool>(sameName));
+  CHECK(sameName->name(1) == "a");
   auto big = parseScopeTable(R"({"scopes": [{"id": 256, "name": "a"}]})", "t.json");
   REQUIRE(!big);
   llvm::consumeError(big.takeError());
