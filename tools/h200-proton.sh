@@ -17,7 +17,7 @@
 # trace, NAME.summary.json summary, NAME.run.json `run --json` report, NAME.log stderr, NAME.bin the raw profile
 # buffer of the first RAW_CTAS (32) CTAs: re-decode with no GPU by
 # `tlx-sim run DIR --proton X.json --proton-raw-in NAME.bin`).
-# About 5-10 s per capture (8 captures). Exit code: 0 when every capture ran and decoded, 1 otherwise, 2 bad usage.
+# About 5-10 s per capture (12 captures). Exit code: 0 when every capture ran and decoded, 1 otherwise, 2 bad usage.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 RESULT_DIR=${1:-/tmp/h200-proton-out}
@@ -29,11 +29,25 @@ if [ ! -x "$TLXSIM" ]; then
   exit 2
 fi
 mkdir -p "$RESULT_DIR"
+# CUPTI for the timing: the libcupti torch.profiler loads (as tools/h200-record-tlx.sh); without torch, run's own
+# search (libcupti.so*, $CUDA_HOME) or events.
+if [ -z "${TLXSIM_CUPTI:-}" ] && [ "${DRY_RUN:-0}" != 1 ] && command -v python3 >/dev/null; then
+  TLXSIM_CUPTI=$(python3 - <<'PY' 2>/dev/null
+import os, torch
+from torch.profiler import ProfilerActivity, profile
+with profile(activities=[ProfilerActivity.CUDA]):
+    torch.zeros(1, device="cuda").add_(1); torch.cuda.synchronize()
+print(next((l.split()[-1] for l in open("/proc/self/maps") if "libcupti" in os.path.basename(l.split()[-1])), ""))
+PY
+)
+  [ -n "$TLXSIM_CUPTI" ] && export TLXSIM_CUPTI || unset TLXSIM_CUPTI
+fi
 WORK=$(mktemp -d /tmp/h200-proton.XXXXXX)
 LOG="$RESULT_DIR/log.txt"
 : >"$LOG"
 {
   echo "tlx-sim: $TLXSIM"
+  echo "TLXSIM_CUPTI=${TLXSIM_CUPTI:-}"
   nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.limit --format=csv 2>&1
   date -u
 } >"$WORK/env.txt"
