@@ -51,6 +51,9 @@ std::optional<std::pair<uint32_t, int>> nanPattern(llvm::StringRef dtype) {
   return std::nullopt;
 }
 
+/// CTAs of a launch: the grid times the CTAs per cluster (scratch buffers hold one slice per CTA).
+int64_t launchedCtas(const Capture &c) { return c.grid[0] * c.grid[1] * c.grid[2] * c.metadata.numCtas; }
+
 uint64_t nameStream(llvm::StringRef name) { // FNV-1a: a stable stream id per tensor name
   uint64_t h = 1469598103934665603ull;
   for (char ch : name)
@@ -129,7 +132,7 @@ llvm::Error uploadInputs(const Capture &c, Device &device, const RunOptions &opt
     addresses[name] = *address;
     result.bytes += double(bytes);
   }
-  const int64_t ctas = c.grid[0] * c.grid[1] * c.grid[2] * c.metadata.numCtas;
+  const int64_t ctas = launchedCtas(c);
   if (c.isCuda() && c.metadata.globalScratchSize > 0) {
     auto a = allocations.get(size_t(ctas * c.metadata.globalScratchSize));
     if (!a)
@@ -141,8 +144,36 @@ llvm::Error uploadInputs(const Capture &c, Device &device, const RunOptions &opt
     if (!a)
       return a.takeError();
     addresses["profile_scratch"] = *a;
+    if (auto err = device.fill32(*a, 0, size_t(ctas * c.metadata.profileScratchSize) / 4)) // Proton zeroes it too
+      return err;
+    if (auto err = device.synchronize())
+      return err;
   }
   return llvm::Error::success();
+}
+
+/// `--proton`: one more launch over a zeroed profile scratch, then the buffer's download into
+/// options.profileBuffer. A failing launch sets result.kernelFailure.
+llvm::Error captureProfile(const Capture &c, const PreparedLaunch &launch, const RunOptions &options,
+                           const Addresses &addresses, RunResult &result) {
+  auto it = addresses.find("profile_scratch");
+  if (it == addresses.end())
+    return llvm::createStringError("%s: the kernel has no profile scratch (profile_scratch_size 0): it was not "
+                                   "compiled under Proton's instrumentation mode (capture with --proton)",
+                                   c.dir.c_str());
+  const size_t bytes = size_t(launchedCtas(c) * c.metadata.profileScratchSize);
+  if (auto err = launch.device.fill32(it->second, 0, bytes / 4))
+    return err;
+  if (auto err = launch.launch()) {
+    result.kernelFailure = llvm::toString(std::move(err));
+    return llvm::Error::success();
+  }
+  if (auto err = launch.device.synchronize()) {
+    result.kernelFailure = llvm::toString(std::move(err));
+    return llvm::Error::success();
+  }
+  options.profileBuffer->resize(bytes);
+  return launch.device.download(options.profileBuffer->data(), it->second, bytes);
 }
 
 /// The parameter values, each at a naturally aligned host address of `storage` (the driver
@@ -280,6 +311,14 @@ llvm::Expected<RunResult> runCapture(const Capture &c, Device &device, const Run
     return err;
   if (!result.kernelFailure.empty() || (result.check && !result.check->ok))
     return result; // a timing of a wrong kernel is worthless
+  if (options.profileBuffer) {
+    if (auto err = captureProfile(c, launch, options, addresses, result))
+      return err;
+    if (!result.kernelFailure.empty())
+      return result;
+  }
+  if (options.skipTiming)
+    return result;
 
   // Timing, as tlx_sim/record.py (runner/Measure.h).
   if (options.flushL2) {

@@ -36,6 +36,11 @@ struct RunOptions {
   KernelTimer *timer = nullptr;
   int timerIters = 30;      ///< record.py --iters
   bool requireTimer = false; ///< a failing timer is an error instead of a fall back to events
+  /// Where to put Proton's profile buffer (`--proton`): when set, the kernel runs once more after the
+  /// checked launch with its profile_scratch zeroed, and the whole buffer (CTAs x profile_scratch_size
+  /// bytes) is downloaded here before any timing. The capture must ask for a profile scratch.
+  std::vector<uint8_t> *profileBuffer = nullptr;
+  bool skipTiming = false;  ///< stop after the checked (and profile) launch: no timing (`--proton-only`)
 };
 
 /// The parameter layout of a capture with the cubin's parameter space base applied and checked

@@ -3,12 +3,15 @@
 // here; the runner is the runner/ library (runner/README.md), its report runner/RunReport.h.
 #include "tools/CommandLine.h"
 
+#include "runner/ProtonTrace.h"
 #include "runner/Record.h"
 #include "runner/RunReport.h"
 #include "runner/Runner.h"
 
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <ctime>
@@ -56,6 +59,30 @@ cl::opt<std::string> recordOpt("record", cl::desc("Add the measurement to a trac
 cl::opt<std::string> splitOpt("split", cl::desc("Split of a new record: fit or heldout (default fit)"), cl::init("fit"),
                               cl::cat(launchCategory()), cl::sub(runCommand()));
 
+cl::opt<std::string> protonOpt("proton",
+                               cl::desc("Run the kernel once more after the check with its Proton profile buffer "
+                                        "zeroed, decode it and write a Chrome trace to OUT.json and the "
+                                        "per-partition summary to OUT.summary.json (the capture must come from "
+                                        "`python -m tlx_sim.capture --proton`)"),
+                               cl::value_desc("OUT.json"), cl::cat(launchCategory()), cl::sub(runCommand()));
+cl::opt<unsigned> protonCtasOpt("proton-trace-ctas",
+                                cl::desc("CTAs (with events, in buffer order) in the --proton Chrome trace; 0: all "
+                                         "(the summary always covers every CTA; default 2, as record.py's excerpt)"),
+                                cl::init(2), cl::cat(launchCategory()), cl::sub(runCommand()));
+cl::opt<std::string> protonRawOutOpt("proton-raw-out",
+                                     cl::desc("With --proton: also save the downloaded profile buffer's first "
+                                              "--proton-raw-ctas CTAs (raw bytes, CTA after CTA) for --proton-raw-in"),
+                                     cl::value_desc("FILE.bin"), cl::cat(launchCategory()), cl::sub(runCommand()));
+cl::opt<unsigned> protonRawCtasOpt("proton-raw-ctas",
+                                   cl::desc("CTAs saved by --proton-raw-out (default 128; 0: all)"), cl::init(128),
+                                   cl::cat(launchCategory()), cl::sub(runCommand()));
+cl::opt<std::string> protonRawInOpt("proton-raw-in",
+                                    cl::desc("With --proton: decode a buffer saved by --proton-raw-out instead of "
+                                             "running (no GPU; its CTAs are its size over profile_scratch_size)"),
+                                    cl::value_desc("FILE.bin"), cl::cat(launchCategory()), cl::sub(runCommand()));
+cl::opt<bool> protonOnlyOpt("proton-only", cl::desc("With --proton: skip the timing (check and profile launch only)"),
+                            cl::cat(launchCategory()), cl::sub(runCommand()));
+
 std::string today() {
   std::time_t now = std::time(nullptr);
   char buf[16];
@@ -65,7 +92,52 @@ std::string today() {
 
 void printJson(json::Object out) { outs() << formatv("{0:2}", json::Value(std::move(out))) << "\n"; }
 
+/// Prints the --proton outputs and warnings (stderr) of a run.
+void reportProton(const proton::ProtonOutputs &out) {
+  for (const std::string &w : out.warnings)
+    errs() << "tlx-sim: warning: proton: " << w << "\n";
+  errs() << "tlx-sim: proton: wrote " << out.tracePath << " and " << out.summaryPath << "\n";
+}
+
+/// Writes the first `ctas` CTAs (0: all) of a downloaded profile buffer to `path`.
+Error saveRawProfile(StringRef path, ArrayRef<uint8_t> buffer, uint64_t scratchBytes, unsigned ctas) {
+  size_t bytes = ctas ? std::min<size_t>(buffer.size(), size_t(ctas) * scratchBytes) : buffer.size();
+  std::error_code ec;
+  raw_fd_ostream os(path, ec, sys::fs::OF_None);
+  if (ec)
+    return createStringError("%s: cannot write: %s", path.str().c_str(), ec.message().c_str());
+  os.write(reinterpret_cast<const char *>(buffer.data()), bytes);
+  return Error::success();
+}
+
+/// --proton-raw-in: decode a saved profile buffer of `capture` with no device.
+int decodeRawProfile(const Capture &capture, proton::ProtonCapture proton) {
+  auto raw = MemoryBuffer::getFile(protonRawInOpt, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+  if (!raw)
+    return badInput(formatv("{0}: cannot read: {1}", protonRawInOpt, raw.getError().message()).str());
+  const size_t size = (*raw)->getBufferSize();
+  if (size == 0 || size % proton.layout.scratchBytes)
+    return badInput(formatv("{0}: {1} bytes is not a whole number of {2}-byte CTA slices (profile_scratch_size)",
+                            protonRawInOpt, size, proton.layout.scratchBytes)
+                        .str());
+  proton.layout.numCtas = size / proton.layout.scratchBytes;
+  ArrayRef<uint8_t> bytes(reinterpret_cast<const uint8_t *>((*raw)->getBufferStart()), size);
+  auto out = proton::writeProtonOutputs(capture, proton, bytes, protonOpt, protonCtasOpt);
+  if (!out)
+    return badInput(toString(out.takeError()));
+  reportProton(*out);
+  return kClean;
+}
+
 int runDry(const Capture &capture) {
+  if (!protonOpt.empty()) {
+    auto proton = proton::readProtonCapture(capture);
+    if (!proton)
+      return badInput(toString(proton.takeError()));
+    errs() << formatv("tlx-sim: proton: {0} scopes, {1} CTAs x {2} bytes of profile scratch, {3} warps ({4} default)\n",
+                      proton->scopes.names.size(), proton->layout.numCtas, proton->layout.scratchBytes,
+                      proton->layout.numWarps, proton->partitions.defaultWarps);
+  }
   std::optional<CubinParams> table;
   auto layout = layoutForCapture(capture, &table);
   if (!layout)
@@ -109,8 +181,23 @@ int runRun() {
     return badInput(toString(timerChoice.takeError()));
   if (timerItersOpt < 1 || retriesOpt < 0 || roundsOpt < 1)
     return badInput("--timer-iters and --rounds must be at least 1, --retries at least 0");
+  if (protonOnlyOpt && protonOpt.empty())
+    return badInput("--proton-only needs --proton OUT.json");
+  if (protonOpt.empty() && (!protonRawInOpt.empty() || !protonRawOutOpt.empty()))
+    return badInput("--proton-raw-in and --proton-raw-out need --proton OUT.json");
+  if (!protonOpt.empty() && !recordOpt.empty())
+    return badInput("--record with --proton would record the instrumented kernel's time; record a plain capture");
   if (dryRunOpt)
     return runDry(*capture);
+  std::optional<proton::ProtonCapture> protonCapture;
+  if (!protonOpt.empty()) { // before the GPU: a capture that cannot be profiled fails here
+    auto p = proton::readProtonCapture(*capture);
+    if (!p)
+      return badInput(toString(p.takeError()));
+    protonCapture = std::move(*p);
+    if (!protonRawInOpt.empty())
+      return decodeRawProfile(*capture, *protonCapture);
+  }
 
   auto device = openDeviceFor(*capture);
   if (!device)
@@ -121,10 +208,25 @@ int runRun() {
     return badInput(toString(timer.takeError()));
   RunOptions options = runOptions();
   options.timer = timer->get();
+  std::vector<uint8_t> profileBuffer;
+  if (protonCapture) {
+    options.profileBuffer = &profileBuffer;
+    options.skipTiming = protonOnlyOpt;
+  }
   auto result = runCapture(*capture, **device, options);
   if (!result)
     return badInput(toString(result.takeError()));
   RunResult &r = *result;
+  if (protonCapture && r.kernelFailure.empty() && !profileBuffer.empty()) {
+    if (!protonRawOutOpt.empty())
+      if (auto err = saveRawProfile(protonRawOutOpt, profileBuffer, protonCapture->layout.scratchBytes,
+                                    protonRawCtasOpt))
+        return badInput(toString(std::move(err)));
+    auto out = proton::writeProtonOutputs(*capture, *protonCapture, profileBuffer, protonOpt, protonCtasOpt);
+    if (!out)
+      return badInput(toString(out.takeError()));
+    reportProton(*out);
+  }
   if (r.timerNote.empty())
     r.timerNote = timerNote;
   const bool failed = runFailed(r);

@@ -32,8 +32,8 @@ def _load_partition(q_desc, k_desc, v_desc, q_smem, k_bufs, v_bufs, q_ready, kv_
     mbarrier.expect(q_ready, q_desc.block_type.nbytes)
     tma.async_copy_global_to_shared(q_desc, [q_row, 0], q_ready, q_smem)
     for j in range(N_CTX // BN):
-        s = j % S
-        mbarrier.wait(kv_empty.index(s), ((j // S) & 1) ^ 1)
+        s = j % S; pl.enter_scope("wait_empty")  # Proton scopes share lines: the TTGIR's locations stay put
+        mbarrier.wait(kv_empty.index(s), ((j // S) & 1) ^ 1); pl.exit_scope("wait_empty")
         mbarrier.expect(kv_ready.index(s), k_desc.block_type.nbytes + v_desc.block_type.nbytes)
         tma.async_copy_global_to_shared(k_desc, [kv_row + j * BN, 0], kv_ready.index(s), k_bufs.index(s))
         tma.async_copy_global_to_shared(v_desc, [kv_row + j * BN, 0], kv_ready.index(s), v_bufs.index(s))
@@ -53,12 +53,12 @@ def _softmax_mma_partition(o_desc, q_smem, k_bufs, v_bufs, q_ready, kv_ready, kv
     acc = gl.zeros((BM, HEAD_DIM), gl.float32, layout=o_layout)
     mbarrier.wait(q_ready, 0)
     for j in range(N_CTX // BN):
-        s = j % S
-        mbarrier.wait(kv_ready.index(s), (j // S) & 1)
+        s = j % S; pl.enter_scope("wait_ready")
+        mbarrier.wait(kv_ready.index(s), (j // S) & 1); pl.exit_scope("wait_ready")
         k_t = k_bufs.index(s).permute((1, 0))
         qk = warpgroup_mma(q_smem, k_t, gl.zeros((BM, BN), gl.float32, layout=s_layout), use_acc=False,
-                           is_async=True)
-        qk = warpgroup_mma_wait(0, deps=(qk, ))
+                           is_async=True); pl.enter_scope("qk_wait")
+        qk = warpgroup_mma_wait(0, deps=(qk, )); pl.exit_scope("qk_wait")
 
         m_new = gl.maximum(m_i, gl.max(qk, axis=1) * qk_scale)
         p = gl.exp2(qk * qk_scale - m_new[:, None])
@@ -68,8 +68,8 @@ def _softmax_mma_partition(o_desc, q_smem, k_bufs, v_bufs, q_ready, kv_ready, kv
         acc = acc * gl.convert_layout(alpha, gl.SliceLayout(1, o_layout))[:, None]
 
         p16 = gl.convert_layout(p.to(gl.float16), p_layout)
-        acc = warpgroup_mma(p16, v_bufs.index(s), acc, is_async=True)
-        acc = warpgroup_mma_wait(0, deps=(acc, ))
+        acc = warpgroup_mma(p16, v_bufs.index(s), acc, is_async=True); pl.enter_scope("pv_wait")
+        acc = warpgroup_mma_wait(0, deps=(acc, )); pl.exit_scope("pv_wait")
         mbarrier.arrive(kv_empty.index(s))  # K and V of this stage are no longer read
 
     o = acc / gl.convert_layout(l_i, gl.SliceLayout(1, o_layout))[:, None]
@@ -115,10 +115,12 @@ def attention_fwd_kernel(q_desc, k_desc, v_desc, o_desc, N_CTX, BM: gl.constexpr
 # ---------------------------------------------------------------------------------------------------------------
 
 from .. import _harness  # noqa: E402  (the kernels above keep their source lines: TTGIR records them)
+import triton.profiler.language as pl  # noqa: E402  Proton scopes: no-ops unless instrumentation is on (capture --proton)
 
 KERNEL = attention_fwd_kernel
 TARGETS = ["cuda:90"]
 NUM_WARPS = 4  # default partition; Triton's metadata reports 8 (4 + the 1-warp producer, rounded up)
+WORKER_WARPS = [1]  # warps of each worker partition, in gl.warp_specialize order (Proton warp -> partition)
 DEFAULT_SHAPE = {"Z": 4, "H": 32, "N_CTX": 4096}
 HEAD_DIM = 64
 

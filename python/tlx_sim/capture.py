@@ -48,6 +48,7 @@ otherwise (2 for bad usage).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import difflib
 import importlib.util
 import json
@@ -66,16 +67,24 @@ def binary_kind(target) -> str:
     return "cubin" if target.backend == "cuda" else "hsaco"
 
 
-def capture_config(km: kmod.KernelModule, config: str, shape: dict, target, outdir: Path) -> Path:
+def capture_config(km: kmod.KernelModule, config: str, shape: dict, target, outdir: Path,
+                   proton: bool = False) -> Path:
     """Compile one config and write its four files under ``outdir/<config>/``; returns that directory.
 
-    Uses a fresh, temporary Triton cache.
+    Uses a fresh, temporary Triton cache.  ``proton``: compile with Proton's instrumentation mode on (the
+    kernel's ``pl.enter_scope`` / ``pl.scope`` become records, the metadata asks for a ``profile_scratch``
+    buffer) and also write the scope table ``<kernel>.proton.json`` (``tlx_sim.proton_capture``).
     """
-    with kmod.fresh_triton_cache():
-        compiled, sp = kmod.compile_config(km, config, shape, target)
+    from tlx_sim import proton_capture
+    with kmod.fresh_triton_cache(), (proton_capture.instrumented(target) if proton
+                                     else contextlib.nullcontext()) as mode:
+        compiled, sp = kmod.compile_config(km, config, shape, target,
+                                           {"instrumentation_mode": mode} if proton else None)
     cdir = Path(outdir) / config
     write_compiled(km, compiled, target, cdir)
     (cdir / "launch.json").write_text(kmod.dump_json(kmod.launch_json(km, config, shape, target, sp)))
+    if proton:
+        proton_capture.write_scope_table(cdir, km.kernel_name, compiled.asm["ttgir"], target, mode)
     return cdir
 
 
@@ -273,7 +282,9 @@ def check_tutorials(launches: list[Path], tmp: Path) -> int:
         out = tmp / kmod.arch_dir(target) / name
         start = time.perf_counter()
         try:
-            tt.capture(name, [c["config"] for _, c in items], target, out, shape=items[0][1].get("shape"))
+            proton = (items[0][0].parent / f"{items[0][1]['kernel']}.proton.json").is_file()  # --proton capture
+            tt.capture(name, [c["config"] for _, c in items], target, out, shape=items[0][1].get("shape"),
+                       proton=proton)
             error = None
         except Exception as err:  # a tutorial that no longer runs: report, keep checking the others
             error = f"{type(err).__name__}: {err}"
@@ -285,6 +296,32 @@ def check_tutorials(launches: list[Path], tmp: Path) -> int:
             status = "ok" if not problems else "FAIL: " + "; ".join(problems)
             print(f"{cdir}: {status} ({seconds:.2f} s)")
             failures += bool(problems)
+    return failures
+
+
+def waits_source(launch_file: Path) -> str | None:
+    """The plain capture a ``--proton-waits`` capture was instrumented from (its scope table's ``waits_from``,
+    relative to the repository root), or None."""
+    launch = json.loads(launch_file.read_text())
+    table = launch_file.parent / f"{launch['kernel']}.proton.json"
+    return json.loads(table.read_text()).get("waits_from") if table.is_file() else None
+
+
+def check_waits(launches: list[Path], tmp: Path) -> int:
+    """Re-instrument each ``--proton-waits`` capture from its plain capture and compare; returns the failures."""
+    from tlx_sim import proton_capture
+    failures = 0
+    for i, launch_file in enumerate(launches):
+        committed = json.loads(launch_file.read_text())
+        cdir, start = launch_file.parent, time.perf_counter()
+        try:
+            fresh = proton_capture.capture_waits(REPO_ROOT / waits_source(launch_file), tmp / str(i), REPO_ROOT)
+            problems = _compare(cdir, fresh, committed["kernel"], committed, kmod.parse_target(committed["target"]))
+        except Exception as err:  # a plain capture that no longer compiles: report, keep checking
+            problems = [f"re-instrumenting failed: {type(err).__name__}: {err}"]
+        status = "ok" if not problems else "FAIL: " + "; ".join(problems)
+        print(f"{cdir}: {status} ({time.perf_counter() - start:.2f} s)")
+        failures += bool(problems)
     return failures
 
 
@@ -318,7 +355,10 @@ def check_dir(directory: Path, only: str | None = None) -> int:
                 return rc
             failures += rc != 0
     launches = by_compiler.get(here, [])
+    waits = [f for f in launches if waits_source(f)]
+    launches = [f for f in launches if f not in waits]
     with tempfile.TemporaryDirectory(prefix="tlx-sim-check-") as tmp:
+        failures += check_waits(waits, Path(tmp) / "waits")
         tutorial_launches = [f for f in launches if "tutorial" in json.loads(f.read_text())]
         if tutorial_launches:
             failures += check_tutorials(tutorial_launches, Path(tmp) / "tlx")
@@ -332,7 +372,8 @@ def check_dir(directory: Path, only: str | None = None) -> int:
             km = kmod.load_module(str(find_module_file(committed["module"], cdir)))
             shape = committed.get("shape") or kmod.parse_shape(None, km.default_shape)
             start = time.perf_counter()
-            fresh_dir = capture_config(km, config, shape, target, Path(tmp))
+            proton = (cdir / f"{kernel}.proton.json").is_file()  # an instrumented capture (--proton)
+            fresh_dir = capture_config(km, config, shape, target, Path(tmp), proton)
             seconds = time.perf_counter() - start
             problems = _compare(cdir, fresh_dir, kernel, committed, target)
             status = "ok" if not problems else "FAIL: " + "; ".join(problems)
@@ -390,7 +431,7 @@ def capture_tutorials(args, parser) -> int:
                 continue
             configs = args.config or list(rcp.configs)
             start = time.perf_counter()
-            dirs = tt.capture(name, configs, target, args.output, shape=shape)
+            dirs = tt.capture(name, configs, target, args.output, shape=shape, proton=args.proton)
             seconds = time.perf_counter() - start
             for cdir in dirs:
                 print(f"captured {name} {cdir.name} for {kmod.target_str(target)} -> {cdir}")
@@ -398,6 +439,25 @@ def capture_tutorials(args, parser) -> int:
             count += len(dirs)
     if not args.list_configs:
         print(f"{count} config(s) in {time.perf_counter() - total:.2f} s")
+    return 0
+
+
+def capture_waits_cli(args, parser, argv) -> int:
+    """``--proton-waits CAPTURE -o DIR``: under the compiler the capture names (re-executing if needed)."""
+    from tlx_sim import proton_capture
+    if args.module or args.tutorial or not args.output:
+        parser.error("--proton-waits takes one capture folder and -o (the instrumented capture's folder)")
+    launch_file = args.proton_waits / "launch.json"
+    if not launch_file.is_file():
+        raise kmod.UsageError(f"{launch_file}: no such file")
+    needed = launch_compiler(json.loads(launch_file.read_text()))
+    if needed != current_compiler():
+        if os.environ.get("TLX_SIM_CAPTURE_REEXEC"):
+            raise kmod.UsageError(f"{sys.executable} does not have {needed}")
+        reexec_under(needed, argv)
+    start = time.perf_counter()
+    cdir = proton_capture.capture_waits(args.proton_waits, args.output, REPO_ROOT)
+    print(f"instrumented the waits of {args.proton_waits} -> {cdir} in {time.perf_counter() - start:.2f} s")
     return 0
 
 
@@ -425,6 +485,14 @@ def main(argv=None) -> int:
     parser.add_argument("--shape", help="problem shape overrides, e.g. M=4096,N=4096 (default: DEFAULT_SHAPE)")
     parser.add_argument("-o", "--output", type=Path,
                         help="output directory (default: tests/inputs/<arch>/<kernel>, see KernelModule.capture_dir)")
+    parser.add_argument("--proton", action="store_true",
+                        help="compile with Proton's instrumentation mode on (mode default: warp granularity, "
+                        "circular shared buffer) and write the scope table <kernel>.proton.json next to the capture, "
+                        "for `tlx-sim run --proton` (needs -o: instrumented captures never go to tests/inputs)")
+    parser.add_argument("--proton-waits", type=Path, metavar="CAPTURE",
+                        help="instrument an existing capture (a <config> folder) for Proton with a scope around every "
+                        "mbarrier wait and wgmma wait of its TTGIR, compiled from that TTGIR, into -o (the new "
+                        "<config> folder); for kernels that declare no scopes, such as TLX's tutorials")
     parser.add_argument("--check", type=Path, metavar="DIR", nargs="+",
                         help="re-capture every config under DIR (at any depth; several DIRs: each) and compare with "
                         "what is there")
@@ -440,6 +508,8 @@ def main(argv=None) -> int:
             parser.error("--check takes no module (it reads launch.json)")
         codes = [check_dir(directory, args.compiler) for directory in args.check]
         return next((code for code in (2, 77) if code in codes), max(codes))
+    if args.proton_waits:
+        return capture_waits_cli(args, parser, argv)
     tutorial_args = [m for m in args.module if is_tutorial_path(m)]
     if tutorial_args:
         if len(tutorial_args) != len(args.module):
@@ -450,6 +520,8 @@ def main(argv=None) -> int:
         parser.error("capture TLX tutorials and kernel modules in separate runs")
     if not args.module and not args.tutorial:
         parser.error("a kernel module is required (or --tutorial NAME, or --check DIR)")
+    if args.proton and not args.output:
+        parser.error("--proton needs -o (instrumented captures are kept apart from tests/inputs)")
     if args.list_configs and not args.tutorial:
         parser.error("--list-configs goes with --tutorial")
 
@@ -484,7 +556,7 @@ def main(argv=None) -> int:
         shape = kmod.parse_shape(args.shape, km.default_shape)
         for name in configs:
             start = time.perf_counter()
-            cdir = capture_config(km, name, shape, target, outdir)
+            cdir = capture_config(km, name, shape, target, outdir, args.proton)
             print(f"captured {name} for {kmod.target_str(target)} in {time.perf_counter() - start:.2f} s -> {cdir}")
             count += 1
     print(f"{count} config(s) in {time.perf_counter() - total:.2f} s")

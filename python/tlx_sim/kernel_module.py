@@ -338,10 +338,11 @@ def _stand_in_desc(desc: dict, base):
     return TensorDescriptor(base, desc["shape"], desc["strides"], desc["block"])
 
 
-def compile_config(km: KernelModule, config_name: str, shape: dict, target):
+def compile_config(km: KernelModule, config_name: str, shape: dict, target, extra_options: dict | None = None):
     """Compile one config for ``target`` exactly as a launch at ``shape`` would; returns (CompiledKernel, Specialization).
 
-    Call it inside ``fresh_triton_cache()`` to be sure nothing comes from an old cache.
+    Call it inside ``fresh_triton_cache()`` to be sure nothing comes from an old cache.  ``extra_options``: more
+    compile options, e.g. ``instrumentation_mode`` (what the JIT adds from ``knobs.compilation``).
     """
     import triton
     sp = specialize(km, config_name, shape, target)
@@ -350,7 +351,7 @@ def compile_config(km: KernelModule, config_name: str, shape: dict, target):
     else:
         from triton.compiler import ASTSource as Source
     src = Source(km.kernel, sp.signature, sp.constexprs, sp.attrs)
-    return triton.compile(src, target=target, options=sp.options.__dict__), sp
+    return triton.compile(src, target=target, options={**sp.options.__dict__, **(extra_options or {})}), sp
 
 
 def _path_prefixes(root: Path) -> list[tuple[str, str]]:

@@ -178,12 +178,23 @@ def default_outdir(name: str, target) -> Path:
 
 
 def capture(name: str, config_names: list[str], target, outdir: Path | None = None,
-            shape: dict | None = None) -> list[Path]:
+            shape: dict | None = None, proton: bool = False) -> list[Path]:
     """Capture configs ``config_names`` of tutorial ``name`` for ``target`` (at ``shape``, default the recipe's)
-    into ``outdir/<config>/`` (default ``default_outdir``); returns the config directories."""
+    into ``outdir/<config>/`` (default ``default_outdir``); returns the config directories.
+
+    ``proton``: compile with Proton's instrumentation mode on and write the scope table
+    (``proton_capture.instrumented`` / ``write_scope_table``)."""
+    from tlx_sim import proton_capture
     outdir = Path(outdir) if outdir is not None else default_outdir(name, target)
-    return [write_launch(name, launch, target, outdir / launch.config_name)
-            for launch in run_tutorial(name, config_names, target, shape)]
+    with proton_capture.instrumented(target) if proton else contextlib.nullcontext() as mode:
+        launches = run_tutorial(name, config_names, target, shape)
+    dirs = []
+    for launch in launches:
+        cdir = write_launch(name, launch, target, outdir / launch.config_name)
+        if proton:
+            proton_capture.write_scope_table(cdir, launch.name, launch.compiled.asm["ttgir"], target, mode)
+        dirs.append(cdir)
+    return dirs
 
 
 def list_configs(name: str, target) -> list[tuple[bool, object]]:

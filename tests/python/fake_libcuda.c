@@ -4,6 +4,7 @@
  * stride_bk, stride_cm) and ws_gemm_kernel (CUtensorMaps at parameters 0, 5 and 10, M, N, K at 15..17; the
  * stand-in cuTensorMapEncodeTiled stores the base address, dims and row stride in the map); tma_scale_kernel
  * computes Y = alpha * X. Every call of interest is appended to the file named by FAKE_CUDA_LOG;
+ * FAKE_CUDA_PROTON (see fake_proton) writes a Proton profile buffer;
  * FAKE_CUDA_WRONG=1 makes the kernels add 1 to C (to alpha for tma_scale_kernel).
  * Events are 1.25 ms apart, always. fake_cuda_set_launch_hook installs a function called with the kernel's name
  * at every launch (the stand-in libcupti.so, fake_libcupti.c, makes its activity records from it). */
@@ -139,6 +140,45 @@ CUresult cuTensorMapEncodeTiled(CUtensorMap *map, CUtensorMapDataType type, cuui
         (int)sw, (int)l2, (int)fill);
   return CUDA_SUCCESS;
 }
+/* FAKE_CUDA_PROTON="P,SCRATCH,WARPS": parameter P is Proton's profile scratch of SCRATCH bytes per CTA and
+ * WARPS warps (runner/ProtonBuffer.h layout). Each CTA records, in cycles: warps 0-3 scope 0 [100,300) and
+ * scope 1 [300,350), warp 4 scope 2 [50,250); CTA 0's warp 0 also scope 7 (not in the table) [100,120). */
+static void put_entry(uint8_t *at, int start, unsigned scope, uint64_t cycle) {
+  uint32_t w0 = (start ? 0u : 0x80000000u) | (scope << 23) | (uint32_t)((cycle >> 32) & 0x7FF), w1 = (uint32_t)cycle;
+  memcpy(at, &w0, 4);
+  memcpy(at + 4, &w1, 4);
+}
+static void fake_proton(const CUlaunchConfig *c, void **params) {
+  const char *spec = getenv("FAKE_CUDA_PROTON");
+  unsigned p, scratch, warps;
+  if (!spec || sscanf(spec, "%u,%u,%u", &p, &scratch, &warps) != 3)
+    return;
+  uint8_t *buf = (uint8_t *)(uintptr_t)*(CUdeviceptr *)params[p];
+  unsigned ctas = c->gridDimX * c->gridDimY * c->gridDimZ;
+  uint32_t bufBytes = (scratch - 40 - 4 * warps) / (warps * 8) * warps * 8, seg = bufBytes / warps;
+  for (unsigned cta = 0; cta < ctas; ++cta) {
+    uint8_t *base = buf + (size_t)cta * scratch;
+    uint32_t words[4] = {0xdeadbeefu, cta, 7 + cta, bufBytes};
+    uint64_t times[3] = {1000000, 1000300, 1000400};
+    memcpy(base, words, 16);
+    memcpy(base + 16, times, 24);
+    for (unsigned w = 0; w < warps; ++w) {
+      uint8_t *s = base + 40 + 4 * warps + (size_t)w * seg;
+      uint32_t n = 0;
+      if (w < 4) {
+        put_entry(s + 8 * n++, 1, 0, 100), put_entry(s + 8 * n++, 0, 0, 300);
+        put_entry(s + 8 * n++, 1, 1, 300), put_entry(s + 8 * n++, 0, 1, 350);
+        if (cta == 0 && w == 0)
+          put_entry(s + 8 * n++, 1, 7, 100), put_entry(s + 8 * n++, 0, 7, 120);
+      } else if (w == 4) {
+        put_entry(s + 8 * n++, 1, 2, 50), put_entry(s + 8 * n++, 0, 2, 250);
+      }
+      n *= 2; /* words */
+      memcpy(base + 40 + 4 * w, &n, 4);
+    }
+  }
+}
+
 CUresult cuLaunchKernelEx(const CUlaunchConfig *c, CUfunction f, void **params, void **extra) {
   static int launches;
   if (launches++ < 2) /* the first and the checked launch */
@@ -168,6 +208,7 @@ CUresult cuLaunchKernelEx(const CUlaunchConfig *c, CUfunction f, void **params, 
   } else {
     return CUDA_ERROR_NOT_FOUND;
   }
+  fake_proton(c, params);
   if (launch_hook)
     launch_hook(function_name);
   return CUDA_SUCCESS;

@@ -17,6 +17,7 @@ and cuda.h (the CUDA toolkit's, else the one Triton's wheel ships).
 import json
 import os
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
@@ -87,14 +88,16 @@ class FakeDriverRun(unittest.TestCase):
     def tearDownClass(cls):
         shutil.rmtree(cls.tmp)
 
-    def run_tool(self, capture: Path, *args, wrong=False, cupti=None, drop=False):
+    def run_tool(self, capture: Path, *args, wrong=False, cupti=None, drop=False, proton=None):
         """Runs tlx-sim run; `cupti`: the TLXSIM_CUPTI library (default: a missing file, so events time)."""
         log = self.tmp / f"log-{capture.name}-{wrong}.txt"
         log.unlink(missing_ok=True)
         env = {**os.environ, "LD_LIBRARY_PATH": str(self.tmp), "FAKE_CUDA_LOG": str(log), "FAKE_HIP_LOG": str(log),
                "PATH": "/usr/bin:/bin", "TLXSIM_CUPTI": str(cupti or self.tmp / "missing" / "libcupti.so")}
-        for key in ("FAKE_CUDA_WRONG", "FAKE_CUPTI_DROP"):
+        for key in ("FAKE_CUDA_WRONG", "FAKE_CUPTI_DROP", "FAKE_CUDA_PROTON"):
             env.pop(key, None)
+        if proton:
+            env["FAKE_CUDA_PROTON"] = proton
         if wrong:
             env["FAKE_CUDA_WRONG"] = "1"
         if drop:
@@ -133,6 +136,145 @@ class FakeDriverRun(unittest.TestCase):
         self.assertEqual((rec["timing"], rec["do_bench_us"]), ("events", 1250.0))
         copied = record.parent / rec["capture"]
         self.assertEqual((copied / "ws_gemm_kernel.cubin").read_bytes(), (capture / "ws_gemm_kernel.cubin").read_bytes())
+
+    def proton_capture(self, name: str, ctas: int = 2) -> Path:
+        """The committed instrumented ws_gemm s3 capture (tlx_sim.capture --proton), shrunk, on `ctas` CTAs."""
+        capture = shrink(ROOT / "traces/h200/proton-captures/ws_gemm-M8192_N8192_K8192/s3", self.tmp / name)
+        launch = json.loads((capture / "launch.json").read_text())
+        launch["grid"] = [ctas, 1, 1]
+        (capture / "launch.json").write_text(json.dumps(launch, indent=1))
+        return capture
+
+    def test_proton_profile_is_decoded_into_a_trace_and_the_partition_summary(self):
+        capture = self.proton_capture("ws_gemm_s3_proton")
+        meta = json.loads((capture / "ws_gemm_kernel.json").read_text())
+        self.assertEqual((meta["profile_scratch_size"], meta["num_warps"]), (65664, 8))
+        out = self.tmp / "proton" / "ws_gemm-s3.json"
+        out.parent.mkdir(exist_ok=True)
+        proc, log = self.run_tool(capture, "--proton", out, proton="19,65664,8")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertIn("scope id 7 has no name in the scope table", proc.stderr)
+        self.assertEqual(len([line for line in log if line.startswith("launch ws_gemm_kernel grid=2,1,1")]), 2)
+        events = json.loads(out.read_text())["traceEvents"]
+        self.assertEqual(len(events), 19)  # CTA 0: 4 x 2 + scope_7 + wait_empty; CTA 1: 9
+        first = events[0]
+        self.assertEqual((first["name"], first["pid"], first["tid"], first["ts"], first["dur"]),
+                         ("wait_ready", "ws_gemm_kernel Core7 CTA0",
+                          "warp 0 (line 0)", 0.05, 0.2))
+        self.assertIn("scope_7", {e["name"] for e in events})
+        doc = json.loads(out.with_suffix(".summary.json").read_text())
+        self.assertEqual(doc["proton"]["timeline"], "ws_gemm-s3.json")
+        self.assertEqual(doc["warps"], {"total": 8, "default": 4, "workers": [1]})
+        summary = doc["proton"]["summary"]
+        self.assertEqual(summary["ctas"], 2)
+        self.assertAlmostEqual(summary["lifetime_us_mean"], 0.3)
+        default, worker = summary["partitions"]["default"], summary["partitions"]["partition0"]
+        self.assertEqual((default["warps_per_cta"], worker["warps_per_cta"]), (4, 1))
+        self.assertAlmostEqual(default["scopes"]["wait_ready"], 200 / 300)
+        self.assertAlmostEqual(default["scopes"]["wgmma_wait"], 50 / 300)
+        self.assertAlmostEqual(default["scopes"]["scope_7"], 20 / 300 / 8)
+        self.assertAlmostEqual(default["wait_frac"], 250 / 300)
+        self.assertAlmostEqual(worker["scopes"]["wait_empty"], 200 / 300)
+        self.assertAlmostEqual(doc["globaltimer"]["cycles_per_ns"], 1.0)
+
+    def test_proton_only_one_cta_in_the_trace(self):
+        capture = self.proton_capture("ws_gemm_s3_proton_only", ctas=3)
+        out = self.tmp / "proton-only.json"
+        raw = self.tmp / "proton-only.bin"
+        proc, log = self.run_tool(capture, "--proton", out, "--proton-only", "--proton-trace-ctas", "1",
+                                  "--proton-raw-out", raw, "--proton-raw-ctas", "2", proton="19,65664,8")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertEqual(raw.stat().st_size, 2 * 65664)
+        again = self.tmp / "proton-again.json"
+        proc2, _ = self.run_tool(capture, "--proton", again, "--proton-raw-in", raw)
+        self.assertEqual(proc2.returncode, 0, proc2.stderr)
+        self.assertEqual(json.loads(again.with_suffix(".summary.json").read_text())["ctas_decoded"], 2)
+        self.assertEqual({e["pid"] for e in json.loads(out.read_text())["traceEvents"]},
+                         {"ws_gemm_kernel Core7 CTA0"})
+        self.assertEqual(json.loads(out.with_suffix(".summary.json").read_text())["proton"]["summary"]["ctas"], 3)
+
+    def test_proton_bad_captures_and_buffers_are_clear_errors(self):
+        out = self.tmp / "bad-proton.json"
+        plain = shrink(ROOT / "tests/inputs/hopper/ws_gemm/s3", self.tmp / "ws_gemm_s3_plain_proton")
+        proc, log = self.run_tool(plain, "--proton", out)
+        self.assertEqual(proc.returncode, 2)
+        self.assertIn("profile_scratch_size is 0", proc.stderr)
+        self.assertEqual(log, [])  # refused before any launch
+        unwritten = self.proton_capture("ws_gemm_s3_proton_unwritten")
+        proc, _ = self.run_tool(unwritten, "--proton", out)  # the stand-in kernel writes no profile
+        self.assertEqual(proc.returncode, 2)
+        self.assertIn("none of the 2 CTAs has a valid header", proc.stderr)
+        no_table = self.proton_capture("ws_gemm_s3_proton_no_table")
+        (no_table / "ws_gemm_kernel.proton.json").unlink()
+        proc, _ = self.run_tool(no_table, "--proton", out, "--dry-run")
+        self.assertEqual(proc.returncode, 2)
+        self.assertIn("ws_gemm_kernel.proton.json: cannot read", proc.stderr)
+        proc, _ = self.run_tool(self.proton_capture("ws_gemm_s3_proton_record"), "--proton", out, "--record",
+                                self.tmp / "never.json")
+        self.assertEqual(proc.returncode, 2)
+        self.assertIn("--record with --proton", proc.stderr)
+        self.assertFalse((self.tmp / "never.json").exists())
+        proc, _ = self.run_tool(self.proton_capture("ws_gemm_s3_proton_dry"), "--proton", out, "--dry-run")
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertIn("3 scopes, 2 CTAs x 65664 bytes of profile scratch, 8 warps (4 default)", proc.stderr)
+
+    def test_proton_raw_buffer_of_a_real_h200_trace_gives_record_pys_summary(self):
+        # The two CTAs of Proton's own trace of ws_gemm s3 on the H200 (record.py --proton) written back into a
+        # profile buffer of the instrumented capture's layout, decoded by --proton-raw-in (no device): the summary
+        # must equal record.py's proton_summary of the same trace (cycles are its ts x 1000, rounded).
+        sys.path[:0] = [str(ROOT / "python"), str(ROOT)]
+        from tlx_sim import record
+        excerpt = json.loads((ROOT / "traces/h200/proton/ws_gemm-s3-M8192_N8192_K8192.json").read_text())
+        scopes = {s["name"]: s["id"] for s in json.loads(
+            (ROOT / "traces/h200/proton-captures/ws_gemm-M8192_N8192_K8192/s3/ws_gemm_kernel.proton.json").read_text())["scopes"]}
+        scratch, warps = 65664, 8
+        seg = (scratch - 40 - 4 * warps) // warps // 8 * 8
+        pids = sorted({e["pid"] for e in excerpt["traceEvents"]})
+        buf = bytearray(scratch * len(pids))
+        for i, pid in enumerate(pids):
+            base = i * scratch
+            cta, core = int(pid.split("CTA")[1].split()[0]), int(pid.split("Core")[1].split()[0])
+            struct.pack_into("<IIII", buf, base, 0xdeadbeef, cta, core, seg * warps)
+            per_warp = {}
+            for e in excerpt["traceEvents"]:
+                if e["pid"] == pid:
+                    per_warp.setdefault(int(e["tid"].split()[1]), []).append(e)
+            for w, events in per_warp.items():
+                n = 0
+                for e in sorted(events, key=lambda e: e["ts"]):
+                    start, end = round(e["ts"] * 1000), round((e["ts"] + e["dur"]) * 1000)
+                    for is_start, cycle in ((True, start), (False, end)):
+                        word0 = (0 if is_start else 0x80000000) | scopes[e["name"]] << 23 | (cycle >> 32) & 0x7FF
+                        struct.pack_into("<II", buf, base + 40 + 4 * warps + w * seg + 8 * n, word0, cycle & 0xFFFFFFFF)
+                        n += 1
+                struct.pack_into("<I", buf, base + 40 + 4 * w, 2 * n)
+        raw = self.tmp / "h200-s3.bin"
+        raw.write_bytes(bytes(buf))
+        out = self.tmp / "h200-s3.json"
+        proc, log = self.run_tool(ROOT / "traces/h200/proton-captures/ws_gemm-M8192_N8192_K8192/s3", "--proton", out,
+                                  "--proton-raw-in", raw)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertEqual(log, [])  # no driver call
+        ours = json.loads(out.with_suffix(".summary.json").read_text())["proton"]["summary"]
+        theirs = record.proton_summary(excerpt, 4, [1])
+        self.assertEqual(ours["ctas"], theirs["ctas"])
+        self.assertAlmostEqual(ours["lifetime_us_mean"], theirs["lifetime_us_mean"], places=2)
+        self.assertEqual(ours["partitions"].keys(), theirs["partitions"].keys())
+        for part, p in theirs["partitions"].items():
+            self.assertEqual(ours["partitions"][part]["warps_per_cta"], p["warps_per_cta"])
+            self.assertAlmostEqual(ours["partitions"][part]["wait_frac"], p["wait_frac"], places=4)
+            for scope, frac in p["scopes"].items():
+                self.assertAlmostEqual(ours["partitions"][part]["scopes"][scope], frac, places=4)
+        self.assertEqual(len(json.loads(out.read_text())["traceEvents"]), len(excerpt["traceEvents"]))
+        proc, _ = self.run_tool(ROOT / "traces/h200/proton-captures/ws_gemm-M8192_N8192_K8192/s3", "--proton", out,
+                                "--proton-raw-in", self.tmp / "missing.bin")
+        self.assertEqual(proc.returncode, 2)
+        self.assertIn("missing.bin: cannot read", proc.stderr)
+        raw.write_bytes(bytes(buf[:-1]))
+        proc, _ = self.run_tool(ROOT / "traces/h200/proton-captures/ws_gemm-M8192_N8192_K8192/s3", "--proton", out,
+                                "--proton-raw-in", raw)
+        self.assertEqual(proc.returncode, 2)
+        self.assertIn("not a whole number of 65664-byte CTA slices", proc.stderr)
 
     def test_cupti_kernel_durations(self):
         capture = shrink(ROOT / "tests/inputs/hopper/ws_gemm/s3", self.tmp / "ws_gemm_s3_cupti")
