@@ -177,6 +177,43 @@ void writeTimelineSvg(const Timeline &timeline, double clockMhz, llvm::raw_ostre
   os << "</svg>\n";
 }
 
+void writeLaneChartSvg(const LaneChart &chart, llvm::raw_ostream &os, int width) {
+  const int labelW = 170, rowH = 18, top = 24, axisH = 28;
+  const int plotW = std::max(200, width - labelW - 10);
+  const int height = top + static_cast<int>(chart.rows.size()) * rowH + axisH;
+  double span = std::max(1e-9, chart.window.to - chart.window.from);
+  double pxPerUnit = plotW / span;
+  bool cycles = chart.unit == "cycles";
+  os << "<svg class=\"timeline\" width=\"" << width << "\" height=\"" << height << "\" viewBox=\"0 0 " << width << " "
+     << height << "\" role=\"img\" aria-label=\"" << xmlEscape(chart.title) << "\">\n";
+  os << "<text x=\"0\" y=\"14\" class=\"title\">" << xmlEscape(chart.title) << "</text>\n";
+  for (size_t r = 0; r < chart.rows.size(); ++r) {
+    int y = top + static_cast<int>(r) * rowH;
+    os << "<text x=\"0\" y=\"" << y + 13 << "\" class=\"row\">" << xmlEscape(chart.rows[r].name) << "</text>\n";
+    os << "<rect x=\"" << labelW << "\" y=\"" << y + 1 << "\" width=\"" << plotW << "\" height=\"" << rowH - 2
+       << "\" class=\"lane\"/>\n";
+    for (const ChartSpan &sp : chart.rows[r].spans) {
+      double x0 = (sp.start - chart.window.from) * pxPerUnit, x1 = (sp.end - chart.window.from) * pxPerUnit;
+      bool thin = sp.cls == "barop";
+      os << "<rect x=\"" << fmt(labelW + x0, "%.2f") << "\" y=\"" << y + (thin ? 4 : 2) << "\" width=\""
+         << fmt(std::max(0.5, x1 - x0), "%.2f") << "\" height=\"" << rowH - (thin ? 8 : 4) << "\" class=\"" << sp.cls
+         << "\"><title>" << xmlEscape(sp.label) << ": " << fmt((sp.end - sp.start) * (cycles ? 1 : 1e3), "%.0f")
+         << (cycles ? " cycles" : " ns") << "</title></rect>\n";
+    }
+  }
+  double step = tickStep(span, 8);
+  int axisY = top + static_cast<int>(chart.rows.size()) * rowH;
+  os << "<line x1=\"" << labelW << "\" y1=\"" << axisY << "\" x2=\"" << labelW + plotW << "\" y2=\"" << axisY
+     << "\" class=\"axis\"/>\n";
+  for (double t = 0; t <= span + 1e-9; t += step) {
+    double x = labelW + t * pxPerUnit;
+    os << "<line x1=\"" << fmt(x, "%.2f") << "\" y1=\"" << axisY << "\" x2=\"" << fmt(x, "%.2f") << "\" y2=\""
+       << axisY + 5 << "\" class=\"axis\"/><text x=\"" << fmt(x, "%.2f") << "\" y=\"" << axisY + 18
+       << "\" class=\"tick\">+" << fmt(t, step < 1 ? "%.2f" : "%.0f") << (cycles ? " cyc" : " us") << "</text>\n";
+  }
+  os << "</svg>\n";
+}
+
 void writeWaitHistogramSvg(const WaitHistogram &h, llvm::raw_ostream &os) {
   const int barW = 22, chartH = 90, top = 8, bottom = 34, left = 36;
   size_t n = std::max<size_t>(h.buckets.size(), 1);

@@ -4,6 +4,7 @@
 // Inline SVG only: no scripts, fonts or external references.
 #pragma once
 
+#include "sim/SteadyState.h"
 #include "sim/Timeline.h"
 
 #include "llvm/Support/raw_ostream.h"
@@ -18,6 +19,10 @@ std::string xmlEscape(const std::string &text);
 /// The timeline of `timeline`'s SM as one <svg> element, `width` pixels wide; the time axis
 /// is labelled in microseconds at `clockMhz`.
 void writeTimelineSvg(const Timeline &timeline, double clockMhz, llvm::raw_ostream &os, int width = 1200);
+
+/// `chart` as one <svg> element, `width` pixels wide: a row per chart row, spans in their CSS class (the timeline's
+/// legend), the time axis in the chart's unit (cycles or microseconds) from the window's start.
+void writeLaneChartSvg(const LaneChart &chart, llvm::raw_ostream &os, int width = 1200);
 
 /// A bar chart of one barrier's wait-time histogram (log2 buckets of cycles) as one <svg>.
 void writeWaitHistogramSvg(const WaitHistogram &histogram, llvm::raw_ostream &os);

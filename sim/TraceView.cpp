@@ -23,7 +23,8 @@ const char *category(TimelineSlice::Kind kind) {
 
 } // namespace
 
-void writeChromeTrace(const Timeline &timeline, const TraceInfo &info, llvm::raw_ostream &os) {
+void writeChromeTrace(const Timeline &timeline, const TraceInfo &info, llvm::raw_ostream &os,
+                      const TraceOverlay &overlay) {
   const Program &program = timeline.program();
   const std::vector<TimelineTrack> &tracks = timeline.tracks();
   std::vector<int32_t> order = timeline.trackOrder();
@@ -114,6 +115,35 @@ void writeChromeTrace(const Timeline &timeline, const TraceInfo &info, llvm::raw
             j.attribute("flops", s.flops);
         });
       });
+    }
+    if (const MeasuredTimeline *m = overlay.measured) {
+      // pid 0: after the units and CTAs in the viewer's sort order (sort index below); a thread per warp.
+      const int32_t p = 0;
+      meta("process_name", p, -1, "name", "measured (Proton): " + m->cta);
+      meta("process_sort_index", p, -1, "sort_index", static_cast<int64_t>(ctas.size()) + 2);
+      std::vector<int32_t> warps;
+      for (const MeasuredScope &sc : m->scopes)
+        if (warps.empty() || warps.back() != sc.warp)
+          warps.push_back(sc.warp);
+      for (int32_t w : warps)
+        meta("thread_name", p, 1 + w, "name", "warp " + std::to_string(w));
+      auto round = [](double v) { return std::round(v * 1e4) / 1e4; };
+      for (const MeasuredScope &sc : m->scopes)
+        j.object([&] {
+          j.attribute("name", sc.name);
+          j.attribute("cat", "measured");
+          j.attribute("ph", "X");
+          double toUs = m->inCycles ? 1 / mhz : 1;
+          j.attribute("ts", round((sc.start + overlay.shift) * toUs));
+          j.attribute("dur", round((sc.end - sc.start) * toUs));
+          j.attribute("pid", p);
+          j.attribute("tid", 1 + sc.warp);
+          j.attributeObject("args", [&] {
+            j.attribute(m->inCycles ? "measured_start_cycle" : "measured_ts_us", sc.start);
+            if (m->inCycles)
+              j.attribute("cycles", sc.end - sc.start);
+          });
+        });
     }
     // Flow points sit at the middle of their slices, strictly inside them, so that the
     // viewer binds each to its slice (the deepest one enclosing the timestamp).

@@ -6,6 +6,7 @@
 // on the simulation, so two runs give byte-identical files.
 #pragma once
 
+#include "sim/MeasuredTimeline.h"
 #include "sim/Timeline.h"
 
 #include "llvm/Support/raw_ostream.h"
@@ -21,7 +22,18 @@ struct TraceInfo {
   Cycle cycles = 0;    ///< kernel time in cycles
 };
 
-/// Writes `timeline` as one Chrome trace JSON object to `os`.
-void writeChromeTrace(const Timeline &timeline, const TraceInfo &info, llvm::raw_ostream &os);
+/// A measured timeline drawn next to the predicted one, as one more process ("measured (Proton): ...") with a thread
+/// per warp: each scope at (start + shift) in the measured timeline's unit, converted to microseconds at the
+/// simulated clock when that unit is cycles (so that an iteration of both spans the same width when the model's
+/// cycles per iteration are right). `shift` is the predicted steady-state window's start minus the measured one's
+/// (sim/SteadyState.h), in the measured unit.
+struct TraceOverlay {
+  const MeasuredTimeline *measured = nullptr;
+  double shift = 0;
+};
+
+/// Writes `timeline` as one Chrome trace JSON object to `os`, with `overlay`'s measured timeline if it has one.
+void writeChromeTrace(const Timeline &timeline, const TraceInfo &info, llvm::raw_ostream &os,
+                      const TraceOverlay &overlay = {});
 
 } // namespace tlxsim::sim

@@ -96,6 +96,17 @@ cl::opt<std::string> outputOpt("o", cl::desc("Output file ('-' for stdout)"), cl
 cl::opt<int32_t> smOpt("sm", cl::desc("The SM whose CTAs and units the timeline shows (default 0)"), cl::init(0),
                        cl::cat(outputCategory()), cl::sub(traceCommand()), cl::sub(reportCommand()));
 
+cl::opt<std::string> protonTimelineOpt(
+    "proton",
+    cl::desc("A measured Proton timeline of the same launch (the Chrome trace `tlx-sim run --proton` writes): drawn "
+             "under the predicted steady state, aligned at the windows' starts"),
+    cl::value_desc("TRACE.json"), cl::cat(outputCategory()), cl::sub(traceCommand()), cl::sub(reportCommand()));
+cl::opt<int32_t> steadyIterationsOpt(
+    "steady-iterations",
+    cl::desc("Loop iterations in the zoomed steady-state view of one CTA (default 4): the window runs from the middle "
+             "occurrence of the most repeated wait over this many more"),
+    cl::init(4), cl::cat(outputCategory()), cl::sub(traceCommand()), cl::sub(reportCommand()));
+
 cl::opt<bool> jsonOpt("json", cl::desc("Print one JSON object (schema_version 1)"), cl::cat(outputCategory()),
                       cl::sub(checkCommand()), cl::sub(predictCommand()), cl::sub(irCommand()),
                       cl::sub(xcheckCommand()), cl::sub(runCommand()), cl::sub(diffCommand()));

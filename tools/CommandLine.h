@@ -51,6 +51,8 @@ extern llvm::cl::list<std::string> setOpts;
 /// `-o FILE` of trace and report (`-` is stdout) and `--sm N`: the SM whose timeline they show.
 extern llvm::cl::opt<std::string> outputOpt;
 extern llvm::cl::opt<int32_t> smOpt;
+extern llvm::cl::opt<std::string> protonTimelineOpt;
+extern llvm::cl::opt<int32_t> steadyIterationsOpt;
 /// `--json`: print one JSON object (schema_version 1).
 extern llvm::cl::opt<bool> jsonOpt;
 

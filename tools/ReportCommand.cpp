@@ -10,6 +10,8 @@
 #include "report/ReportAssets.h"
 
 #include "sim/SummaryView.h"
+#include "sim/MeasuredTimeline.h"
+#include "sim/SteadyState.h"
 #include "sim/Timeline.h"
 #include "sim/TimelineSvg.h"
 #include "verifier/Verifier.h"
@@ -19,6 +21,8 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <optional>
 
 #include <map>
 
@@ -228,6 +232,25 @@ void writeModel(const sim::GpuModel &model, raw_ostream &os) {
   os << "</table>\n";
 }
 
+/// The zoomed steady state of one CTA (sim/SteadyState.h): predicted, and measured below it when given.
+void writeSteadyState(const sim::Timeline &timeline, double clockMhz, const sim::MeasuredTimeline *measured,
+                      raw_ostream &os) {
+  sim::LaneChart predicted = sim::predictedSteadyState(timeline, steadyIterationsOpt);
+  if (predicted.rows.empty())
+    return;
+  os << "<h2>Steady state (one CTA, zoomed)</h2>\n<p class=\"sub\">A few loop iterations in the middle of the "
+        "first CTA's life on this SM: which partition waits while the loads and the MMAs of neighbouring stages "
+        "overlap."
+     << (measured ? " Below: the same window measured with Proton on the hardware (one row per instrumented warp; "
+                    "bars are its scopes, the gaps between them are issuing)."
+                  : " Add <code>--proton TRACE.json</code> (from <code>tlx-sim run --proton</code>) to draw the "
+                    "measured timeline below it.")
+     << "</p>\n";
+  sim::writeLaneChartSvg(predicted, os);
+  if (measured)
+    sim::writeLaneChartSvg(sim::measuredSteadyState(*measured, steadyIterationsOpt), os);
+}
+
 int runReport() {
   PreparedSimulation prepared;
   if (int code = prepareSimulation(prepared))
@@ -254,6 +277,13 @@ int runReport() {
     return badInput("--sm " + Twine(smOpt) + " is beyond the model's " + Twine(result->numSms) + " SMs");
   const std::vector<verifier::Finding> findings = checks.findings();
 
+  std::optional<sim::MeasuredTimeline> measured;
+  if (!protonTimelineOpt.empty()) {
+    auto read = sim::readProtonTimeline(protonTimelineOpt);
+    if (!read)
+      return badInput(toString(read.takeError()));
+    measured = std::move(*read);
+  }
   SourceLines sources(inputFile);
   auto write = [&](raw_ostream &os) {
     std::string title = "tlx-sim report: " + program.kernelName;
@@ -277,6 +307,8 @@ int runReport() {
     sim::writeTimelineSvg(timeline, result->clockMhz, os);
     os << "<p class=\"sub\">The same timeline with every slice and the arrive-to-wait flows: <code>tlx-sim trace</code> "
           "(Chrome/Perfetto JSON).</p>\n";
+
+    writeSteadyState(timeline, result->clockMhz, measured ? &*measured : nullptr, os);
 
     os << "<h2>Barrier waits</h2>\n";
     writeHistograms(timeline, os);

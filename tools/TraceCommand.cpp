@@ -1,16 +1,20 @@
 // `tlx-sim trace FILE [launch options] -o out.json`: simulate one launch and write the
 // Chrome/Perfetto trace of one SM (sim/TraceView.h), built by the Timeline listener.
 // Findings of the verifier are printed as diagnostics (stderr) and make the exit code 1;
-// the trace is written either way (a deadlocked kernel's trace shows where it stalls).
+// the trace is written either way (a deadlocked kernel's trace shows where it stalls). With --proton TRACE.json a
+// measured timeline of the same launch is added as one more process, aligned at the steady-state windows' starts.
 #include "tools/CommandLine.h"
 #include "tools/OutputFile.h"
 #include "tools/Simulation.h"
 
+#include "sim/SteadyState.h"
 #include "sim/Timeline.h"
 #include "sim/TraceView.h"
 #include "verifier/Verifier.h"
 
 #include "llvm/Support/raw_ostream.h"
+
+#include <optional>
 
 using namespace llvm;
 
@@ -39,9 +43,23 @@ int runTrace() {
   if (smOpt >= result->numSms)
     return badInput("--sm " + Twine(smOpt) + " is beyond the model's " + Twine(result->numSms) + " SMs");
 
+  std::optional<sim::MeasuredTimeline> measured;
+  sim::TraceOverlay overlay;
+  if (!protonTimelineOpt.empty()) {
+    auto read = sim::readProtonTimeline(protonTimelineOpt);
+    if (!read)
+      return badInput(toString(read.takeError()));
+    measured = std::move(*read);
+    // Aligned at the steady-state windows' starts: the same iteration of both sit above each other.
+    sim::LaneChart predicted = sim::predictedSteadyState(timeline, steadyIterationsOpt);
+    sim::LaneChart observed = sim::measuredSteadyState(*measured, steadyIterationsOpt);
+    // The predicted window is in cycles; a measured one not in cycles is in microseconds at the simulated clock.
+    double predictedFrom = predicted.window.from / (measured->inCycles ? 1 : result->clockMhz);
+    overlay = {&*measured, predictedFrom - observed.window.from};
+  }
   if (auto err = writeOutputFile(outputOpt, "the trace", [&](raw_ostream &out) {
         sim::writeChromeTrace(timeline, {program.kernelName, prepared.model->name(), result->clockMhz, result->cycles},
-                              out);
+                              out, overlay);
       }))
     return badInput(toString(std::move(err)));
   const auto findings = checks.findings();
