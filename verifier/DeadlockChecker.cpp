@@ -1,5 +1,5 @@
 #include "verifier/DeadlockChecker.h"
-
+#include "verifier/DeadlockCause.h"
 
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/strong_components.hpp>
@@ -13,6 +13,9 @@ DeadlockChecker::DeadlockChecker(const Program &program, size_t historyDepth)
 
 void DeadlockChecker::onAgentStart(const AgentInfo &info, Cycle t) {
   CheckerBase::onAgentStart(info, t);
+  if (info.id >= static_cast<int32_t>(agentBlock_.size()))
+    agentBlock_.resize(info.id + 1, -1);
+  agentBlock_[info.id] = info.rootBlock;
   if (info.cta >= static_cast<int64_t>(liveAgents_.size()))
     liveAgents_.resize(info.cta + 1);
   ++liveAgents_[info.cta];
@@ -27,8 +30,14 @@ void DeadlockChecker::onAgentEnd(int32_t agent, Cycle) {
 }
 
 void DeadlockChecker::onBarrier(const BarrierEvent &e) {
-  if (e.action == BarrierAction::WaitPass || e.action == BarrierAction::WaitResume)
+  if (e.action == BarrierAction::WaitPass || e.action == BarrierAction::WaitResume) {
+    History &h = history_[e.barrier];
+    size_t index = partitionIndex(e.agent);
+    if (h.passers.size() <= index)
+      h.passers.resize(index + 1);
+    h.passers.set(index);
     return;
+  }
   History &h = history_[e.barrier];
   if (h.ring.size() < historyDepth_) {
     h.ring.push_back(e);
@@ -125,6 +134,27 @@ void DeadlockChecker::onStall(Cycle, const std::vector<BlockedAgent> &blocked) {
            std::to_string(s.tx);
   };
 
+  // Root cause first: the blocked mbarrier wait of highest rank (DeadlockCause.h) leads; ties keep agent order.
+  std::vector<WaitCause> causes(waiting.size());
+  for (size_t i = 0; i < waiting.size(); ++i) {
+    const BlockedAgent &b = *waiting[i];
+    if (!b.onBarrier)
+      continue;
+    const History &h = history_[b.barrier];
+    int32_t block = b.agent < static_cast<int32_t>(agentBlock_.size()) ? agentBlock_[b.agent] : -1;
+    size_t index = partitionIndex(b.agent);
+    bool waitedBefore = index < h.passers.size() && h.passers.test(index);
+    causes[i] = rankWait(stateOf(b), b.parity, h.signalers.any(), waitedBefore, issuesCopies(program_, block));
+  }
+  size_t lead = 0;
+  for (size_t i = 1; i < waiting.size(); ++i)
+    if (causes[i].rank > causes[lead].rank)
+      lead = i;
+  if (lead != 0) {
+    std::rotate(waiting.begin(), waiting.begin() + lead, waiting.begin() + lead + 1);
+    std::rotate(causes.begin(), causes.begin() + lead, causes.begin() + lead + 1);
+  }
+
   Finding f;
   f.cls = "deadlock";
   if (waiting.empty()) {
@@ -137,6 +167,8 @@ void DeadlockChecker::onStall(Cycle, const std::vector<BlockedAgent> &blocked) {
   const BlockedAgent &primary = *waiting.front();
   f.location = loc(primary.loc);
   f.message = waitText(primary) + "; no partition can progress";
+  if (!causes.front().reason.empty())
+    f.message += "; likely cause: " + causes.front().reason;
   if (primary.onBarrier)
     f.barrier = stateOf(primary);
   for (size_t i = 1; i < waiting.size(); ++i) {

@@ -1,7 +1,8 @@
 // The deadlock checker: a listener that keeps each barrier's recent history and, when
 // the simulation stalls, reports every blocked partition with the barrier, the parity it
 // waits for, the barrier's phase, pending arrivals and tx-count, the wait-for cycle
-// (Boost.Graph) and the history that led there.
+// (Boost.Graph) and the history that led there. The error names the wait that is the likely root cause
+// (DeadlockCause.h) with a one-line reason; the other blocked waits follow as related waits and notes.
 #pragma once
 
 #include "verifier/BarrierTable.h"
@@ -35,6 +36,7 @@ private:
     std::vector<sim::BarrierEvent> ring;
     size_t head = 0;
     llvm::SmallBitVector signalers; ///< by CheckerBase::partitionIndex
+    llvm::SmallBitVector passers;   ///< partitions that completed a wait on it (passed at once or resumed)
     size_t size() const { return ring.size(); }
     const sim::BarrierEvent &at(size_t i) const { return ring[(head + i) % ring.size()]; } ///< 0 = oldest
     const sim::BarrierEvent &back() const { return at(ring.size() - 1); }
@@ -43,6 +45,7 @@ private:
 
   size_t historyDepth_;
   std::vector<int32_t> liveAgents_; ///< per CTA id
+  std::vector<int32_t> agentBlock_; ///< per agent: the block its partition starts in (AgentInfo::rootBlock)
   BarrierTable<History> history_;
   std::map<std::pair<int64_t, int64_t>, sim::NamedBarrierEvent> named_; ///< (cta, id) -> last arrival
   std::vector<Finding> findings_;

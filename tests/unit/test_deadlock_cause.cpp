@@ -1,0 +1,62 @@
+// Root cause first (verifier/DeadlockCause.h): the rank of a blocked mbarrier wait from the barrier's state at the
+// stall, and which partitions issue copies.
+#include "verifier/DeadlockCause.h"
+
+#include <doctest/doctest.h>
+
+using namespace tlxsim;
+using verifier::BarrierState;
+using verifier::rankWait;
+
+TEST_CASE("deadlock cause: tx bytes outstanding after all arrivals rank first") {
+  BarrierState ready{"ready[0]", 0, 0, 1, 2048};
+  auto c = rankWait(ready, 0, true, false, false);
+  CHECK(c.rank == 3);
+  CHECK(c.reason.find("expects 2048 tx bytes") != std::string::npos);
+  // Arrivals still pending: the bytes are not (yet) the problem.
+  CHECK(rankWait(BarrierState{"ready[0]", 0, 1, 1, 2048}, 0, true, false, false).rank == 0);
+}
+
+TEST_CASE("deadlock cause: a phase with some but not all arrivals") {
+  auto c = rankWait(BarrierState{"empty[0]", 0, 1, 2, 0}, 0, true, false, true);
+  CHECK(c.rank == 2);
+  CHECK(c.reason.find("got 1 of its 2 arrivals") != std::string::npos);
+  // None arrived this phase (1 of 1 pending): a waiting consumer's ordinary state.
+  CHECK(rankWait(BarrierState{"ready[0]", 1, 1, 1, 0}, 1, true, true, false).rank == 0);
+}
+
+TEST_CASE("deadlock cause: a producer waiting parity 0 on a fresh barrier") {
+  BarrierState empty{"empty[0]", 0, 1, 1, 0};
+  CHECK(rankWait(empty, 0, false, false, true).rank == 1);
+  CHECK(rankWait(empty, 1, false, false, true).rank == 0);  // parity 1 passes on a fresh barrier: not this wait
+  CHECK(rankWait(empty, 0, false, false, false).rank == 0); // a consumer waiting for its first data: a symptom
+  CHECK(rankWait(empty, 0, true, false, true).rank == 0);   // someone arrived: not a fresh barrier
+  // The producer passed an earlier wait on it (parity 1, its first lap): a later parity-0 wait is the second lap,
+  // blocked because the consumer never released the slot (kernels/bugs/conditional_producer.py): a symptom.
+  CHECK(rankWait(empty, 0, false, true, true).rank == 0);
+  CHECK(rankWait(BarrierState{"empty[0]", 2, 1, 1, 0}, 0, false, false, true).rank == 0); // completed phases before
+}
+
+TEST_CASE("deadlock cause: producers are the partitions whose code issues copies") {
+  sim::Program p;
+  p.blocks.resize(4);
+  sim::Instr loop;
+  loop.op = sim::Op::For;
+  loop.block = 1;
+  p.blocks[0].instrs.push_back(loop);            // block 0: a loop over block 1
+  sim::Instr tma;
+  tma.op = sim::Op::TmaLoad;
+  p.blocks[1].instrs.push_back(tma);             // block 1: a TMA load
+  sim::Instr wait;
+  wait.op = sim::Op::WaitBarrier;
+  p.blocks[2].instrs.push_back(wait);            // block 2: only waits
+  sim::Instr ws;
+  ws.op = sim::Op::WarpSpecialize;
+  ws.imm = 0;
+  p.blocks[3].instrs.push_back(ws);              // block 3: warp_specialize, default region 2, worker 1
+  p.warpSpecializes.push_back(sim::WarpSpecialize{2, {{1, 1, "partition0"}}});
+  CHECK(verifier::issuesCopies(p, 0));
+  CHECK_FALSE(verifier::issuesCopies(p, 2));
+  CHECK_FALSE(verifier::issuesCopies(p, 3)); // the worker's TMA loads are not the default partition's
+  CHECK_FALSE(verifier::issuesCopies(p, 7)); // out of range: no code
+}

@@ -1,0 +1,51 @@
+#include "verifier/DeadlockCause.h"
+
+#include <vector>
+
+namespace tlxsim::verifier {
+
+using sim::Op;
+
+WaitCause rankWait(const BarrierState &s, int64_t parity, bool everSignalled, bool waitedBefore, bool producer) {
+  if (s.pending == 0 && s.tx > 0)
+    return {3, "phase " + std::to_string(s.phase) + " of " + s.name + " has all its arrivals but still expects " +
+                   std::to_string(s.tx) + " tx bytes that no copy will deliver: the expect-tx is larger than the "
+                   "bytes of the copies that complete on it"};
+  if (s.pending > 0 && s.pending < s.expected)
+    return {2, "phase " + std::to_string(s.phase) + " of " + s.name + " got " + std::to_string(s.expected - s.pending) +
+                   " of its " + std::to_string(s.expected) + " arrivals and no partition that can still run will "
+                   "arrive: its arrival count is above the arrivals made per phase, or a release is never reached"};
+  if (producer && parity == 0 && s.phase == 0 && !everSignalled && !waitedBefore)
+    return {1, "this partition issues the copies (a producer) and waits for parity 0 on " + s.name +
+                   ", which has never completed a phase and which nobody has arrived on: a wait on a fresh barrier "
+                   "passes at once only for parity 1 (PTX ISA 9.7.13.15.16: try_wait.parity succeeds for the phase "
+                   "before the current one), so its first wait needs the release of a consumer that waits for this "
+                   "producer's data"};
+  return {};
+}
+
+bool issuesCopies(const sim::Program &program, int32_t block) {
+  std::vector<int32_t> work{block};
+  std::vector<bool> seen(program.blocks.size());
+  while (!work.empty()) {
+    int32_t b = work.back();
+    work.pop_back();
+    if (b < 0 || b >= static_cast<int32_t>(program.blocks.size()) || seen[b])
+      continue;
+    seen[b] = true;
+    for (const sim::Instr &in : program.blocks[b].instrs) {
+      if (in.op == Op::TmaLoad || in.op == Op::AsyncCopy || in.op == Op::BarrierExpect)
+        return true;
+      if (in.op == Op::WarpSpecialize) { // the default region runs on this partition's warps; workers do not
+        if (in.imm >= 0 && in.imm < static_cast<int64_t>(program.warpSpecializes.size()))
+          work.push_back(program.warpSpecializes[in.imm].defaultBlock);
+        continue;
+      }
+      work.push_back(in.block);
+      work.push_back(in.block2);
+    }
+  }
+  return false;
+}
+
+} // namespace tlxsim::verifier

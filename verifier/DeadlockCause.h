@@ -1,0 +1,38 @@
+// Root cause first: which of the waits blocked in a deadlock is the likely cause, and why, in one line. The deadlock
+// checker (DeadlockChecker.cpp) reports that wait as the error and the others, the symptoms, as related waits and
+// notes. The ranking reads only the barrier's state at the stall and what the waiting partition's code does:
+//   3. the phase has all its arrivals but still expects tx bytes no copy will deliver (an expect-tx larger than the
+//      copies it counts);
+//   2. the phase got some of its arrivals but not all, and no partition that can still run will arrive (an arrival
+//      count above the releases made per phase, or a release that is never reached);
+//   1. a partition that issues the copies (a producer) waits for parity 0 on a barrier that has never completed a
+//      phase and that nobody has arrived on, in its first wait on it: the first wait on a fresh barrier passes only
+//      for parity 1 (a later wait for parity 0 there is a symptom: the consumer never released the slot);
+//   0. none of these: a symptom (e.g. a consumer waiting for data a blocked producer never loads).
+// Ties keep the checker's order (agent order).
+#pragma once
+
+#include "sim/Program.h"
+#include "verifier/Finding.h"
+
+#include <string>
+
+namespace tlxsim::verifier {
+
+/// The rank (0-3, above) of one blocked mbarrier wait and its one-line reason ("" at rank 0).
+struct WaitCause {
+  int rank = 0;
+  std::string reason;
+};
+
+/// Ranks a wait for `parity` on a barrier in state `s` at the stall. `everSignalled`: any partition arrived or
+/// completed tx bytes on it since its init; `waitedBefore`: the waiting partition completed an earlier wait on it;
+/// `producer`: the waiting partition's code issues copies onto barriers (issuesCopies).
+WaitCause rankWait(const BarrierState &s, int64_t parity, bool everSignalled, bool waitedBefore, bool producer);
+
+/// Whether the code of block `block` of `program` (its nested loop and branch regions, and the default region of a
+/// warp_specialize, not the workers') issues TMA loads, cp.async / direct-to-LDS copies or expect-tx arrives: the
+/// producer side of a pipeline.
+bool issuesCopies(const sim::Program &program, int32_t block);
+
+} // namespace tlxsim::verifier
