@@ -1,0 +1,115 @@
+#!/usr/bin/env python3
+"""IR-only occupancy equals the binary's, over every capture with Triton's metadata (tlx-sim issue 17).
+
+For each `*.ttgir` under tests/inputs and traces/ whose metadata JSON (same stem, next to it) has `shared`:
+  - `tlx-sim predict --ir-only` (metadata and binary hidden) must report `shared_bytes_per_cta` equal to the
+    metadata's `shared`: Triton's allocation reproduced from the TTGIR (sim/SharedAllocation.cpp);
+  - its `ctas_per_sm` must equal the one `predict` reports with the metadata and the binary (cubin registers).
+Known differences are listed in KNOWN with the reason; a known one that starts to match fails too (so the list
+stays true). Prints the table captures matched / total.
+
+Usage: test_ir_occupancy.py TLX_SIM SOURCE_DIR [-v]
+"""
+import glob
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+# capture path (relative to the source dir) -> why the IR-only result differs from the binary's
+KNOWN = {}
+
+
+def launch_for(ttgir, source):
+    """The launch.json next to the capture, else the launch of a hardware record of the same kernel and config
+    (traces/<gpu>/[tlx/]<kernel>.json, whose captures live under captures/<kernel>/<config>-<hash>/)."""
+    here = os.path.join(os.path.dirname(ttgir), "launch.json")
+    if os.path.exists(here):
+        return here, None
+    parts = os.path.relpath(ttgir, source).split(os.sep)
+    if "captures" not in parts:
+        return None, None
+    root = os.path.join(source, *parts[: parts.index("captures")])
+    config = os.path.basename(os.path.dirname(ttgir)).rsplit("-", 1)[0]
+    stem = os.path.splitext(os.path.basename(ttgir))[0]
+    for records in sorted(glob.glob(os.path.join(root, "*.json"))):
+        try:
+            data = json.load(open(records))
+        except (OSError, ValueError):
+            continue
+        for record in data.get("records", []) if isinstance(data, dict) else []:
+            launch = record.get("launch", {})
+            if launch.get("kernel") == stem and launch.get("config") == config:
+                tmp = tempfile.NamedTemporaryFile("w", suffix=".json", delete=False)
+                json.dump(launch, tmp)
+                tmp.close()
+                return tmp.name, tmp.name
+    return None, None
+
+
+def predict(tlx_sim, ttgir, launch, ir_only):
+    cmd = [tlx_sim, "predict", "--json", "--max-ctas", "1", ttgir]
+    if launch:
+        cmd += ["--launch", launch]
+    if ir_only:
+        cmd.append("--ir-only")
+    run = subprocess.run(cmd, capture_output=True, text=True)
+    try:
+        return json.loads(run.stdout), run.stderr
+    except ValueError:
+        return None, run.stderr.strip() or run.stdout.strip()
+
+
+def main():
+    tlx_sim, source = sys.argv[1], sys.argv[2]
+    verbose = "-v" in sys.argv
+    ttgirs = sorted(glob.glob(os.path.join(source, "tests/inputs/**/*.ttgir"), recursive=True) +
+                    glob.glob(os.path.join(source, "traces/**/*.ttgir"), recursive=True))
+    total = shared_ok = occ_ok = 0
+    failures = []
+    for ttgir in ttgirs:
+        meta = os.path.splitext(ttgir)[0] + ".json"
+        if not os.path.exists(meta):
+            continue
+        shared = json.load(open(meta)).get("shared")
+        if shared is None:
+            continue
+        rel = os.path.relpath(ttgir, source)
+        total += 1
+        launch, tmp = launch_for(ttgir, source)
+        ir, err = predict(tlx_sim, ttgir, launch, True)
+        binary, err2 = predict(tlx_sim, ttgir, launch, False)
+        if tmp:
+            os.unlink(tmp)
+        if ir is None or binary is None or "ctas_per_sm" not in ir or "ctas_per_sm" not in binary:
+            problem = "predict failed: " + (err if ir is None else err2)[:300]
+            if ir is not None and binary is not None:
+                problem = "predict gave no occupancy: " + json.dumps(ir)[:300]
+            same_shared = same_occ = False
+        else:
+            same_shared = ir["shared_bytes_per_cta"] == shared
+            same_occ = ir["ctas_per_sm"] == binary["ctas_per_sm"]
+            problem = "shared %s (metadata %d), CTAs/SM %s (binary %s, %s regs)" % (
+                ir["shared_bytes_per_cta"], shared, ir["ctas_per_sm"], binary["ctas_per_sm"],
+                binary.get("registers_per_thread"))
+        shared_ok += same_shared
+        occ_ok += same_occ
+        ok = same_shared and same_occ
+        if verbose or (ok == (rel in KNOWN)):
+            print(("ok      " if ok else "DIFFERS ") + rel + ": " + problem)
+        if ok and rel in KNOWN:
+            failures.append(rel + ": listed in KNOWN but matches now; remove it")
+        elif not ok and rel not in KNOWN:
+            failures.append(rel + ": " + problem)
+    print("shared bytes equal to the metadata: %d / %d; CTAs/SM equal to the binary's: %d / %d" %
+          (shared_ok, total, occ_ok, total))
+    if total < 100:
+        failures.append("only %d captures with metadata found under %s" % (total, source))
+    for f in failures:
+        print("FAIL " + f)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
