@@ -21,8 +21,9 @@ struct OccupancyInputs {
   int32_t warps = 4;              ///< warps (waves) per CTA
   int32_t threadsPerWarp = 32;
   int64_t tmemColumns = 0;        ///< TMEM columns the CTA allocates (0: none)
-  /// `sharedBytes` is the sum of the module's allocations, not Triton's metadata: an upper bound (Triton's allocator
-  /// gives buffers that are never live at once the same bytes), so it never refuses the kernel by itself
+  /// `sharedBytes` is not Triton's metadata but an estimate from the module (the sum of its allocations where
+  /// Triton's allocation could not be reproduced, or that allocation with some scratch sizes estimated), so it
+  /// never refuses the kernel by itself
   bool sharedEstimated = false;
   /// Where `sharedBytes` comes from: "metadata" (Triton's `shared`), "ir" (Triton's allocation rules applied to the
   /// module, sim/SharedAllocation.h), "ir estimate" (those rules with some scratch sizes estimated) or "ir upper

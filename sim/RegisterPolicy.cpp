@@ -5,7 +5,6 @@
 #include "mlir/IR/BuiltinTypes.h"
 
 #include "llvm/Support/MathExtras.h"
-#include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
 

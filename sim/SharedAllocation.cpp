@@ -11,7 +11,6 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/Support/MathExtras.h"
-#include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
 #include <limits>
@@ -284,10 +283,6 @@ public:
     std::vector<SharedBuffer> buffers = std::move(explicitBuffers);
     buffers.insert(buffers.end(), scratch.begin(), scratch.end());
     int64_t size = assignSharedOffsets(buffers);
-    if (getenv("TLXSIM_DEBUG_ALLOC"))
-      for (auto &b : buffers)
-        llvm::errs() << b.what << " size " << b.size << " align " << b.alignment << " live [" << b.start << ","
-                     << b.end << ") async " << b.asyncOp << "/" << b.asyncRegion << " offset " << b.offset << "\n";
     if (size > out.sizeBytes) {
       out.sizeBytes = size;
       out.buffers = std::move(buffers);
@@ -401,6 +396,8 @@ private:
   /// block argument) to the last op of the defining block that uses it or holds a use.
   Interval liveness(Value value) {
     Block *block = value.getParentBlock();
+    if (!block || block->empty())
+      return {0, 1};
     Operation *start = value.getDefiningOp() ? value.getDefiningOp() : &block->front();
     uint64_t lo = ids.at(start), hi = lo + 1;
     for (Operation *user : value.getUsers()) {

@@ -22,7 +22,7 @@ struct ScratchSize {
 };
 
 /// Scratch of `op` inside kernel function `func` (`op == func`: the function's own scratch, one byte per warp of
-/// the widest warp_specialize's partitions, live for the whole function):
+/// the widest warp_specialize's partitions once padded to whole warp groups, live for the whole function):
 /// - `ttg.warp_specialize`: its captures packed like a struct (integers and floats by their bytes, pointers and
 ///   tensor descriptors 8, shared-memory descriptors 8 + 4 x rank, others 8), aligned 8 (WarpSpecializeOp
 ///   getCaptureSize / getCaptureAlign);
