@@ -175,9 +175,10 @@ void Engine::Impl::releaseFinishedCtas() {
 }
 
 llvm::Expected<SimResult> Engine::Impl::run() {
-  result.sharedBytesPerCta = (options.sharedBytesPerCta >= 0 ? options.sharedBytesPerCta : program.sharedBytes()) +
-                             options.staticSharedBytesPerCta;
-  result.registersPerThread = options.registersPerThread;
+  result.sharedBytesPerCta = occupancy.sharedBytes;
+  result.registersPerThread = occupancy.registersPerThread;
+  result.sharedSource = occupancy.sharedSource;
+  result.registersSource = occupancy.registersSource;
   result.ctasPerSm = occupancy.ctasPerSm;
   result.occupancyLimit = occupancy.limit;
   result.occupancyWarning = occupancy.warning;

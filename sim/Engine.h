@@ -49,6 +49,7 @@ struct SimResult {
   double clockMhz = 0;     ///< SM clock the time is computed at (depends on tensor-core load)
   int64_t sharedBytesPerCta = 0;   ///< what occupancy assumed
   int32_t registersPerThread = -1; ///< what occupancy assumed (-1: unknown)
+  std::string sharedSource, registersSource; ///< where they come from (Occupancy::sharedSource / registersSource)
   std::string occupancyLimit; ///< what limits CTAs per SM ("shared memory", "warps", "CTA slots", "registers")
   std::string occupancyWarning; ///< Occupancy::warning (an estimated shared memory over the SM's), or empty
 };

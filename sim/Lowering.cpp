@@ -1,6 +1,8 @@
 #include "sim/Lowering.h"
 
 #include "sim/lowering/Lowerer.h"
+#include "sim/RegisterPolicy.h"
+#include "sim/SharedAllocation.h"
 
 #include "ir/Location.h"
 
@@ -226,6 +228,16 @@ llvm::Expected<Program> lowerModule(ModuleOp module) {
   lowering::Lowerer lowerer(program);
   if (auto err = lowerer.lowerKernel(kernel))
     return err;
+  RegisterPolicy registers = tritonRegisterPolicy(module);
+  program.maxnreg = registers.maxnreg;
+  program.maxnregSource = registers.source;
+  program.maxnregEstimated = registers.estimated;
+  if (auto allocation = allocateSharedMemory(module)) {
+    program.allocatedSharedBytes = allocation->sizeBytes;
+    program.sharedEstimates = std::move(allocation->estimates);
+  } else {
+    program.sharedEstimates.push_back(llvm::toString(allocation.takeError()));
+  }
   return program;
 }
 

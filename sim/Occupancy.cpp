@@ -16,8 +16,16 @@ OccupancyInputs occupancyInputs(const Program &program, int64_t sharedBytes, int
                                 int64_t staticSharedBytes) {
   OccupancyInputs in;
   in.sharedBytes = (sharedBytes >= 0 ? sharedBytes : program.sharedBytes()) + staticSharedBytes;
-  in.sharedEstimated = sharedBytes < 0;
+  in.sharedEstimated = sharedBytes < 0 && (program.allocatedSharedBytes < 0 || !program.sharedEstimates.empty());
+  if (sharedBytes < 0)
+    in.sharedSource = program.allocatedSharedBytes < 0 ? "ir upper bound"
+                      : program.sharedEstimates.empty() ? "ir"
+                                                        : "ir estimate";
   in.registersPerThread = registersPerThread;
+  if (registersPerThread <= 0) {
+    in.registersPerThread = program.maxnreg;
+    in.registersSource = program.maxnreg <= 0 ? "unknown" : program.maxnregEstimated ? "ir estimate" : "ir";
+  }
   in.warps = program.totalWarps();
   in.threadsPerWarp = program.threadsPerWarp;
   int64_t tmemBytes = 0;
@@ -46,6 +54,10 @@ llvm::Expected<Occupancy> computeOccupancy(const OccupancyInputs &in, const GpuM
       return llvm::createStringError("the kernel allocates %lld TMEM columns, but %s",
                                      static_cast<long long>(in.tmemColumns), llvm::toString(std::move(err)).c_str());
   Occupancy o;
+  o.sharedBytes = in.sharedBytes;
+  o.registersPerThread = in.registersPerThread;
+  o.sharedSource = in.sharedSource;
+  o.registersSource = in.registersSource;
   double warps = std::max(1, in.warps);
   // Shared memory: the CTA's allocation rounded to the allocation unit, plus the reserve.
   double perCta = roundUp(static_cast<double>(in.sharedBytes), model.get("smem_alloc_unit_bytes")) +
@@ -53,11 +65,10 @@ llvm::Expected<Occupancy> computeOccupancy(const OccupancyInputs &in, const GpuM
   o.bySharedMemory = perCta > 0 ? static_cast<int32_t>(std::min(1e6, model.get("smem_per_sm_bytes") / perCta)) : 1 << 20;
   if (o.bySharedMemory < 1 && in.sharedEstimated) {
     o.bySharedMemory = 1;
-    o.warning = "shared memory estimated from the module's allocations (" + std::to_string(in.sharedBytes) +
-                " bytes, no Triton metadata `shared`) exceeds the SM's " +
+    o.warning = "shared memory estimated from the module (" + in.sharedSource + ": " +
+                std::to_string(in.sharedBytes) + " bytes, no Triton metadata `shared`) exceeds the SM's " +
                 std::to_string(static_cast<long long>(model.get("smem_per_sm_bytes"))) +
-                " bytes: Triton's allocator shares bytes between buffers that are never live at once, so the "
-                "estimate is an upper bound; assumed 1 CTA per SM (pass --metadata FILE.json for the real size)";
+                " bytes; assumed 1 CTA per SM (pass --metadata FILE.json for the real size)";
   }
   o.byWarps = static_cast<int32_t>(model.get("max_warps_per_sm") / warps);
   o.bySlots = static_cast<int32_t>(model.get("max_ctas_per_sm"));

@@ -21,13 +21,23 @@ struct OccupancyInputs {
   int32_t warps = 4;              ///< warps (waves) per CTA
   int32_t threadsPerWarp = 32;
   int64_t tmemColumns = 0;        ///< TMEM columns the CTA allocates (0: none)
-  /// `sharedBytes` is the sum of the module's allocations, not Triton's metadata: an upper bound (Triton's allocator
-  /// gives buffers that are never live at once the same bytes), so it never refuses the kernel by itself
+  /// `sharedBytes` is not Triton's metadata but an estimate from the module (the sum of its allocations where
+  /// Triton's allocation could not be reproduced, or that allocation with some scratch sizes estimated), so it
+  /// never refuses the kernel by itself
   bool sharedEstimated = false;
+  /// Where `sharedBytes` comes from: "metadata" (Triton's `shared`), "ir" (Triton's allocation rules applied to the
+  /// module, sim/SharedAllocation.h), "ir estimate" (those rules with some scratch sizes estimated) or "ir upper
+  /// bound" (the sum of the allocations)
+  std::string sharedSource = "metadata";
+  /// Where `registersPerThread` comes from: "binary", "ir" (Triton's `.maxnreg` for the kernel,
+  /// sim/RegisterPolicy.h: ptxas may use fewer), "ir estimate" (no limit in the module: tlx-sim's estimate of
+  /// ptxas's choice) or "unknown"
+  std::string registersSource = "binary";
 };
 
-/// The inputs the module itself gives: shared memory from its allocations (unless
-/// `sharedBytes` >= 0 overrides it), warps over all partitions, TMEM columns of its
+/// The inputs the module itself gives: shared memory from Triton's allocation of the module (unless
+/// `sharedBytes` >= 0 overrides it), registers from Triton's `.maxnreg` for it (unless `registersPerThread` > 0
+/// overrides them), warps over all partitions, TMEM columns of its
 /// `ttng.tmem_alloc`s (a 128-lane column holds 4 bytes per lane; the total is rounded up to a
 /// power of 2 of at least 32 columns, PTX ISA 9.1 9.7.16.1.2).
 /// `staticSharedBytes` (the binary's own static shared memory) adds to the shared memory.
@@ -41,6 +51,9 @@ struct Occupancy {
   /// Set when the estimated shared memory (OccupancyInputs::sharedEstimated) exceeds the SM's: one CTA per SM is
   /// assumed, and this says so (a kernel that runs on hardware is never refused on an estimate)
   std::string warning;
+  int64_t sharedBytes = 0;         ///< OccupancyInputs::sharedBytes, what the occupancy assumed
+  int32_t registersPerThread = -1; ///< OccupancyInputs::registersPerThread (-1: unknown)
+  std::string sharedSource, registersSource; ///< OccupancyInputs' sources
 };
 
 /// CTAs per SM under `model`'s limits. Model parameters: smem_per_sm_bytes,

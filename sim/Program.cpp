@@ -24,6 +24,8 @@ std::string Program::clusterText() const {
 }
 
 int64_t Program::sharedBytes() const {
+  if (allocatedSharedBytes >= 0)
+    return allocatedSharedBytes;
   int64_t bytes = 0;
   for (const Alloc &alloc : allocs)
     if (!alloc.inTensorMemory)

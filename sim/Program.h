@@ -208,7 +208,18 @@ struct Program {
   std::vector<std::vector<TmemWarpTile>> tmemWarpTiles;
   /// Warps of all partitions (default + workers), as Triton's metadata counts them.
   int32_t totalWarps() const;
-  /// Shared memory the module allocates, in bytes (sum of shared-memory allocations).
+  /// Shared memory per CTA as Triton's allocator lays it out from this module (sim/SharedAllocation.h: the
+  /// metadata's `shared`), bytes; -1 if it could not be computed.
+  int64_t allocatedSharedBytes = -1;
+  /// Registers per thread from the module (sim/RegisterPolicy.h): the `.maxnreg` Triton gives a warp-specialized
+  /// kernel or the module's `ttg.maxnreg`, else an estimate (`maxnregEstimated`); -1: unknown (AMD).
+  int32_t maxnreg = -1;
+  std::string maxnregSource; ///< how `maxnreg` was decided, for reports
+  bool maxnregEstimated = false; ///< `maxnreg` is an estimate of ptxas's choice (RegisterPolicy::estimated)
+  /// Why `allocatedSharedBytes` may differ from Triton's (scratch sizes estimated, or why it failed); empty if exact.
+  std::vector<std::string> sharedEstimates;
+  /// Shared memory per CTA from the module alone, bytes: `allocatedSharedBytes`, or where that failed the sum of
+  /// the shared-memory allocations (an upper bound).
   int64_t sharedBytes() const;
   /// The Python name of slot `index` of allocation `alloc`: "ready[2]" for a barrier
   /// array, "bar" for a single barrier.

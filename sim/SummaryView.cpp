@@ -253,6 +253,8 @@ llvm::json::Object SummaryView::toJson(const SimResult &r) const {
                             {"occupancy_limit", r.occupancyLimit},
                             {"shared_bytes_per_cta", r.sharedBytesPerCta},
                             {"registers_per_thread", r.registersPerThread},
+                            {"shared_bytes_from", r.sharedSource},
+                            {"registers_from", r.registersSource},
                             {"exposed_tma_us", d.exposedTmaUs},
                             {"exposed_mma_us", d.exposedMmaUs},
                             {"exposed_tma_frac", d.exposedTmaFrac},
@@ -268,6 +270,12 @@ void SummaryView::print(const SimResult &r, llvm::raw_ostream &os) const {
      << " MHz)\n";
   os << "CTAs:              " << r.ctasSimulated << ", " << r.ctasPerSm << " per SM (limited by " << r.occupancyLimit
      << ")\n";
+  if (r.sharedSource != "metadata" || r.registersSource != "binary")
+    os << "Occupancy from:    " << r.sharedBytesPerCta << " B shared memory per CTA (" << r.sharedSource << "), "
+       << (r.registersPerThread > 0 ? std::to_string(r.registersPerThread) + " registers per thread (" +
+                                          r.registersSource + ")"
+                                    : std::string("registers unknown (no binary; not a limit)"))
+       << "\n";
   if (r.clcRequests > 0)
     os << "CLC:               " << r.clcRequests << " try_cancel requests, " << r.clcCanceled
        << " clusters canceled (responses decided by the simulator's CTA dispatcher: the next not-yet-started "

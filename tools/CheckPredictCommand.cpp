@@ -107,6 +107,15 @@ int run(bool predict) {
     }
     out["warnings"] = std::move(warningsJson);
     out["ctas_simulated"] = result.ctasSimulated;
+    if (predict && !findings.empty() && result.ctasPerSm > 0) {
+      // no time, but the occupancy the run used is known (it does not depend on the kernel's synchronization)
+      out["ctas_per_sm"] = result.ctasPerSm;
+      out["occupancy_limit"] = result.occupancyLimit;
+      out["shared_bytes_per_cta"] = result.sharedBytesPerCta;
+      out["registers_per_thread"] = result.registersPerThread;
+      out["shared_bytes_from"] = result.sharedSource;
+      out["registers_from"] = result.registersSource;
+    }
     outs() << formatv("{0:2}", json::Value(std::move(out))) << "\n";
   } else {
     for (const auto &w : warnings.warnings)

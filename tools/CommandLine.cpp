@@ -83,6 +83,11 @@ cl::opt<std::string> binaryOpt("binary",
                                cl::desc("Captured cubin for register-limited occupancy (default: <FILE>.cubin next to "
                                         "the input, if present)"),
                                cl::value_desc("FILE.cubin"), TLXSIM_LAUNCH_SUBS);
+cl::opt<bool> irOnlyOpt("ir-only",
+                        cl::desc("Ignore the metadata JSON and binary next to the input: shared memory from Triton's "
+                                 "allocation rules applied to the IR, registers from the IR (as a user without the "
+                                 "binary has them)"),
+                        TLXSIM_LAUNCH_SUBS);
 cl::opt<int64_t> maxCtasOpt("max-ctas", cl::desc("Simulate only the first N CTAs of the grid"), cl::init(-1),
                             TLXSIM_LAUNCH_SUBS);
 cl::opt<std::string> modelOpt("model", cl::desc("GPU model name (models/<name>.json) or path; default from ttg.target"),

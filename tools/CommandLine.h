@@ -45,6 +45,7 @@ extern llvm::cl::opt<std::string> launchOpt;
 std::string launchFilePath();
 extern llvm::cl::opt<std::string> metadataOpt;
 extern llvm::cl::opt<std::string> binaryOpt;
+extern llvm::cl::opt<bool> irOnlyOpt;
 extern llvm::cl::opt<int64_t> maxCtasOpt;
 extern llvm::cl::opt<std::string> modelOpt;
 extern llvm::cl::list<std::string> setOpts;

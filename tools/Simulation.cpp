@@ -20,10 +20,12 @@ using namespace llvm;
 namespace tlxsim::tool {
 namespace {
 
-/// `explicitPath` if given, else the file next to `input` with extension `ext`, if it exists.
+/// `explicitPath` if given, else the file next to `input` with extension `ext`, if it exists ("" when `input` is "").
 std::string companionFile(StringRef input, StringRef explicitPath, StringRef ext) {
   if (!explicitPath.empty())
     return explicitPath.str();
+  if (input.empty())
+    return "";
   SmallString<256> sibling(input);
   sys::path::replace_extension(sibling, ext);
   return sibling != input && sys::fs::exists(sibling) ? std::string(sibling) : std::string();
@@ -85,6 +87,7 @@ SimulationRequest requestFromOptions() {
   r.descs.assign(descOpts.begin(), descOpts.end());
   r.metadata = metadataOpt;
   r.binary = binaryOpt;
+  r.irOnly = irOnlyOpt;
   r.maxCtas = maxCtasOpt;
   r.model = modelOpt;
   r.sets.assign(setOpts.begin(), setOpts.end());
@@ -162,12 +165,14 @@ int prepareSimulation(const SimulationRequest &request, PreparedSimulation &out)
   if (request.maxInstructions)
     out.options.maxInstructions = request.maxInstructions;
   std::string ttgirPath = ir::resolveTTGIRPath(inputFile, nulls()); // companions of a cache dir's .ttgir
+  if (request.irOnly)
+    ttgirPath.clear(); // --ir-only: no companion files next to the input (explicit --metadata / --binary still count)
   auto shared = sharedBytesFromMetadata(ttgirPath, request.metadata);
   if (!shared)
     return badInput(toString(shared.takeError()));
   out.options.sharedBytesPerCta = *shared;
   std::string binary = companionFile(ttgirPath, request.binary, ".cubin");
-  if (binary.empty())
+  if (binary.empty() && !ttgirPath.empty())
     binary = companionFile(ttgirPath, "", ".hsaco");
   if (std::string cubin = binary; !cubin.empty() && !StringRef(cubin).ends_with(".hsaco")) {
     auto resources = sim::readCubinResources(cubin, prog.kernelName);

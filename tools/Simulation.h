@@ -62,6 +62,7 @@ struct SimulationRequest {
   std::string grid;                          ///< `--grid` ("" = from the launch spec)
   std::vector<std::string> args, descs;      ///< `--arg NAME=V`, `--desc NAME=D0xD1`
   std::string metadata, binary;              ///< companions ("" = next to the input, if present)
+  bool irOnly = false;                       ///< ignore companions found next to the input (explicit ones still count)
   int64_t maxCtas = -1;                      ///< simulate only the first N CTAs (-1 = all)
   uint64_t maxInstructions = 0;              ///< sim::SimOptions::maxInstructions (0 = its default)
   std::string model;                         ///< model name or path ("" = from ttg.target)

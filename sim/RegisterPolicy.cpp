@@ -1,0 +1,144 @@
+#include "sim/RegisterPolicy.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/BuiltinTypes.h"
+
+#include "llvm/Support/MathExtras.h"
+
+#include <algorithm>
+
+using namespace mlir;
+
+namespace tlxsim::sim {
+
+namespace {
+
+constexpr int32_t kMaxRegistersPerThread = 255; // ptxas: registers per thread (PTX ISA 9.1 .maxnreg)
+
+int32_t intAttr(ModuleOp module, StringRef name, int32_t otherwise) {
+  auto attr = module->getAttrOfType<IntegerAttr>(name);
+  return attr ? static_cast<int32_t>(attr.getInt()) : otherwise;
+}
+
+/// Threads that run `op`: those of its warp_specialize partition, else the module's num-warps.
+int64_t threadsRunning(Operation *op, int32_t baseWarps, int32_t threadsPerWarp) {
+  for (Operation *parent = op->getParentOp(); parent; parent = parent->getParentOp()) {
+    if (parent->getName().getStringRef() != "ttg.warp_specialize.partitions")
+      continue;
+    auto ws = parent->getParentOp();
+    auto warps = ws ? ws->getAttrOfType<DenseI32ArrayAttr>("partitionNumWarps") : DenseI32ArrayAttr();
+    Region *region = op->getParentRegion();
+    while (region && region->getParentOp() != parent)
+      region = region->getParentOp()->getParentRegion();
+    if (warps && region && region->getRegionNumber() < warps.size())
+      return int64_t(warps[region->getRegionNumber()]) * threadsPerWarp;
+  }
+  return int64_t(baseWarps) * threadsPerWarp;
+}
+
+/// 32-bit registers per thread of the largest register tensor that stays live across a loop (an `scf.for`
+/// iteration value: accumulators, running statistics) or that a dot produces (elements x bits / 32 over the
+/// threads that run the op). Tensors that are only streamed through (load, scale, store) ptxas keeps in few
+/// registers at a time, so they do not count.
+int32_t largestTensorRegisters(ModuleOp module, int32_t baseWarps, int32_t threadsPerWarp) {
+  int64_t most = 0;
+  module.walk([&](Operation *op) {
+    StringRef name = op->getName().getStringRef();
+    if (name != "scf.for" && name != "tt.dot" && name != "tt.dot_scaled" && name != "ttng.warp_group_dot")
+      return;
+    for (Value result : op->getResults()) {
+      auto tensor = dyn_cast<RankedTensorType>(result.getType());
+      if (!tensor || !tensor.getElementType().isIntOrFloat())
+        continue;
+      int64_t bits = tensor.getNumElements() * std::max<int64_t>(tensor.getElementTypeBitWidth(), 8);
+      most = std::max<int64_t>(most, llvm::divideCeil(bits, 32 * threadsRunning(op, baseWarps, threadsPerWarp)));
+    }
+  });
+  return static_cast<int32_t>(most);
+}
+
+} // namespace
+
+RegisterPolicy tritonRegisterPolicy(ModuleOp module) {
+  RegisterPolicy policy;
+  auto target = module->getAttrOfType<StringAttr>("ttg.target");
+  if (target && target.getValue().starts_with("hip:"))
+    return policy; // AMD: no .maxnreg; the VGPR count is the compiler's choice
+  if (auto user = module->getAttrOfType<IntegerAttr>("ttg.maxnreg")) {
+    policy.maxnreg = std::min<int32_t>(kMaxRegistersPerThread, static_cast<int32_t>(user.getInt()));
+    policy.source = "ttg.maxnreg";
+    return policy;
+  }
+  int32_t baseWarps = intAttr(module, "ttg.num-warps", 4), threadsPerWarp = intAttr(module, "ttg.threads-per-warp", 32);
+  std::vector<Operation *> specializes;
+  int32_t maxExtraWarps = 0;
+  module.walk([&](Operation *op) {
+    if (op->getName().getStringRef() != "ttg.warp_specialize")
+      return;
+    int32_t extra = 0;
+    if (auto warps = op->getAttrOfType<DenseI32ArrayAttr>("partitionNumWarps"))
+      for (int32_t w : warps.asArrayRef())
+        extra += w;
+    maxExtraWarps = std::max(maxExtraWarps, extra);
+    specializes.push_back(op);
+  });
+  int32_t extraGroups = static_cast<int32_t>(llvm::divideCeil(maxExtraWarps, 4));
+  int32_t totalWarps = baseWarps + 4 * extraGroups;
+  auto estimate = [&](RegisterPolicy policy) {
+    if (policy.maxnreg > 0)
+      return policy;
+    int32_t largest = largestTensorRegisters(module, baseWarps, threadsPerWarp);
+    // never more than the whole register file for one CTA: an estimate must not refuse a kernel that runs
+    int32_t wholeFile = 64 * 1024 / totalWarps / threadsPerWarp / 8 * 8;
+    policy.maxnreg = std::min<int32_t>({kMaxRegistersPerThread, wholeFile,
+                                        static_cast<int32_t>(llvm::alignTo(largest * 5 / 4 + 24, 8))});
+    policy.estimated = true;
+    policy.source = "estimate: 1.25 x the largest loop-carried or dot register tensor (" + std::to_string(largest) +
+                    " registers per thread) + 24, rounded up to 8";
+    return policy;
+  };
+  if (specializes.empty())
+    return estimate(policy);
+  int32_t maxnreg = 64 * 1024 / totalWarps / threadsPerWarp / 8 * 8;
+  for (Operation *ws : specializes) {
+    auto requested = ws->getAttrOfType<DenseI32ArrayAttr>("requestedRegisters");
+    auto warps = ws->getAttrOfType<DenseI32ArrayAttr>("partitionNumWarps");
+    if (!requested || !warps)
+      continue;
+    // The partitions, padded with idle ones of 16 registers to `extraGroups` warp groups, grouped into warp
+    // groups by their start warp (largest partitions first); each group asks for its largest request.
+    std::vector<std::pair<int32_t, int32_t>> partitions; // (warps, requested registers rounded up to 8)
+    for (size_t i = 0; i < warps.size() && i < requested.size(); ++i)
+      partitions.push_back({warps[i], static_cast<int32_t>(llvm::divideCeil(requested[i], 8) * 8)});
+    int32_t padding = extraGroups * 4;
+    for (auto &p : partitions)
+      padding -= p.first;
+    while (padding > 0) {
+      int32_t size = static_cast<int32_t>(llvm::NextPowerOf2(padding) / 2);
+      partitions.push_back({size, 16});
+      padding -= size;
+    }
+    std::stable_sort(partitions.begin(), partitions.end(), [](auto a, auto b) { return a.first > b.first; });
+    int64_t budget = int64_t(maxnreg) * baseWarps * threadsPerWarp;
+    int32_t start = 0, groupRegs = 0, groupWarps = 0;
+    for (size_t i = 0; i <= partitions.size(); ++i) {
+      if (i == partitions.size() || (start % 4 == 0 && groupWarps > 0)) {
+        budget += int64_t(maxnreg - groupRegs) * groupWarps * threadsPerWarp;
+        groupRegs = groupWarps = 0;
+      }
+      if (i == partitions.size())
+        break;
+      groupRegs = std::max(groupRegs, partitions[i].second);
+      groupWarps += partitions[i].first;
+      start += partitions[i].first;
+    }
+    if (budget <= 0 || budget / (int64_t(baseWarps) * threadsPerWarp) / 8 * 8 < 24)
+      continue; // too few registers left for the default warp group: no setmaxnreg, no .maxnreg
+    policy.maxnreg = std::min(kMaxRegistersPerThread, maxnreg);
+    policy.source = "warp-specialized: 64K registers / " + std::to_string(totalWarps) + " warps";
+  }
+  return estimate(policy);
+}
+
+} // namespace tlxsim::sim

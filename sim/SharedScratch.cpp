@@ -1,0 +1,168 @@
+#include "sim/SharedScratch.h"
+
+#include "sim/WarpOwners.h"
+
+#include "ir/Types.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Operation.h"
+
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+
+namespace tlxsim::sim {
+
+int64_t scratchElementBits(Type type) {
+  if (isa<ir::PtrType>(type))
+    return 64;
+  if (type.isIntOrFloat())
+    return type.getIntOrFloatBitWidth();
+  return 64;
+}
+
+namespace {
+
+int64_t product(ArrayRef<int64_t> shape) {
+  int64_t n = 1;
+  for (int64_t s : shape)
+    n *= s;
+  return n;
+}
+
+/// WarpSpecializeOp's getSharedMemorySize of one capture (lib/Dialect/TritonGPU/IR/Ops.cpp).
+int64_t captureBytes(Type type) {
+  if (type.isIntOrFloat())
+    return llvm::divideCeil(type.getIntOrFloatBitWidth(), 8);
+  if (auto memdesc = dyn_cast<ir::MemDescType>(type)) {
+    auto space = dyn_cast_or_null<ir::EncodingAttr>(memdesc.getMemorySpace());
+    if (space && space.getMnemonic() == "shared_memory")
+      return 8 + 4 * static_cast<int64_t>(memdesc.getShape().size());
+  }
+  return 8; // pointers, tensor descriptors, tensor-memory descriptors
+}
+
+/// The warps of `ws`'s partitions (its `partitionNumWarps`).
+int64_t partitionWarps(Operation *ws) {
+  int64_t total = 0;
+  if (auto numWarps = ws->getAttrOfType<DenseI32ArrayAttr>("partitionNumWarps"))
+    for (int32_t w : numWarps.asArrayRef())
+      total += w;
+  return total;
+}
+
+/// The operands the partitions receive: the partitions op's own operands (Triton 3.7+), else the warp_specialize's.
+Operation *capturesOf(Operation *ws) {
+  for (Region &region : ws->getRegions())
+    for (Block &block : region)
+      for (Operation &op : block)
+        if (op.getName().getStringRef() == "ttg.warp_specialize.partitions" && op.getNumOperands() > 0)
+          return &op;
+  return ws;
+}
+
+llvm::Expected<ScratchSize> reduceScratch(Operation *op) {
+  ScratchSize s;
+  auto axisAttr = op->getAttrOfType<IntegerAttr>("axis");
+  auto tensor = op->getNumOperands() > 0 ? dyn_cast<RankedTensorType>(op->getOperand(0).getType()) : nullptr;
+  if (!axisAttr || !tensor)
+    return s; // a reduction of scalars: no exchange between warps
+  auto warps = warpsAlongAxis(tensor.getEncoding(), tensor.getShape(), axisAttr.getInt());
+  if (!warps) {
+    s.estimate = "unknown layout; assumed within one warp";
+    return s;
+  }
+  if (*warps <= 1)
+    return s; // ReduceOpHelper::isWarpSynchronous
+  llvm::SmallVector<int64_t> shape(tensor.getShape());
+  shape[axisAttr.getInt()] = *warps;
+  int64_t bytesPerElement = 0;
+  for (Value operand : op->getOperands())
+    if (auto t = dyn_cast<RankedTensorType>(operand.getType()))
+      bytesPerElement += llvm::divideCeil(t.getElementTypeBitWidth(), 8);
+  s.bytes = product(shape) * bytesPerElement;
+  return s;
+}
+
+llvm::Expected<ScratchSize> convertScratch(Operation *op) {
+  ScratchSize s;
+  auto src = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
+  auto dst = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  if (!src || !dst || src.getEncoding() == dst.getEncoding())
+    return s;
+  auto from = warpOwners(src.getEncoding(), src.getShape());
+  auto to = warpOwners(dst.getEncoding(), dst.getShape());
+  int64_t bytes = product(src.getShape()) * scratchElementBits(src.getElementType()) / 8;
+  if (!from || !to || from->size() != to->size()) {
+    s.bytes = bytes;
+    s.estimate = "layout not evaluated; assumed to cross warps";
+    return s;
+  }
+  // Without an exchange between warps (every destination warp already holds its elements) Triton converts in
+  // registers or with warp shuffles (cvtNeedsSharedMemory false).
+  bool crossesWarps = false;
+  for (size_t i = 0; i < from->size() && !crossesWarps; ++i)
+    crossesWarps = ((*to)[i] & ~(*from)[i]) != 0;
+  if (!crossesWarps)
+    return s;
+  s.bytes = bytes;
+  s.estimate = "elements x element bytes (Triton divides by the repetitions of its optimal swizzling)";
+  return s;
+}
+
+} // namespace
+
+llvm::Expected<ScratchSize> scratchSize(Operation *op, Operation *func) {
+  ScratchSize s;
+  if (op == func) {
+    // Allocation.cpp getScratchValueSize(FunctionOpInterface): an i8 per warp of the widest warp_specialize, after
+    // the allocate-warp-groups pass (which runs before the allocation) padded every warp_specialize's partitions to
+    // the same whole number of warp groups (AllocateWarpGroups.cpp padToMaxWarpGroups).
+    int64_t warps = 0;
+    func->walk([&](Operation *inner) {
+      if (inner->getName().getStringRef() == "ttg.warp_specialize")
+        warps = std::max(warps, partitionWarps(inner));
+    });
+    warps = llvm::divideCeil(warps, 4) * 4;
+    s.bytes = warps;
+    s.alignment = 4;
+    return s;
+  }
+  StringRef name = op->getName().getStringRef();
+  if (name == "ttg.warp_specialize") {
+    Operation *captures = capturesOf(op);
+    for (Type type : captures->getOperandTypes())
+      s.bytes += captureBytes(type);
+    s.alignment = 8;
+    return s;
+  }
+  if (name == "tt.reduce")
+    return reduceScratch(op);
+  if (name == "ttg.convert_layout")
+    return convertScratch(op);
+  if (name == "ttng.tensormap_create") {
+    s.bytes = 128; // kTMASize
+    return s;
+  }
+  if (name == "tt.atomic_rmw" || name == "tt.atomic_cas") {
+    Value result = op->getResult(0);
+    if (result.use_empty())
+      return s;
+    auto pointer = dyn_cast<ir::PtrType>(op->getOperand(0).getType());
+    int64_t bits = pointer ? scratchElementBits(pointer.getPointeeType()) : 32;
+    if (!isa<RankedTensorType>(result.getType())) {
+      s.bytes = std::max<int64_t>(8, bits) / 8; // a scalar result is broadcast through one element
+      return s;
+    }
+    s.estimate = "tensor atomic: broadcast dims not evaluated; assumed none";
+    return s;
+  }
+  if (name == "tt.scan" || name == "tt.gather" || name == "tt.histogram" || name == "tt.call") {
+    s.estimate = "scratch of " + name.str() + " not modeled; assumed none";
+    return s;
+  }
+  return s;
+}
+
+} // namespace tlxsim::sim
