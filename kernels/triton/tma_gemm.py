@@ -56,7 +56,7 @@ CONFIGS = {  # num_stages is a launch option, not a kernel parameter
     "s4": {**_TILE, "num_stages": 4},
     # a cluster of 2 CTAs per tile (the grid counts clusters): Triton picks the CGA layouts (on sm_90a A broadcast,
     # B and C split by columns) and the per-CTA expect bytes itself
-    "c2_s3": {**_TILE, "num_stages": 3, "num_ctas": 2},
+    "s3_c2": {**_TILE, "num_stages": 3, "num_ctas": 2},
 }
 
 
