@@ -43,12 +43,13 @@ bool Lowerer::lowerTma(Operation &op, StringRef name, std::vector<Instr> &out) {
     }
     // A box split across the cluster's CTAs by the CGA layout of its shared encoding (`num_ctas` > 1): Triton
     // lowers the copy to one copy per CTA of that CTA's getShapePerCTA part, at the box's coordinates offset by
-    // the CTA's part, into the CTA's own buffer and completing on the CTA's own mbarrier (Triton 3.6
-    // third_party/nvidia/lib/TritonNVIDIAGPUToLLVM/LoadStoreOpToLLVM.cpp AsyncTMACopyGlobalToLocalOpConversion /
-    // AsyncTMACopyLocalToGlobalOpConversion: TMA messages over getShapePerCTA, the `block` input through
-    // CTASplitNum; the host descriptor's box is the part, tensordesc_meta.block_size). No multicast: SASS of a
-    // 2- and a 4-CTA capture has plain UTMALDG.2D; CTAs a zero basis makes hold the same part each load it.
-    // So imm is the part's bytes (`nbytes_per_cta`), the same in every CTA.
+    // the CTA's part, into the CTA's own buffer and completing on the CTA's own mbarrier (Triton's NVIDIA TMA
+    // lowering, third_party/nvidia/lib/TritonNVIDIAGPUToLLVM, getMsgToPackedOffsetLayout: TMA messages over
+    // getShapePerCTA, the `block` (CTA) input through CTASplitNum; the host descriptor's box is the part,
+    // compiled metadata tensordesc_meta.block_size). No multicast in Triton 3.6 ("NYI: Support multicast"): the
+    // SASS of the 2- and 4-CTA captures (hopper/cga_*) has plain UTMALDG.2D after an S2UR of SR_CgaCtaId, and
+    // CTAs a zero basis gives the same part each load it. So imm is the part's bytes (`nbytes_per_cta`), the
+    // same in every CTA.
     instr.imm = ir::boxBytesPerCta(desc);
     instr.imm2 = static_cast<int64_t>(coords.size());
     instr.viewElems[0] = ir::boxElementsPerCta(desc);
