@@ -54,6 +54,9 @@ _TILE = {"BM": 128, "BN": 128, "BK": 64, "GROUP_M": 8}
 CONFIGS = {  # num_stages is a launch option, not a kernel parameter
     "s3": {**_TILE, "num_stages": 3},
     "s4": {**_TILE, "num_stages": 4},
+    # a cluster of 2 CTAs per tile (the grid counts clusters): Triton picks the CGA layouts (on sm_90a A broadcast,
+    # B and C split by columns) and the per-CTA expect bytes itself
+    "s3_c2": {**_TILE, "num_stages": 3, "num_ctas": 2},
 }
 
 

@@ -1,6 +1,8 @@
 // Lowering: cp.async and AMD direct-to-LDS copies, commit groups, waits.
 #include "sim/lowering/Lowerer.h"
 
+#include "ir/Cga.h"
+
 using namespace mlir;
 
 namespace tlxsim::sim::lowering {
@@ -18,8 +20,8 @@ bool Lowerer::lowerAsyncCopy(Operation &op, StringRef name, std::vector<Instr> &
     for (StringRef group : {"src", "ptr", "offsets"})
       for (int32_t s : operands(op, group))
         instr.args.push_back(s);
-    instr.imm = type.getSizeInBytes();
-    instr.viewElems[0] = type.getNumElements();
+    instr.imm = ir::bytesPerCta(type);
+    instr.viewElems[0] = ir::elementsPerCta(type);
     if (mlir::Value addresses = amd ? requiredValue(op, "offsets") : requiredValue(op, "src"))
       instr.imm2 = directToLdsInstructions(addresses.getType());
     out.push_back(instr);

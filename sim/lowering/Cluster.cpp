@@ -1,6 +1,8 @@
 // Lowering: Clusters and distributed shared memory (PTX ISA 9.1 5.1.1).
 #include "sim/lowering/Lowerer.h"
 
+#include "ir/Cga.h"
+
 using namespace mlir;
 
 namespace tlxsim::sim::lowering {
@@ -76,8 +78,8 @@ bool Lowerer::lowerCluster(Operation &op, StringRef name, std::vector<Instr> &ou
     Instr instr = make(Op::RemoteStore, op);
     instr.sub = name == "ttg.remote_shmem_store" ? 0 : name == "ttg.async_remote_shmem_store" ? 1 : 2;
     instr.args = {required(op, "src"), slot(dst), required(op, "ctaRank"), operand(op, "barrier")};
-    instr.imm = type.getSizeInBytes();
-    instr.viewElems[0] = type.getNumElements();
+    instr.imm = ir::bytesPerCta(type);
+    instr.viewElems[0] = ir::elementsPerCta(type);
     out.push_back(instr);
     return true;
   }

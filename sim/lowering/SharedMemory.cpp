@@ -2,6 +2,8 @@
 #include "sim/lowering/Lowerer.h"
 #include "sim/lowering/TmemGeometry.h"
 
+#include "ir/Cga.h"
+
 using namespace mlir;
 
 namespace tlxsim::sim::lowering {
@@ -57,8 +59,8 @@ bool Lowerer::lowerSharedMemory(Operation &op, StringRef name, std::vector<Instr
     alloc.name = ir::variableName(op.getLoc()).value_or("alloc" + std::to_string(p.allocs.size()));
     alloc.loc = ir::pythonLocation(op.getLoc());
     alloc.shape.assign(type.getAllocShape().begin(), type.getAllocShape().end());
-    alloc.bytes = type.getSizeInBytes();
-    alloc.elementBytes = alloc.bytes / std::max<int64_t>(1, type.getNumElements());
+    alloc.bytes = ir::bytesPerCta(type); // one CTA's part of a buffer a CGA layout splits (ir/Cga.h)
+    alloc.elementBytes = alloc.bytes / std::max<int64_t>(1, ir::elementsPerCta(type));
     alloc.isBarrier = type.getElementType().isInteger(64);
     alloc.inTensorMemory = type.isTensorMemory();
     if (alloc.inTensorMemory && alloc.shape.size() >= 2) { // TMEM geometry: buffers x lanes x 32-bit columns
@@ -119,7 +121,7 @@ bool Lowerer::lowerSharedMemory(Operation &op, StringRef name, std::vector<Instr
     Instr instr = make(store ? Op::LocalStore : Op::LocalLoad, op);
     instr.args = slotsOf(op.getOperands());
     instr.viewElems[0] = viewExtent(memdesc);
-    instr.imm = memdesc.getSizeInBytes();
+    instr.imm = ir::bytesPerCta(memdesc);
     out.push_back(instr);
     return true;
   }

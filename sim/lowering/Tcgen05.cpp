@@ -2,6 +2,8 @@
 #include "sim/lowering/Lowerer.h"
 #include "sim/lowering/TmemGeometry.h"
 
+#include "ir/Cga.h"
+
 using namespace mlir;
 
 namespace tlxsim::sim::lowering {
@@ -20,7 +22,17 @@ bool Lowerer::lowerTcgen05(Operation &op, StringRef name, std::vector<Instr> &ou
     instr.args.insert(instr.args.end(), barriers.begin(), barriers.end());
     for (size_t i = 0; i < barriers.size(); ++i) // a barrier without a predicate always arrives
       instr.args.push_back(i < preds.size() ? preds[i] : -1);
-    instr.imm = 2 * aType.getShape()[0] * bType.getShape()[1] * aType.getShape()[1];
+    // Flops of one CTA's MMA: its parts of A (M x K) and B (K x N) when CGA layouts split them (`num_ctas` > 1,
+    // ir/Cga.h). A 2-CTA MMA (`two_ctas`, tcgen05.mma.cta_group::2, issued once per pair) computes the whole
+    // logical product the operand types name.
+    int64_t m = aType.getShape()[0], k = aType.getShape()[1], n = bType.getShape()[1];
+    if (!op.hasAttr("two_ctas")) {
+      llvm::SmallVector<int64_t> aSplit = ir::ctaSplitNum(aType.getEncoding(), 2);
+      m /= aSplit[0];
+      k /= aSplit[1];
+      n /= ir::ctaSplitNum(bType.getEncoding(), 2)[1];
+    }
+    instr.imm = 2 * m * n * k;
     instr.imm2 = static_cast<int64_t>(barriers.size());
     instr.sub = (barriers.empty() && !op.hasAttr("is_async") ? 1 : 0) | (op.hasAttr("two_ctas") ? 2 : 0);
     instr.viewElems[0] = viewExtent(aType); // A: shared or tensor memory (PTX ISA 9.1 9.7.16.10.1 [a-tmem])

@@ -1,6 +1,8 @@
 // Lowering: TMA: bulk tensor copies, their store waits, and the async-proxy fence.
 #include "sim/lowering/Lowerer.h"
 
+#include "ir/Cga.h"
+
 using namespace mlir;
 
 namespace tlxsim::sim::lowering {
@@ -39,9 +41,19 @@ bool Lowerer::lowerTma(Operation &op, StringRef name, std::vector<Instr> &out) {
     } else {
       instr.args.push_back(required(op, "src"));
     }
-    instr.imm = desc.getBlockBytes();
+    // A box split across the cluster's CTAs by the CGA layout of its shared encoding (`num_ctas` > 1): Triton
+    // lowers the copy to one copy per CTA of that CTA's getShapePerCTA part, at the box's coordinates offset by
+    // the CTA's part, into the CTA's own buffer and completing on the CTA's own mbarrier (Triton's NVIDIA TMA
+    // lowering, third_party/nvidia/lib/TritonNVIDIAGPUToLLVM, getMsgToPackedOffsetLayout: TMA messages over
+    // getShapePerCTA, the `block` (CTA) input through CTASplitNum; the host descriptor's box is the part,
+    // compiled metadata tensordesc_meta.block_size). No multicast in Triton 3.6 ("NYI: Support multicast"): the
+    // SASS of the 2- and 4-CTA captures (hopper/cga_*) has plain UTMALDG.2D after an S2UR of SR_CgaCtaId, and
+    // CTAs a zero basis gives the same part each load it. So imm is the part's bytes (`nbytes_per_cta`), the
+    // same in every CTA.
+    instr.imm = ir::boxBytesPerCta(desc);
     instr.imm2 = static_cast<int64_t>(coords.size());
-    instr.viewElems[0] = desc.getBlockType().getNumElements();
+    instr.viewElems[0] = ir::boxElementsPerCta(desc);
+    instr.aux = static_cast<int32_t>(ir::ctaSplitBits(desc.getBlockType().getEncoding()));
     out.push_back(instr);
     return true;
   }
@@ -107,9 +119,9 @@ bool Lowerer::lowerTma(Operation &op, StringRef name, std::vector<Instr> &out) {
     } else {
       instr.args.push_back(slot(view));
     }
-    instr.imm = type.getSizeInBytes();
+    instr.imm = ir::bytesPerCta(type);
     instr.imm2 = 1;
-    instr.viewElems[0] = type.getNumElements();
+    instr.viewElems[0] = ir::elementsPerCta(type);
     out.push_back(instr);
     return true;
   }

@@ -2,6 +2,8 @@
 #include "sim/lowering/TmemGeometry.h"
 #include "sim/lowering/TypeInfo.h"
 
+#include "ir/Cga.h"
+
 #include "mlir/IR/BuiltinAttributes.h"
 
 using namespace mlir;
@@ -113,7 +115,7 @@ int64_t viewExtent(Type type) {
   if (auto memdesc = dyn_cast<ir::MemDescType>(type)) {
     if (memdesc.isTensorMemory())
       return tmemColumns(memdesc);
-    return memdesc.getNumElements();
+    return ir::elementsPerCta(memdesc);
   }
   return numElements(type);
 }

@@ -17,7 +17,8 @@ int64_t tmemBufferRows(ir::MemDescType type);
 int64_t tmemColumns(ir::MemDescType type);
 /// The column offset of `ttng.tmem_subslice {N = n}` of `source` (Triton's getTMemSubSliceOffset).
 int64_t tmemSubsliceColumn(ir::MemDescType source, int64_t n);
-/// The extent of an access to a view of `type`: TMEM columns in tensor memory, elements in shared memory.
+/// The extent of an access to a view of `type`: TMEM columns in tensor memory, elements in shared memory (one
+/// CTA's part of a view a CGA layout splits).
 int64_t viewExtent(mlir::Type type);
 
 } // namespace tlxsim::sim::lowering

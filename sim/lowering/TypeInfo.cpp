@@ -1,5 +1,6 @@
 #include "sim/lowering/TypeInfo.h"
 
+#include "ir/Cga.h"
 #include "ir/Types.h"
 
 #include "mlir/IR/BuiltinTypes.h"
@@ -10,13 +11,7 @@ using namespace mlir;
 
 namespace tlxsim::sim::lowering {
 
-int64_t numElements(Type type) {
-  if (auto tensor = dyn_cast<RankedTensorType>(type))
-    return tensor.getNumElements();
-  if (auto memdesc = dyn_cast<ir::MemDescType>(type))
-    return memdesc.getNumElements();
-  return 1;
-}
+int64_t numElements(Type type) { return ir::elementsPerCta(type); }
 
 uint8_t scalarBits(Type type) {
   if (auto integer = dyn_cast<IntegerType>(type))

@@ -12,7 +12,8 @@
 
 namespace tlxsim::sim::lowering {
 
-/// Elements of a tensor or memdesc; 1 for a scalar.
+/// Elements one CTA holds of a tensor or memdesc (its part under a CGA layout, ir/Cga.h elementsPerCta); 1 for a
+/// scalar.
 int64_t numElements(mlir::Type type);
 /// The width of an integer type; 64 for index and other types.
 uint8_t scalarBits(mlir::Type type);

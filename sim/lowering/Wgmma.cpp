@@ -1,6 +1,8 @@
 // Lowering: wgmma (Hopper warp-group MMAs) and their waits.
 #include "sim/lowering/Lowerer.h"
 
+#include "ir/Cga.h"
+
 using namespace mlir;
 
 namespace tlxsim::sim::lowering {
@@ -36,19 +38,26 @@ bool Lowerer::lowerWgmma(Operation &op, StringRef name, std::vector<Instr> &out)
       return reject(op, "expected a (memdesc or tensor) x b (memdesc) -> rank-2 tensor");
     Instr instr = make(Op::WgmmaIssue, op);
     instr.args = {required(op, "a"), required(op, "b"), required(op, "c"), operand(op, "useC")};
-    int64_t k = isa<ir::MemDescType>(aType) ? cast<ir::MemDescType>(aType).getShape().back()
-                                             : cast<RankedTensorType>(aType).getShape().back();
-    instr.imm = 2 * dType.getShape()[0] * dType.getShape()[1] * k;
+    // One CTA's part of the product when CGA layouts split it (`num_ctas` > 1): M x N of its part of D, K of its
+    // part of A (ir/Cga.h; Triton's wgmma lowering works on getShapePerCTA of each operand).
+    auto aShape = isa<ir::MemDescType>(aType) ? cast<ir::MemDescType>(aType).getShape()
+                                              : cast<RankedTensorType>(aType).getShape();
+    Attribute aEnc = isa<ir::MemDescType>(aType) ? cast<ir::MemDescType>(aType).getEncoding()
+                                                 : cast<RankedTensorType>(aType).getEncoding();
+    llvm::SmallVector<int64_t> dSplit = ir::ctaSplitNum(dType.getEncoding(), 2);
+    int64_t m = dType.getShape()[0] / dSplit[0], n = dType.getShape()[1] / dSplit[1];
+    int64_t k = aShape.back() / ir::ctaSplitNum(aEnc, aShape.size()).back();
+    instr.imm = 2 * m * n * k;
     if (auto a = dyn_cast<ir::MemDescType>(aType)) {
-      instr.imm2 += a.getSizeInBytes();
-      instr.viewElems[0] = a.getNumElements();
+      instr.imm2 += ir::bytesPerCta(a);
+      instr.viewElems[0] = ir::elementsPerCta(a);
     }
     if (auto b = dyn_cast<ir::MemDescType>(bType)) {
-      instr.imm2 += b.getSizeInBytes();
-      instr.viewElems[1] = b.getNumElements();
+      instr.imm2 += ir::bytesPerCta(b);
+      instr.viewElems[1] = ir::elementsPerCta(b);
     }
     auto aMem = dyn_cast<ir::MemDescType>(aType);
-    int64_t bytes = wgmmaOperandBytes(dType.getShape()[0], dType.getShape()[1], k, aMem ? elementBytes(aMem) : 0,
+    int64_t bytes = wgmmaOperandBytes(m, n, k, aMem ? elementBytes(aMem) : 0,
                                       elementBytes(cast<ir::MemDescType>(bType)));
     instr.operandBytes = static_cast<int32_t>(std::min<int64_t>(bytes, INT32_MAX));
     out.push_back(instr);

@@ -111,7 +111,7 @@ void Engine::Impl::access(Agent &a, int64_t op, int32_t slot, int64_t elems, boo
   const Value &view = a.frame[slot];
   AccessEvent e{a.time, ctaId >= 0 ? ctaId : viewCtaId(*a.cta, view), a.info.id, op, view.alloc, view.i, elems, write, asyncProxy, loc, iteration(a),
                 kind};
-  if (in.aux >= 0 && in.aux < static_cast<int32_t>(program.tmemWarpTiles.size()))
+  if (kind == Op::TensorOp && in.aux >= 0 && in.aux < static_cast<int32_t>(program.tmemWarpTiles.size()))
     e.warpTiles = &program.tmemWarpTiles[in.aux];
   emit<EvAccess>([&](Listener &l) { l.onAccess(e); });
 }

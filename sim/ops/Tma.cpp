@@ -11,9 +11,11 @@ using namespace engine;
 
 namespace {
 
-/// The L2 key of the TMA box `in` copies: the descriptor and the coordinates.
-uint64_t boxKey(Engine::Impl::Agent &a, const Instr &in) {
-  uint64_t h = static_cast<uint64_t>(a.frame[in.args[0]].alloc) * 0x9E3779B97F4A7C15ull;
+/// The L2 key of the TMA box `in` copies: the descriptor, the coordinates and, for a box a CGA layout splits
+/// (`in.aux`: the CTA-id bits that pick a CTA's part, lowering/Tma.cpp), the issuing CTA's part of it.
+uint64_t boxKey(Engine::Impl::Agent &a, const Instr &in, int32_t clusterRank) {
+  uint64_t part = in.aux > 0 ? static_cast<uint64_t>(clusterRank & in.aux) + 1 : 0;
+  uint64_t h = (static_cast<uint64_t>(a.frame[in.args[0]].alloc) * 0x9E3779B97F4A7C15ull) ^ part;
   for (int64_t i = 0; i < in.imm2; ++i)
     h = (h ^ static_cast<uint64_t>(a.frame[in.args[1 + i]].i)) * 0x100000001B3ull;
   return h;
@@ -62,7 +64,7 @@ Step Engine::Impl::execTma(Agent &a, const Instr &in, Cycle now) {
           return Step::Error;
         dests.push_back(d);
       }
-    bool hit = memory.lookup(boxKey(a, in), in.imm, costs.l2Size);
+    bool hit = memory.lookup(boxKey(a, in, static_cast<int32_t>(cta.id % program.clusterSize())), in.imm, costs.l2Size);
     Cycle done = tmaTransfer(costs, sm.tma, memory, a.time, in.imm, hit);
     for (Cta *d : dests) {
       BarrierKey dk = key;

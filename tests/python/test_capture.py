@@ -119,8 +119,11 @@ KINDS = [
     ("kernels/blackwell/attention_fwd.py", "cuda:100", "bn128_s2", "blackwell/attention_fwd",
      ["bn128_s2", "bn128_s3", "bn64_s2"]),
     ("kernels/triton/gemm.py", "cuda:90", "s3", "hopper/triton_gemm", ["s2", "s3", "s4"]),
-    ("kernels/triton/tma_gemm.py", "cuda:90", "s3", "hopper/triton_tma_gemm", ["s3", "s4"]),
-    ("kernels/triton/tma_gemm.py", "cuda:100", "s4", "blackwell/triton_tma_gemm", ["s3", "s4"]),
+    ("kernels/triton/tma_gemm.py", "cuda:90", "s3", "hopper/triton_tma_gemm", ["s3", "s4", "s3_c2"]),
+    ("kernels/triton/tma_gemm.py", "cuda:100", "s4", "blackwell/triton_tma_gemm", ["s3", "s4", "s3_c2"]),
+    ("kernels/hopper/cga_tma_scale.py", "cuda:90", "c4_b128x128", "hopper/cga_tma_scale",
+     ["c2_b128x128", "c4_b128x128", "c2_b128x128_bug_full_box"]),
+    ("kernels/hopper/cga_gemm.py", "cuda:90", "c2_s3", "hopper/cga_gemm", ["c2_s3", "c2_s3_bug_full_box"]),
     ("kernels/triton/autows_gemm.py", "cuda:100", "s3", "blackwell/triton_autows_gemm", ["s3", "s4"]),
     ("kernels/amd/gemm.py", "hip:gfx942", "s2", "amd-gfx942/gemm", ["s2", "s3", "s2_bk32"]),
     ("kernels/amd/gemm.py", "hip:gfx950", "s3", "amd-gfx950/gemm", ["s2", "s3", "s2_bk32"]),
@@ -150,7 +153,7 @@ class KernelKinds(unittest.TestCase):
                 spec = km.launch(name, km.default_shape)
                 named = [*spec["args"], *spec["descs"], *spec.get("ptrs", {}), *km.constexprs(name)]
                 self.assertCountEqual(named, params, f"{module} {name}: every kernel argument named exactly once")
-                self.assertLessEqual(set(km.launch_options(name)), {"num_stages"}, f"{module} {name}")
+                self.assertLessEqual(set(km.launch_options(name)), {"num_stages", "num_ctas"}, f"{module} {name}")
 
     def test_modules_import_without_torch(self):
         modules = sorted({m for m, *_ in KINDS})

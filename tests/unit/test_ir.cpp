@@ -1,4 +1,5 @@
 // The TTGIR reader: types, encodings, op syntax table, locations, errors.
+#include "ir/Cga.h"
 #include "ir/Dialects.h"
 #include "ir/Location.h"
 #include "ir/OpSyntax.h"
@@ -188,4 +189,49 @@ TEST_CASE("every op-table entry has a well-formed format") {
     CHECK(ir::lookupOpSpec(spec.name) == &spec);
   }
   CHECK(ir::lookupOpSpec("ttng.not_an_op") == nullptr);
+}
+
+TEST_CASE("CGA layouts: per-CTA parts of split boxes and buffers (Triton's getShapePerCTA)") {
+  Read r(R"(#shared = #ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16, CGALayout = [[1, 0]]}>
+#bcast = #ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16, CGALayout = [[1, 0], [0, 0]]}>
+#four = #ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16, CGALayout = [[0, 1], [1, 0]]}>
+#legacy = #ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0], CTAsPerCGA = [2, 1], CTASplitNum = [2, 1], CTAOrder = [1, 0]}>
+#smem = #ttg.shared_memory
+module attributes {"ttg.num-ctas" = 4 : i32, "ttg.num-warps" = 4 : i32, ttg.target = "cuda:90"} {
+  tt.func public @k(%d: !tt.tensordesc<tensor<128x128xf16, #shared>>, %e: !tt.tensordesc<tensor<128x128xf16, #bcast>>, %f: !tt.tensordesc<tensor<128x128xf16, #four>>) {
+    %a = ttg.local_alloc : () -> !ttg.memdesc<3x128x128xf16, #shared, #smem, mutable>
+    %z = arith.constant dense<0.0> : tensor<128x64xf16, #legacy>
+    tt.return
+  }
+}
+)");
+  REQUIRE(r.module);
+  auto fn = r.find("tt.func");
+  REQUIRE(fn);
+  auto &body = fn->getRegion(0).front();
+  auto split = cast<ir::TensorDescType>(body.getArgument(0).getType());
+  auto bcast = cast<ir::TensorDescType>(body.getArgument(1).getType());
+  auto four = cast<ir::TensorDescType>(body.getArgument(2).getType());
+  // [[1, 0]]: rows in 2 parts, 64 x 128 fp16 per CTA (host box 64x64, two 128B-wide messages)
+  CHECK(ir::ctaSplitNum(split.getBlockType().getEncoding(), 2) == llvm::SmallVector<int64_t>{2, 1});
+  CHECK(ir::boxBytesPerCta(split) == 16384);
+  CHECK(ir::boxElementsPerCta(split) == 8192);
+  CHECK(ir::ctaSplitBits(split.getBlockType().getEncoding()) == 1u);
+  // a zero basis broadcasts: 4 CTAs, 2 parts, CTA-id bit 1 does not pick the part
+  CHECK(ir::boxBytesPerCta(bcast) == 16384);
+  CHECK(ir::ctaSplitBits(bcast.getBlockType().getEncoding()) == 1u);
+  // both dimensions split: 64 x 64 per CTA
+  CHECK(ir::ctaSplitNum(four.getBlockType().getEncoding(), 2) == llvm::SmallVector<int64_t>{2, 2});
+  CHECK(ir::boxBytesPerCta(four) == 8192);
+  CHECK(ir::ctaSplitBits(four.getBlockType().getEncoding()) == 3u);
+  // a pipelined buffer: the leading buffer index is not split, 3 x 64 x 128 per CTA
+  auto alloc = cast<ir::MemDescType>(r.find("ttg.local_alloc")->getResult(0).getType());
+  CHECK(ir::elementsPerCta(alloc) == 3 * 64 * 128);
+  CHECK(ir::bytesPerCta(alloc) == 3 * 64 * 128 * 2);
+  CHECK(alloc.getSizeInBytes() == 3 * 128 * 128 * 2); // the logical (cluster-wide) view is unchanged
+  // the pre-3.6 CTASplitNum key; register tensors too
+  auto tensor = r.find("arith.constant")->getResult(0).getType();
+  CHECK(ir::elementsPerCta(tensor) == 64 * 64);
+  // no CGA layout: the whole box
+  CHECK(ir::ctaSplitNum(mlir::Attribute(), 2) == llvm::SmallVector<int64_t>{1, 1});
 }

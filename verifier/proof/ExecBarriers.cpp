@@ -2,6 +2,7 @@
 // loads, tcgen05 commits, and the cluster kernels' multicast and remote arrivals) of execOp.
 #include "verifier/proof/Encoder.h"
 
+#include "ir/Cga.h"
 #include "ir/OpSyntax.h"
 #include "ir/Partitions.h"
 #include "ir/Types.h"
@@ -137,7 +138,7 @@ bool Encoder::execCluster(OpCtx &x) {
       int64_t bytes = 0;
       if (desc && !desc->empty())
         if (auto t = dyn_cast<ir::TensorDescType>((*desc)[0].getType()))
-          bytes = t.getBlockBytes();
+          bytes = ir::boxBytesPerCta(t); // one CTA's part of a CGA-split box (ir/Cga.h)
       auto bar = groupOperand("barrier");
       if (!bar || m.k != Val::Int)
         throw Unsupported{ir::pythonLocation(op.getLoc()).str() + ": cluster kernel: a multicast whose mask or "
@@ -204,7 +205,7 @@ void Encoder::execBarrier(OpCtx &x) {
     int64_t bytes = 0;
     if (desc && !desc->empty())
       if (auto t = dyn_cast<ir::TensorDescType>((*desc)[0].getType()))
-        bytes = t.getBlockBytes();
+        bytes = ir::boxBytesPerCta(t); // one CTA's part of a CGA-split box (ir/Cga.h)
     if (auto bar = groupOperand("barrier")) {
       emit(Event::Tma, *bar, predOf("pred"), c.int_val(0), bytes);
       auto dst = ir::getOperandGroup(&op, "result");
