@@ -1,5 +1,7 @@
 #include "sim/RegisterPolicy.h"
 
+#include "ir/Cga.h"
+
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -51,7 +53,8 @@ int32_t largestTensorRegisters(ModuleOp module, int32_t baseWarps, int32_t threa
       auto tensor = dyn_cast<RankedTensorType>(result.getType());
       if (!tensor || !tensor.getElementType().isIntOrFloat())
         continue;
-      int64_t bits = tensor.getNumElements() * std::max<int64_t>(tensor.getElementTypeBitWidth(), 8);
+      // one CTA's part of a tensor that a CGA layout splits over the cluster (ir/Cga.h)
+      int64_t bits = ir::elementsPerCta(tensor) * std::max<int64_t>(tensor.getElementTypeBitWidth(), 8);
       most = std::max<int64_t>(most, llvm::divideCeil(bits, 32 * threadsRunning(op, baseWarps, threadsPerWarp)));
     }
   });

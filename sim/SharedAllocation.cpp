@@ -1,5 +1,7 @@
 #include "sim/SharedAllocation.h"
 
+#include "ir/Cga.h"
+
 #include "sim/SharedScratch.h"
 
 #include "ir/Location.h"
@@ -159,15 +161,11 @@ std::pair<int64_t, int64_t> explicitSize(Operation *op, ir::MemDescType type) {
   int64_t elements = 1;
   llvm::ArrayRef<int64_t> shape = type.getAllocShape();
   auto encoding = dyn_cast_or_null<ir::EncodingAttr>(type.getEncoding());
-  llvm::SmallVector<int64_t> split;
-  if (encoding)
-    split = encoding.getIntArray("CTASplitNum");
-  for (size_t i = 0; i < shape.size(); ++i) {
-    // getAllocationShapePerCTA: the trailing dims are split over the CTAs of the CGA
-    size_t fromEnd = shape.size() - 1 - i;
-    int64_t parts = fromEnd < split.size() ? split[split.size() - 1 - fromEnd] : 1;
-    elements *= std::max<int64_t>(1, shape[i] / std::max<int64_t>(1, parts));
-  }
+  // getAllocationShapePerCTA: the trailing dims are split over the CTAs of the CGA (a `CGALayout`, or the older
+  // `CTASplitNum` key: ir/Cga.h)
+  llvm::SmallVector<int64_t> split = ir::ctaSplitNum(type.getEncoding(), shape.size());
+  for (size_t i = 0; i < shape.size(); ++i)
+    elements *= std::max<int64_t>(1, shape[i] / std::max<int64_t>(1, i < split.size() ? split[i] : 1));
   if (encoding && encoding.getMnemonic() == "padded_shared") {
     // PaddedSharedEncodingAttr::getPaddedSize: `padding` elements after every `interval` elements
     int64_t padding = 0;

@@ -11,19 +11,6 @@ namespace {
 /// "wait ready[2]" -> "wait ready": the barrier array, not its slot, repeats once per iteration.
 std::string stem(const std::string &label) { return label.substr(0, label.find('[')); }
 
-/// The report's CSS class of a slice kind (the legend of the timeline SVG).
-const char *sliceClass(TimelineSlice::Kind kind) {
-  switch (kind) {
-  case TimelineSlice::Issue: return "issue";
-  case TimelineSlice::BarrierOp: return "barop";
-  case TimelineSlice::BarrierWait: return "barwait";
-  case TimelineSlice::AsyncWait: return "asyncwait";
-  case TimelineSlice::Mma: return "mma";
-  case TimelineSlice::TmaLoad: return "tmaload";
-  case TimelineSlice::TmaStore: return "tmastore";
-  }
-  return "issue";
-}
 
 /// Appends `span` to `row` clipped to `w`, if it overlaps it.
 void addClipped(ChartRow &row, const TimeWindow &w, double start, double end, std::string cls, std::string label) {
@@ -100,7 +87,8 @@ LaneChart predictedSteadyState(const Timeline &timeline, int iterations) {
   }
   for (const TimelineSlice &s : slices)
     if (auto it = rowOf.find(s.track); it != rowOf.end() && s.depth == 0)
-      addClipped(chart.rows[it->second], chart.window, static_cast<double>(s.start), static_cast<double>(s.end), sliceClass(s.kind), s.label);
+      addClipped(chart.rows[it->second], chart.window, static_cast<double>(s.start), static_cast<double>(s.end),
+                 sliceCssClass(s.kind), s.label);
   return chart;
 }
 

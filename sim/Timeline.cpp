@@ -6,6 +6,19 @@
 
 namespace tlxsim::sim {
 
+const char *sliceCssClass(TimelineSlice::Kind kind) {
+  switch (kind) {
+  case TimelineSlice::Issue: return "issue";
+  case TimelineSlice::BarrierOp: return "barop";
+  case TimelineSlice::BarrierWait: return "barwait";
+  case TimelineSlice::AsyncWait: return "asyncwait";
+  case TimelineSlice::Mma: return "mma";
+  case TimelineSlice::TmaLoad: return "tmaload";
+  case TimelineSlice::TmaStore: return "tmastore";
+  }
+  return "issue";
+}
+
 Timeline::Timeline(const Program &program, int32_t sm) : program_(program), sm_(sm) {}
 
 Timeline::AgentState &Timeline::agent(int32_t id) {

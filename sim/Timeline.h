@@ -46,6 +46,10 @@ struct TimelineSlice {
   int64_t bytes = 0, flops = 0;
 };
 
+/// The report's CSS class of a slice kind (the timeline legend: issue, barop, barwait, asyncwait, mma, tmaload,
+/// tmastore), shared by the SVG timeline and the steady-state charts.
+const char *sliceCssClass(TimelineSlice::Kind kind);
+
 /// An arrival (slice `from`: arrive, expect, TMA completion or async MMA arrive) of the
 /// phase that the wait `to` observed.
 struct TimelineFlow {

@@ -27,19 +27,6 @@ std::string xmlEscape(const std::string &text) {
 
 namespace {
 
-/// Fill colour (CSS class) of a slice kind.
-const char *cssClass(TimelineSlice::Kind kind) {
-  switch (kind) {
-  case TimelineSlice::Issue: return "issue";
-  case TimelineSlice::BarrierOp: return "barop";
-  case TimelineSlice::BarrierWait: return "barwait";
-  case TimelineSlice::AsyncWait: return "asyncwait";
-  case TimelineSlice::Mma: return "mma";
-  case TimelineSlice::TmaLoad: return "tmaload";
-  case TimelineSlice::TmaStore: return "tmastore";
-  }
-  return "issue";
-}
 
 /// A "nice" tick step (1, 2 or 5 times a power of ten) giving about `count` ticks over `span`.
 double tickStep(double span, int count) {
@@ -121,7 +108,7 @@ void writeTimelineSvg(const Timeline &timeline, double clockMhz, llvm::raw_ostre
     int y = top + row * rowH + (o.kind == TimelineSlice::BarrierOp ? 4 : 2);
     int h = rowH - (o.kind == TimelineSlice::BarrierOp ? 8 : 4);
     os << "<rect x=\"" << fmt(labelW + o.x0, "%.2f") << "\" y=\"" << y << "\" width=\""
-       << fmt(std::max(0.5, o.x1 - o.x0), "%.2f") << "\" height=\"" << h << "\" class=\"" << cssClass(o.kind)
+       << fmt(std::max(0.5, o.x1 - o.x0), "%.2f") << "\" height=\"" << h << "\" class=\"" << sliceCssClass(o.kind)
        << "\"><title>" << xmlEscape(o.count == 1 ? o.label : o.label + " and " + std::to_string(o.count - 1) + " more")
        << ": " << o.cycles << " cycles</title></rect>\n";
     o.count = 0;

@@ -101,6 +101,10 @@ KNOWN = {
         "4 bytes short: the function's warp-index scratch lands in a gap Triton leaves (cause not found)",
     "tests/inputs/tlx/hopper/hopper_fa_ws_pipelined/g1/_attn_fwd_ws_pipelined.ttgir":
         "4 bytes short: the function's warp-index scratch lands in a gap Triton leaves (cause not found)",
+    "tests/inputs/hopper/cga_tma_scale/c2_b128x128/cga_tma_scale_kernel.ttgir":
+        "register estimate: ptxas used 40 registers, the estimate allows 13 CTAs where the binary gives 12",
+    "tests/inputs/hopper/cga_tma_scale/c2_b128x128_bug_full_box/cga_tma_scale_kernel.ttgir":
+        "register estimate: ptxas used 40 registers, the estimate allows 13 CTAs where the binary gives 12",
     "traces/h200/captures/tma_scale/b64x128-8709d451/tma_scale_kernel.ttgir":
         "register estimate: ptxas used 40 registers, the estimate allows 13 CTAs where the binary gives 12",
     "traces/h200/tlx/captures/tlx_hopper_fa_ws/g1-9246e953/_attn_fwd_ws.ttgir":
@@ -108,6 +112,21 @@ KNOWN = {
     "traces/h200/tlx/captures/tlx_hopper_fa_ws_pipelined/g1-c4eacf4d/_attn_fwd_ws_pipelined.ttgir":
         "4 bytes short: the function's warp-index scratch lands in a gap Triton leaves (cause not found)",
 }
+
+
+# Captures compiled under Proton's instrumentation mode (a `<kernel>.proton.json` scope table next to them,
+# traces/h200/proton-captures): the metadata's `shared` adds Proton's profile buffer, which its ProtonGPU passes
+# size after Triton's allocation (8 KiB to 64 KiB here); the allocator reproduces Triton's allocation, not that.
+PROTON_REASON = "Proton instrumentation: the metadata adds Proton's shared-memory profile buffer (not modelled)"
+
+
+def known_reason(ttgir, rel):
+    """Why this capture's IR-only result is known to differ, or None."""
+    if rel in KNOWN:
+        return KNOWN[rel]
+    if os.path.exists(os.path.splitext(ttgir)[0] + ".proton.json"):
+        return PROTON_REASON
+    return None
 
 
 def launch_for(ttgir, source):
@@ -155,7 +174,7 @@ def main():
     verbose = "-v" in sys.argv
     ttgirs = sorted(glob.glob(os.path.join(source, "tests/inputs/**/*.ttgir"), recursive=True) +
                     glob.glob(os.path.join(source, "traces/**/*.ttgir"), recursive=True))
-    total = shared_ok = occ_ok = 0
+    total = shared_ok = occ_ok = proton = same_occ_proton = 0
     failures = []
     for ttgir in ttgirs:
         meta = os.path.splitext(ttgir)[0] + ".json"
@@ -185,14 +204,21 @@ def main():
         shared_ok += same_shared
         occ_ok += same_occ
         ok = same_shared and same_occ
-        if verbose or (ok == (rel in KNOWN)):
+        known = known_reason(ttgir, rel)
+        if proton_only := (known == PROTON_REASON):
+            proton += 1
+            same_occ_proton += same_occ
+        if verbose or (ok == (known is not None)):
             print(("ok      " if ok else "DIFFERS ") + rel + ": " + problem)
-        if ok and rel in KNOWN:
-            failures.append(rel + ": listed in KNOWN but matches now; remove it")
-        elif not ok and rel not in KNOWN:
+        if ok and known is not None:
+            failures.append(rel + ": listed as known (" + known + ") but matches now; remove it")
+        elif not ok and known is None:
             failures.append(rel + ": " + problem)
-    print("shared bytes equal to the metadata: %d / %d; CTAs/SM equal to the binary's: %d / %d" %
-          (shared_ok, total, occ_ok, total))
+        elif proton_only and not same_occ:
+            failures.append(rel + ": Proton's buffer explains the shared bytes only, yet CTAs/SM differ: " + problem)
+    print("shared bytes equal to the metadata: %d / %d; CTAs/SM equal to the binary's: %d / %d "
+          "(of them %d Proton-instrumented captures, CTAs/SM equal on %d)" %
+          (shared_ok, total, occ_ok, total, proton, same_occ_proton))
     if total < 100:
         failures.append("only %d captures with metadata found under %s" % (total, source))
     for f in failures:
