@@ -118,7 +118,8 @@ struct Instr {
   std::vector<int32_t> args; ///< operand slots (-1 for an absent optional operand)
   int64_t imm = 0, imm2 = 0;
   int32_t block = -1, block2 = -1;
-  int32_t aux = -1;          ///< tmem_load / tmem_store: index into Program::tmemWarpTiles (-1: layout not known)
+  int32_t aux = -1;          ///< tmem_load / tmem_store: index into Program::tmemWarpTiles (-1: layout not known);
+                             ///< wgmma issue: the wgmma.mma_async instructions the dot is (lowering/Wgmma.cpp)
   /// WgmmaIssue: the shared-memory bytes its wgmma instructions read as operands (bytes; lowering/Wgmma.cpp
   /// wgmmaOperandBytes), which set its power draw (units/Clock.h tensorPowerWeight).
   int32_t operandBytes = 0;
