@@ -157,8 +157,11 @@ struct AsyncEvent {
 /// the same totals as one that sums every InstrEvent.
 /// `barrierWait[alloc]` is the time it spent blocked on mbarriers of allocation `alloc` (from its WaitBlock to its
 /// WaitResume BarrierEvent), over `barrierResumes[alloc]` waits.
+/// `tensorQueueBlocked` is the part of cycles[WgmmaIssue] it spent held at issue because the tensor pipe's wgmma
+/// queue was full (units/TensorPipe.h admit): busy for the partition, and the evidence that the tensor core bounds it.
 struct AgentWork {
   std::array<Cycle, kNumOps> cycles{}, operandWait{};
+  Cycle tensorQueueBlocked = 0;
   std::array<uint32_t, kNumOps> spans{};
   std::vector<Cycle> barrierWait;
   std::vector<uint32_t> barrierResumes;

@@ -120,6 +120,7 @@ struct Instr {
   int32_t block = -1, block2 = -1;
   /// tmem_load / tmem_store (TensorOp): index into Program::tmemWarpTiles (-1: layout not known). TmaLoad / TmaStore: the
   /// cluster CTA-id bits that pick a CTA's part of a box a CGA layout splits (ir/Cga.h ctaSplitBits; 0: none).
+  /// WgmmaIssue: the wgmma.mma_async instructions the dot is (lowering/Wgmma.cpp).
   int32_t aux = -1;
   /// WgmmaIssue: the shared-memory bytes its wgmma instructions read as operands (bytes; lowering/Wgmma.cpp
   /// wgmmaOperandBytes), which set its power draw (units/Clock.h tensorPowerWeight).

@@ -1,6 +1,7 @@
 #include "sim/SummaryView.h"
 
 #include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
 namespace tlxsim::sim {
@@ -63,6 +64,7 @@ void SummaryView::onAgentEnd(int32_t agent, Cycle t) {
 
 void SummaryView::onAgentWork(int32_t agent, const AgentWork &w) {
   PartitionStats &s = stats(agent);
+  s.tensorQueueBlocked += static_cast<double>(w.tensorQueueBlocked);
   for (size_t i = 0; i < kNumOps; ++i) {
     Op op = static_cast<Op>(i);
     if (w.operandWait[i] > 0) { // stalls on operands: a register scoreboard, or the tensor cores (register MMAs)
@@ -205,6 +207,17 @@ SummaryView::Derived SummaryView::derive(const SimResult &r) const {
       {"tensor core", "MMA"}, {"TMA", "TMA"}, {"LSU", "LSU"}, {"L2", "L2"}, {"HBM", "HBM"}};
   if (top->second >= 0.6) {
     d.bound = boundOf.at(top->first);
+    d.boundEvidence = llvm::formatv("{0} {1:f1} % busy", top->first, 100 * top->second).str();
+    // The partition the critical unit holds: for the tensor core, the one whose warps wait longest at wgmma issue
+    // for a full queue.
+    const PartitionStats *held = nullptr;
+    for (const PartitionStats &s : partitions_)
+      if (s.lifetime > 0 && s.tensorQueueBlocked > 0 && (!held || s.tensorQueueBlocked / s.lifetime >
+                                                                      held->tensorQueueBlocked / held->lifetime))
+        held = &s;
+    if (top->first == "tensor core" && held)
+      d.boundEvidence += llvm::formatv("; partition {0} held at wgmma issue by a full tensor queue {1:f1} % of its "
+                                       "life", held->name, 100 * held->tensorQueueBlocked / held->lifetime).str();
   } else if (d.issueFrac >= 0.6) {
     d.bound = "issue"; // no unit saturated, but some partition's warps issue most of the time
   } else {
@@ -218,7 +231,12 @@ SummaryView::Derived SummaryView::derive(const SimResult &r) const {
           barrierWait += span;
     }
     d.bound = total > 0 && barrierWait / total > 0.3 ? "synchronization" : "latency";
+    d.boundEvidence = llvm::formatv("no unit 60 % busy (most: {0} {1:f1} %); mbarrier waits {2:f1} % of partition "
+                                    "time", top->first, 100 * top->second, total > 0 ? 100 * barrierWait / total : 0)
+                          .str();
   }
+  if (d.bound == "issue")
+    d.boundEvidence = llvm::formatv("no unit 60 % busy; a partition issues {0:f1} % of its life", 100 * d.issueFrac);
   return d;
 }
 
@@ -248,6 +266,7 @@ llvm::json::Object SummaryView::toJson(const SimResult &r) const {
                             {"tflops", d.tflops},
                             {"bytes_per_s", d.bytesPerS},
                             {"bound", d.bound},
+                            {"bound_evidence", d.boundEvidence},
                             {"ctas", r.ctasSimulated},
                             {"ctas_per_sm", r.ctasPerSm},
                             {"occupancy_limit", r.occupancyLimit},
@@ -284,7 +303,7 @@ void SummaryView::print(const SimResult &r, llvm::raw_ostream &os) const {
   os << "Time:              " << llvm::format("%.2f", d.timeUs) << " us\n";
   os << "Throughput:        " << llvm::format("%.1f", d.tflops) << " TFLOP/s, "
      << llvm::format("%.2f", d.bytesPerS / 1e12) << " TB/s from HBM\n";
-  os << "Bound:             " << d.bound << "\n";
+  os << "Bound:             " << d.bound << " (" << d.boundEvidence << ")\n";
   os << "Exposed loads:     " << llvm::format("%.2f", d.exposedTmaUs) << " us ("
      << llvm::format("%.1f%%", 100 * d.exposedTmaFrac) << " of SM time: TMA / cp.async in flight, no MMA)\n";
   os << "Exposed MMA:       " << llvm::format("%.2f", d.exposedMmaUs) << " us ("

@@ -33,6 +33,8 @@ private:
     std::string name;
     int32_t numWarps = 0;
     double lifetime = 0, busy = 0, wait = 0;
+    /// The part of `busy` its warps were held at wgmma issue by a full tensor-pipe queue (AgentWork).
+    double tensorQueueBlocked = 0;
     /// Cycles waited, by what was waited on (SummaryView::waitNames_: a barrier array, "wgmma", "tma store", ...);
     /// `waited` marks the entries a wait touched (a zero-cycle wait still names its barrier).
     std::vector<double> waitSpan;
@@ -41,6 +43,8 @@ private:
   struct Derived {
     double timeUs, tflops, bytesPerS;
     std::string bound;
+    /// Why: the critical unit's utilization and the partition whose warps it holds, or the waits (boundEvidence).
+    std::string boundEvidence;
     std::vector<std::pair<std::string, double>> units;
     double exposedTmaUs, exposedMmaUs, exposedTmaFrac, exposedMmaFrac, issueFrac;
   };

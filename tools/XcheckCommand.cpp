@@ -5,7 +5,10 @@
 // when the held-out median absolute error exceeds --max-median-error, a kernel's held-out
 // Spearman is below --min-spearman, or a record cannot be predicted (design.md output
 // contract, `xcheck`). Spearman ties measured times closer than --tie-tolerance (their order is measurement
-// noise: traces/README.md "Reproducibility").
+// noise: traces/README.md "Reproducibility"). With --proton DIR it also predicts the capture of every native Proton
+// summary under DIR (tools/h200-proton.sh) and compares, per partition, the predicted share of the CTA lifetime
+// spent waiting (and busy = 1 - wait) with Proton's; --max-partition-diff gates the difference in points. Those
+// comparisons cover the records' own Proton summaries (`proton.summary`) too.
 #include "tools/CommandLine.h"
 #include "tools/Simulation.h"
 #include "tools/xcheck/Statistics.h"
@@ -14,6 +17,7 @@
 #include "sim/SummaryView.h"
 #include "verifier/DeadlockChecker.h"
 
+#include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/ThreadPool.h"
@@ -47,6 +51,16 @@ cl::opt<double> tieToleranceOpt(
              "rho, in [0, 1) (default 0.015: orders of H200 records under 1.5 % apart did not reproduce between "
              "recording sessions)"),
     cl::init(0.015), cl::cat(outputCategory()), cl::sub(xcheckCommand()));
+cl::opt<std::string> protonOpt(
+    "proton",
+    cl::desc("Also predict the capture of every native Proton summary DIR/*.summary.json (tlx-sim run --proton, "
+             "tools/h200-proton.sh) and compare per partition the predicted wait fraction with Proton's"),
+    cl::value_desc("DIR"), cl::cat(outputCategory()), cl::sub(xcheckCommand()));
+cl::opt<double> maxPartitionDiffOpt(
+    "max-partition-diff",
+    cl::desc("Fail when a partition's predicted wait fraction differs from Proton's by more than this many "
+             "percentage points (native summaries and records' proton.summary; default: no gate)"),
+    cl::init(-1), cl::value_desc("POINTS"), cl::cat(outputCategory()), cl::sub(xcheckCommand()));
 cl::opt<unsigned> jobsOpt("j", cl::desc("Records predicted in parallel (default: the hardware threads)"),
                           cl::init(0), cl::cat(outputCategory()), cl::sub(xcheckCommand()));
 
@@ -122,17 +136,56 @@ std::string gateCovers(size_t spilled) {
       .str();
 }
 
+/// One partition of a launch that Proton measured: its predicted and measured share of the CTA lifetime spent in
+/// waits (busy = 1 - wait). `predicted` is empty when the simulation has no partition of that name.
+struct PartitionDiff {
+  size_t launch = 0; ///< index into the run's records (`fromSummary` false) or its Proton summaries (true)
+  bool fromSummary = false;
+  std::string name;
+  double proton = 0;
+  std::optional<double> predicted;
+  /// Predicted minus measured wait fraction in percentage points (equal and opposite for busy); empty without a
+  /// prediction.
+  std::optional<double> diffPoints() const {
+    return predicted ? std::optional<double>(100 * (*predicted - proton)) : std::nullopt;
+  }
+};
+
 /// The records an xcheck run selected, their predictions, and what follows from them: the statistics the gate
 /// reads, its failures, the JSON records and the spilled records listed apart.
 struct XcheckRun {
   std::vector<xcheck::TraceRecord> records;
   std::vector<Prediction> predictions;
+  std::vector<xcheck::TraceRecord> summaries; ///< native Proton summaries (--proton): no measured time
+  std::vector<Prediction> summaryPredictions;
+  std::vector<PartitionDiff> partitions; ///< every Proton-measured partition, of records then summaries
   ErrorStats heldout, fit;
   std::map<std::string, ErrorStats> perKernel; ///< held-out statistics per kernel
   std::vector<std::string> failures;
   std::vector<size_t> spilled; ///< records whose binary spills: listed apart, outside the statistics and the gate
   json::Array recordsJson;
 };
+
+/// Per partition of `r` that Proton measured: name, predicted and measured wait and busy fractions, and the
+/// difference in points (predicted - measured wait).
+json::Array partitionsJson(const xcheck::TraceRecord &r, const Prediction &p) {
+  json::Array parts;
+  for (const auto &[name, proton] : r.protonWaitFrac) {
+    auto it = p.waitFrac.find(name);
+    json::Object o{{"name", name}, {"proton_wait_frac", proton}, {"proton_busy_frac", 1 - proton}};
+    if (it == p.waitFrac.end()) {
+      o["predicted_wait_frac"] = nullptr;
+      o["predicted_busy_frac"] = nullptr;
+      o["diff_points"] = nullptr;
+    } else {
+      o["predicted_wait_frac"] = it->second;
+      o["predicted_busy_frac"] = 1 - it->second;
+      o["diff_points"] = 100 * (it->second - proton);
+    }
+    parts.push_back(std::move(o));
+  }
+  return parts;
+}
 
 /// The JSON object of one predicted record (design.md's xcheck record).
 json::Object recordJson(const xcheck::TraceRecord &r, const Prediction &p) {
@@ -147,23 +200,64 @@ json::Object recordJson(const xcheck::TraceRecord &r, const Prediction &p) {
   o["predicted_us"] = p.timeUs;
   o["error"] = (p.timeUs - r.measuredUs) / r.measuredUs;
   o["bound"] = p.bound;
-  if (!r.protonWaitFrac.empty()) {
-    json::Array parts;
-    for (const auto &[name, proton] : r.protonWaitFrac) {
-      auto it = p.waitFrac.find(name);
-      parts.push_back(json::Object{{"name", name},
-                                   {"proton_wait_frac", proton},
-                                   {"predicted_wait_frac", it == p.waitFrac.end() ? json::Value(nullptr)
-                                                                                  : json::Value(it->second)}});
-    }
-    o["partitions"] = std::move(parts);
-  }
+  if (!r.protonWaitFrac.empty())
+    o["partitions"] = partitionsJson(r, p);
   o["stack_frame_bytes"] = int64_t(p.stackFrameBytes);
   if (!p.spill.empty()) {
     o["spills"] = true;
     o["warning"] = p.spill;
   }
   return o;
+}
+
+/// The launch a partition comparison belongs to.
+const xcheck::TraceRecord &launchOf(const XcheckRun &run, const PartitionDiff &d) {
+  return d.fromSummary ? run.summaries[d.launch] : run.records[d.launch];
+}
+
+/// Collects every Proton-measured partition of the predicted records and summaries, and fails the gate where one's
+/// |difference| exceeds --max-partition-diff points; a summary that cannot be predicted fails it too.
+void comparePartitions(XcheckRun &run) {
+  for (bool fromSummary : {false, true}) {
+    const auto &launches = fromSummary ? run.summaries : run.records;
+    const auto &predictions = fromSummary ? run.summaryPredictions : run.predictions;
+    for (size_t i = 0; i < launches.size(); ++i) {
+      const auto &r = launches[i];
+      if (!predictions[i].error.empty()) {
+        if (fromSummary)
+          run.failures.push_back(r.file + ": " + predictions[i].error);
+        continue;
+      }
+      for (const auto &[name, proton] : r.protonWaitFrac) {
+        PartitionDiff d{i, fromSummary, name, proton, std::nullopt};
+        if (auto it = predictions[i].waitFrac.find(name); it != predictions[i].waitFrac.end())
+          d.predicted = it->second;
+        run.partitions.push_back(d);
+      }
+    }
+  }
+  if (!(maxPartitionDiffOpt >= 0))
+    return;
+  for (const PartitionDiff &d : run.partitions) {
+    const auto &r = launchOf(run, d);
+    auto diff = d.diffPoints();
+    if (!diff)
+      run.failures.push_back(formatv("{0} {1} {2} {3}: no predicted partition of that name", r.kernel, r.config,
+                                     r.shape, d.name).str());
+    else if (std::fabs(*diff) > maxPartitionDiffOpt)
+      run.failures.push_back(formatv("{0} {1} {2} {3}: predicted wait {4} vs Proton {5}: {6:f1} points, more than "
+                                     "{7}", r.kernel, r.config, r.shape, d.name, pct(d.predicted), pct(d.proton),
+                                     *diff, double(maxPartitionDiffOpt)).str());
+  }
+}
+
+/// |difference| in points of every compared partition.
+std::vector<double> absPartitionDiffs(const XcheckRun &run) {
+  std::vector<double> diffs;
+  for (const PartitionDiff &d : run.partitions)
+    if (auto diff = d.diffPoints())
+      diffs.push_back(std::fabs(*diff));
+  return diffs;
 }
 
 /// Held-out statistics per kernel and overall, fit statistics overall, and the gate's failures.
@@ -199,6 +293,7 @@ void summarize(XcheckRun &run) {
     if (s.rho && *s.rho < minSpearmanOpt)
       run.failures.push_back(formatv("{0}: held-out Spearman {1} below {2}", kernel, num(s.rho),
                                      num(double(minSpearmanOpt))).str());
+  comparePartitions(run);
 }
 
 /// design.md's xcheck object.
@@ -212,6 +307,26 @@ void printJson(XcheckRun &run) {
   json::Array failuresJson;
   for (const auto &f : run.failures)
     failuresJson.push_back(f);
+  json::Array summariesJson;
+  for (size_t i = 0; i < run.summaries.size(); ++i) {
+    const auto &r = run.summaries[i];
+    const auto &p = run.summaryPredictions[i];
+    json::Object o{{"file", r.file}, {"kernel", r.kernel}, {"config", r.config}, {"shape", r.shape}};
+    if (p.error.empty()) {
+      o["predicted_us"] = p.timeUs;
+      o["bound"] = p.bound;
+      o["partitions"] = partitionsJson(r, p);
+    } else {
+      o["failure"] = p.error;
+    }
+    summariesJson.push_back(std::move(o));
+  }
+  std::vector<double> diffs = absPartitionDiffs(run);
+  json::Object partitionSummary{
+      {"count", int64_t(diffs.size())},
+      {"median_abs_diff_points", opt(xcheck::quantile(diffs, 0.5))},
+      {"max_abs_diff_points", diffs.empty() ? json::Value(nullptr) : json::Value(*llvm::max_element(diffs))},
+      {"max_partition_diff", maxPartitionDiffOpt >= 0 ? json::Value(double(maxPartitionDiffOpt)) : nullptr}};
   json::Object summary{{"count", int64_t(run.records.size())},
                        {"heldout_count", int64_t(run.heldout.count)},
                        {"median_abs_error", opt(run.heldout.median)},
@@ -223,10 +338,12 @@ void printJson(XcheckRun &run) {
                                             {"median_abs_error", opt(run.fit.median)},
                                             {"p90_abs_error", opt(run.fit.p90)}}},
                        {"spilled_count", int64_t(run.spilled.size())},
-                       {"gate_covers", gateCovers(run.spilled.size())}};
+                       {"gate_covers", gateCovers(run.spilled.size())},
+                       {"partitions", std::move(partitionSummary)}};
   outs() << formatv("{0:2}", json::Value(json::Object{{"schema_version", 1},
                                                        {"command", "xcheck"},
                                                        {"records", std::move(run.recordsJson)},
+                                                       {"proton_summaries", std::move(summariesJson)},
                                                        {"summary", std::move(summary)},
                                                        {"failures", std::move(failuresJson)},
                                                        {"pass", run.failures.empty()}}))
@@ -249,22 +366,29 @@ void printRecordTable(const XcheckRun &run) {
                       r.shape, r.split, r.measuredUs, p.timeUs, 100 * (p.timeUs - r.measuredUs) / r.measuredUs,
                       p.spill.empty() ? p.bound : p.bound + " [spills]");
   }
-  bool header = false;
-  for (size_t i = 0; i < run.records.size(); ++i) {
-    const auto &r = run.records[i];
-    if (r.protonWaitFrac.empty() || !run.predictions[i].error.empty())
-      continue;
-    if (!header)
-      outs() << "\nWait fraction per partition, predicted vs Proton (instrumented run; CTA lifetime share in "
-                "wait scopes):\n";
-    header = true;
-    for (const auto &[name, proton] : r.protonWaitFrac) {
-      auto it = run.predictions[i].waitFrac.find(name);
-      outs() << formatv("  {0,-20} {1,-9} {2,-24} {3,-12} predicted {4,6} Proton {5,6}\n", r.kernel, r.config,
-                        r.shape, name, it == run.predictions[i].waitFrac.end() ? std::string("-") : pct(it->second),
-                        pct(proton));
-    }
+}
+
+/// Per Proton-measured partition: predicted and measured wait and busy fractions and their difference in points;
+/// then the median and largest |difference|.
+void printPartitionTable(const XcheckRun &run) {
+  if (run.partitions.empty())
+    return;
+  outs() << "\nPartitions, predicted vs Proton (share of the CTA lifetime in waits; busy = 1 - wait; diff = predicted "
+            "- Proton wait, points):\n";
+  outs() << formatv("  {0,-20} {1,-13} {2,-26} {3,-11} {4,9} {5,9} {6,9} {7,9} {8,7}\n", "kernel", "config", "shape",
+                    "partition", "wait pred", "wait hw", "busy pred", "busy hw", "diff");
+  for (const PartitionDiff &d : run.partitions) {
+    const auto &r = launchOf(run, d);
+    auto diff = d.diffPoints();
+    outs() << formatv("  {0,-20} {1,-13} {2,-26} {3,-11} {4,9} {5,9} {6,9} {7,9} {8,7}\n", r.kernel, r.config,
+                      r.shape, d.name, pct(d.predicted), pct(d.proton),
+                      pct(d.predicted ? std::optional<double>(1 - *d.predicted) : std::nullopt), pct(1 - d.proton),
+                      diff ? formatv("{0}", format("%+.1f", *diff)).str() : std::string("-"));
   }
+  std::vector<double> diffs = absPartitionDiffs(run);
+  outs() << formatv("Partitions: {0} compared, median |diff| {1} points, max {2} points\n", diffs.size(),
+                    diffs.empty() ? std::string("-") : formatv("{0:f1}", *xcheck::quantile(diffs, 0.5)).str(),
+                    diffs.empty() ? std::string("-") : formatv("{0:f1}", *llvm::max_element(diffs)).str());
 }
 
 /// The statistics, the spilled records and the gate's verdict.
@@ -315,10 +439,21 @@ int runXcheck() {
   }
   if (run.records.empty())
     return badInput("no trace records selected under " + join(paths, ", "));
+  if (!protonOpt.empty()) {
+    auto summaries = xcheck::readProtonSummaries(protonOpt);
+    if (!summaries)
+      return badInput(toString(summaries.takeError()));
+    for (auto &r : *summaries)
+      if (kernelOpts.empty() || llvm::is_contained(kernelOpts, r.kernel))
+        run.summaries.push_back(std::move(r));
+  }
 
   run.predictions.resize(run.records.size());
+  run.summaryPredictions.resize(run.summaries.size());
   {
     DefaultThreadPool pool(jobsOpt ? hardware_concurrency(jobsOpt) : hardware_concurrency());
+    for (size_t i = 0; i < run.summaries.size(); ++i) // whole-size launches: started first
+      pool.async([&, i] { run.summaryPredictions[i] = predictRecord(run.summaries[i]); });
     for (size_t i = 0; i < run.records.size(); ++i)
       pool.async([&, i] { run.predictions[i] = predictRecord(run.records[i]); });
     pool.wait();
@@ -328,6 +463,7 @@ int runXcheck() {
     printJson(run);
   } else {
     printRecordTable(run);
+    printPartitionTable(run);
     printSummary(run);
   }
   return run.failures.empty() ? kClean : kFindings;

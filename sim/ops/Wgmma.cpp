@@ -35,8 +35,14 @@ Step Engine::Impl::execWgmma(Agent &a, const Instr &in, Cycle now) {
   case Op::WgmmaIssue: {
     awaitOperands(a, in);
     busy(a, in, costs.wgmmaIssue);
-    Cycle begin = sm.tensor.run(a.time, cycles(static_cast<double>(in.imm) / costs.tensorFlopsPerClk), powerCycles,
-                                /*math=*/true, tensorPowerWeight(costs, in.operandBytes, static_cast<double>(in.imm)));
+    Cycle duration = cycles(static_cast<double>(in.imm) / costs.tensorFlopsPerClk);
+    Cycle begin = sm.tensor.run(a.time, duration, powerCycles, /*math=*/true,
+                                tensorPowerWeight(costs, in.operandBytes, static_cast<double>(in.imm)));
+    // A full wgmma queue holds the issuing warp group: it is issuing (busy, as Proton sees it), not in a wait.
+    if (Cycle release = TensorPipe::issueRelease(begin, duration, in.aux, costs.wgmmaQueueDepth); release > a.time) {
+      a.work.tensorQueueBlocked += release - a.time;
+      busyCycles(a, in, release - a.time);
+    }
     Cycle done = sm.tensor.free() + cycles(costs.wgmmaLatency);
     int64_t op = issueAsync(a);
     access(a, op, in.args[0], in.viewElems[0], /*write=*/false, /*asyncProxy=*/true, in);

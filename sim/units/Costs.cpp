@@ -60,6 +60,7 @@ constexpr Knob kKnobs[] = {
     {"wgmma_smem_power_fraction", &Costs::wgmmaSmemPowerFraction, Knob::NonNegative, /*optional=*/true},
     {"wgmma_power_ref_bytes_per_clk", &Costs::wgmmaPowerRefBytesPerClk, Knob::Positive, /*optional=*/true},
     {"alu_power_weight", &Costs::aluPowerWeight, Knob::NonNegative, /*optional=*/true},
+    {"wgmma_queue_depth", &Costs::wgmmaQueueDepth, Knob::Count, /*optional=*/true},
 };
 
 } // namespace

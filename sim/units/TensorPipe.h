@@ -22,6 +22,20 @@ struct TensorPipe {
   }
   /// When the work issued so far is done.
   Cycle free() const { return pipe.free; }
+
+  /// When a warp group that issued `instructions` wgmma.mma_async instructions of one dot, which run back to back
+  /// on the pipe from `begin` for `duration` cycles, is done issuing if at most `depth` issued wgmmas may wait for
+  /// the pipe (`wgmma_queue_depth`): its last instruction issues once the instruction `depth` places ahead of it
+  /// starts, begin + (instructions - 1 - depth) x duration / instructions. Until then the warp group is held at
+  /// issue (busy, not in a wait). `depth` NaN or < 1 (no such knob): never held (returns 0).
+  static Cycle issueRelease(Cycle begin, Cycle duration, int64_t instructions, double depth) {
+    if (!(depth >= 1) || instructions <= 1)
+      return 0;
+    double ahead = static_cast<double>(instructions - 1) - depth;
+    if (ahead <= 0)
+      return 0;
+    return begin + static_cast<Cycle>(ahead * static_cast<double>(duration) / static_cast<double>(instructions));
+  }
 };
 
 } // namespace tlxsim::sim::engine

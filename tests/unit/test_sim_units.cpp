@@ -8,6 +8,7 @@
 #include "sim/Engine.h"
 #include "sim/Lowering.h"
 #include "sim/units/Clock.h"
+#include "sim/units/TensorPipe.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/raw_ostream.h"
@@ -133,6 +134,18 @@ TEST_CASE("tensor core: a dense m64nNk16 wgmma costs N/2 cycles; back-to-back wg
     // Seven more wgmmas add exactly their tensor-core time.
     CHECK(eight.result.cycles - one.result.cycles == static_cast<sim::Cycle>(7 * n / 2));
   }
+}
+
+TEST_CASE("wgmma queue: the issuing warp group is held until its last instruction is at most depth deep") {
+  using sim::engine::TensorPipe;
+  // A 128x128x64 fp16 dot is 8 m64n128k16 instructions of 64 cycles: from begin 1000, with depth 1 the last one
+  // issues when the 7th (index 6) starts, 1000 + 6 x 64.
+  CHECK(TensorPipe::issueRelease(1000, 512, 8, 1) == 1000 + 6 * 64);
+  CHECK(TensorPipe::issueRelease(1000, 512, 8, 2) == 1000 + 5 * 64);
+  // A dot of no more instructions than depth + 1, a model without the knob (NaN) or depth 0: never held.
+  CHECK(TensorPipe::issueRelease(1000, 128, 2, 1) == 0);
+  CHECK(TensorPipe::issueRelease(1000, 512, 8, std::nan("")) == 0);
+  CHECK(TensorPipe::issueRelease(1000, 512, 8, 0) == 0);
 }
 
 namespace {

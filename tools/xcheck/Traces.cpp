@@ -48,6 +48,89 @@ std::string shapeText(const json::Object &shape) {
   return text;
 }
 
+/// `proton.summary.partitions.*.wait_frac` of `holder` (a trace record or a native summary), sorted by partition
+/// name; empty when absent.
+std::vector<std::pair<std::string, double>> protonWaitFractions(const json::Object &holder) {
+  std::vector<std::pair<std::string, double>> fractions;
+  if (const json::Object *proton = holder.getObject("proton"))
+    if (const json::Object *summary = proton->getObject("summary"))
+      if (const json::Object *parts = summary->getObject("partitions"))
+        for (const auto &[name, value] : *parts)
+          if (const json::Object *part = value.getAsObject())
+            if (auto wait = part->getNumber("wait_frac"))
+              fractions.emplace_back(name.str(), *wait);
+  std::sort(fractions.begin(), fractions.end());
+  return fractions;
+}
+
+/// The JSON object in file `path`.
+Expected<json::Object> readObject(StringRef path) {
+  auto buffer = MemoryBuffer::getFile(path);
+  if (!buffer)
+    return fail(path + ": cannot read: " + buffer.getError().message());
+  auto parsed = json::parse((*buffer)->getBuffer());
+  if (!parsed)
+    return fail(path + ": invalid JSON: " + toString(parsed.takeError()));
+  if (json::Object *root = parsed->getAsObject())
+    return std::move(*root);
+  return fail(path + ": expected a JSON object");
+}
+
+/// `capture` as a folder: relative to the working directory, else to the first folder above `file` under which it
+/// exists. Empty when neither holds it.
+std::string resolveCapture(StringRef capture, StringRef file) {
+  if (sys::path::is_absolute(capture) || sys::fs::is_directory(capture))
+    return capture.str();
+  SmallString<256> dir(file);
+  sys::path::remove_filename(dir);
+  while (!dir.empty()) {
+    SmallString<256> candidate(dir);
+    sys::path::append(candidate, capture);
+    if (sys::fs::is_directory(candidate))
+      return std::string(candidate);
+    StringRef parent = sys::path::parent_path(dir);
+    if (parent == dir)
+      break;
+    dir = parent;
+  }
+  return "";
+}
+
+/// One native Proton summary (readProtonSummaries) as a record.
+Expected<TraceRecord> readProtonSummary(StringRef path) {
+  auto root = readObject(path);
+  if (!root)
+    return root.takeError();
+  auto capture = root->getString("capture");
+  const json::Object *shape = root->getObject("shape");
+  if (!capture || !shape)
+    return fail(path + ": a Proton summary needs \"capture\" and \"shape\" (traces/README.md)");
+  TraceRecord r;
+  r.file = path.str();
+  // "<kernel>-<shape>_<config>.summary.json": the kernel as its trace file names it (tlx_ prefix for TLX tutorials)
+  r.kernel = sys::path::filename(path).split('-').first.str();
+  r.config = root->getString("config").value_or("").str();
+  r.shape = shapeText(*shape);
+  r.split = "proton";
+  r.protonWaitFrac = protonWaitFractions(*root);
+  if (r.protonWaitFrac.empty())
+    return fail(path + ": no proton.summary.partitions.*.wait_frac");
+  std::string dir = resolveCapture(*capture, path);
+  if (dir.empty())
+    return fail(path + ": capture folder " + *capture + " not found");
+  auto ttgir = findTtgir(dir, path);
+  if (!ttgir)
+    return ttgir.takeError();
+  r.ttgir = *ttgir;
+  SmallString<256> launchPath(dir);
+  sys::path::append(launchPath, "launch.json");
+  auto launch = readObject(launchPath);
+  if (!launch)
+    return launch.takeError();
+  r.launch = std::move(*launch);
+  return r;
+}
+
 Error readFile(StringRef path, std::vector<TraceRecord> &out) {
   auto buffer = MemoryBuffer::getFile(path);
   if (!buffer)
@@ -99,14 +182,7 @@ Error readFile(StringRef path, std::vector<TraceRecord> &out) {
       return ttgir.takeError();
     r.ttgir = *ttgir;
     r.launch = json::Object(*launch);
-    if (const json::Object *proton = rec->getObject("proton"))
-      if (const json::Object *summary = proton->getObject("summary"))
-        if (const json::Object *parts = summary->getObject("partitions"))
-          for (const auto &[name, value] : *parts)
-            if (const json::Object *part = value.getAsObject())
-              if (auto wait = part->getNumber("wait_frac"))
-                r.protonWaitFrac.emplace_back(name.str(), *wait);
-    std::sort(r.protonWaitFrac.begin(), r.protonWaitFrac.end());
+    r.protonWaitFrac = protonWaitFractions(*rec);
     out.push_back(std::move(r));
   }
   return Error::success();
@@ -135,6 +211,27 @@ Expected<std::vector<TraceRecord>> readTraces(const std::vector<std::string> &pa
     for (const std::string &file : files)
       if (auto err = readFile(file, out))
         return err;
+  }
+  return out;
+}
+
+Expected<std::vector<TraceRecord>> readProtonSummaries(const std::string &dir) {
+  std::error_code ec;
+  std::vector<std::string> files;
+  for (sys::fs::directory_iterator it(dir, ec), end; it != end && !ec; it.increment(ec))
+    if (StringRef(it->path()).ends_with(".summary.json"))
+      files.push_back(it->path());
+  if (ec)
+    return fail(dir + ": cannot list: " + ec.message());
+  if (files.empty())
+    return fail(dir + ": no *.summary.json (tlx-sim run --proton, tools/h200-proton.sh)");
+  std::sort(files.begin(), files.end());
+  std::vector<TraceRecord> out;
+  for (const std::string &file : files) {
+    auto r = readProtonSummary(file);
+    if (!r)
+      return r.takeError();
+    out.push_back(std::move(*r));
   }
   return out;
 }

@@ -31,4 +31,14 @@ struct TraceRecord {
 /// other than fit/heldout, a capture folder without exactly one .ttgir file.
 llvm::Expected<std::vector<TraceRecord>> readTraces(const std::vector<std::string> &paths);
 
+/// Reads the native Proton summaries `dir/*.summary.json` that `tlx-sim run --proton` wrote
+/// (tools/h200-proton.sh; format: traces/README.md "proton-native"), sorted by name, as records
+/// with `split` "proton", no measured time (`measuredUs` 0: instrumented runs are slowed) and
+/// `protonWaitFrac` from `proton.summary.partitions.*.wait_frac` (all decoded CTAs). A summary's
+/// "capture" folder (its TTGIR and launch.json) is resolved against the working directory, then
+/// against each folder above the summary (the repository root). `gpu` is left empty: the model
+/// follows the TTGIR's target. Errors name the file: unreadable or invalid JSON, no capture,
+/// shape or partitions, a capture folder without exactly one .ttgir or without launch.json.
+llvm::Expected<std::vector<TraceRecord>> readProtonSummaries(const std::string &dir);
+
 } // namespace tlxsim::xcheck
