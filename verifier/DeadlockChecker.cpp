@@ -1,6 +1,8 @@
 #include "verifier/DeadlockChecker.h"
 #include "verifier/DeadlockCause.h"
 
+#include <algorithm>
+
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/strong_components.hpp>
 
@@ -79,6 +81,42 @@ std::string DeadlockChecker::describe(const BarrierEvent &e) const {
          std::to_string(e.pending) + "/" + std::to_string(e.expected) + ", tx " + std::to_string(e.tx);
 }
 
+BarrierState DeadlockChecker::stateOf(const BlockedAgent &b) {
+  const History &h = history_[b.barrier];
+  BarrierState s{program_.barrierName(b.barrier.alloc, b.barrier.index)};
+  if (h.size()) {
+    s.phase = h.back().phase;
+    s.pending = h.back().pending;
+    s.expected = h.back().expected;
+    s.tx = h.back().tx;
+  }
+  return s;
+}
+
+std::vector<WaitCause> DeadlockChecker::leadWithRootCause(std::vector<const BlockedAgent *> &waiting) {
+  // Root cause first: the blocked mbarrier wait of highest rank (DeadlockCause.h) leads; ties keep agent order.
+  std::vector<WaitCause> causes(waiting.size());
+  for (size_t i = 0; i < waiting.size(); ++i) {
+    const BlockedAgent &b = *waiting[i];
+    if (!b.onBarrier)
+      continue;
+    const History &h = history_[b.barrier];
+    int32_t block = b.agent < static_cast<int32_t>(agentBlock_.size()) ? agentBlock_[b.agent] : -1;
+    size_t index = partitionIndex(b.agent);
+    bool waitedBefore = index < h.passers.size() && h.passers.test(index);
+    causes[i] = rankWait(stateOf(b), b.parity, h.signalers.any(), waitedBefore, issuesCopies(program_, block));
+  }
+  size_t lead = 0;
+  for (size_t i = 1; i < waiting.size(); ++i)
+    if (causes[i].rank > causes[lead].rank)
+      lead = i;
+  if (lead != 0) {
+    std::rotate(waiting.begin(), waiting.begin() + lead, waiting.begin() + lead + 1);
+    std::rotate(causes.begin(), causes.begin() + lead, causes.begin() + lead + 1);
+  }
+  return causes;
+}
+
 void DeadlockChecker::onStall(Cycle, const std::vector<BlockedAgent> &blocked) {
   // Report the lowest stalled CTA; count the others.
   std::map<int64_t, std::vector<const BlockedAgent *>> byCta;
@@ -103,17 +141,6 @@ void DeadlockChecker::onStall(Cycle, const std::vector<BlockedAgent> &blocked) {
     return " (iteration " + std::to_string(b.iterations.back().second) + " of the loop at " +
            loc(b.iterations.back().first).str() + ")";
   };
-  auto stateOf = [&](const BlockedAgent &b) {
-    const History &h = history_[b.barrier];
-    BarrierState s{program_.barrierName(b.barrier.alloc, b.barrier.index)};
-    if (h.size()) {
-      s.phase = h.back().phase;
-      s.pending = h.back().pending;
-      s.expected = h.back().expected;
-      s.tx = h.back().tx;
-    }
-    return s;
-  };
   auto waitText = [&](const BlockedAgent &b) {
     std::string who = "partition '" + partition(b.agent) + "' of CTA " + std::to_string(cta(b.agent));
     if (b.kind == BlockedAgent::Cluster)
@@ -134,26 +161,7 @@ void DeadlockChecker::onStall(Cycle, const std::vector<BlockedAgent> &blocked) {
            std::to_string(s.tx);
   };
 
-  // Root cause first: the blocked mbarrier wait of highest rank (DeadlockCause.h) leads; ties keep agent order.
-  std::vector<WaitCause> causes(waiting.size());
-  for (size_t i = 0; i < waiting.size(); ++i) {
-    const BlockedAgent &b = *waiting[i];
-    if (!b.onBarrier)
-      continue;
-    const History &h = history_[b.barrier];
-    int32_t block = b.agent < static_cast<int32_t>(agentBlock_.size()) ? agentBlock_[b.agent] : -1;
-    size_t index = partitionIndex(b.agent);
-    bool waitedBefore = index < h.passers.size() && h.passers.test(index);
-    causes[i] = rankWait(stateOf(b), b.parity, h.signalers.any(), waitedBefore, issuesCopies(program_, block));
-  }
-  size_t lead = 0;
-  for (size_t i = 1; i < waiting.size(); ++i)
-    if (causes[i].rank > causes[lead].rank)
-      lead = i;
-  if (lead != 0) {
-    std::rotate(waiting.begin(), waiting.begin() + lead, waiting.begin() + lead + 1);
-    std::rotate(causes.begin(), causes.begin() + lead, causes.begin() + lead + 1);
-  }
+  std::vector<WaitCause> causes = leadWithRootCause(waiting);
 
   Finding f;
   f.cls = "deadlock";

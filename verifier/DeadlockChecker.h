@@ -7,6 +7,7 @@
 
 #include "verifier/BarrierTable.h"
 #include "verifier/CheckerBase.h"
+#include "verifier/DeadlockCause.h"
 #include "verifier/Finding.h"
 
 #include "llvm/ADT/SmallBitVector.h"
@@ -42,6 +43,11 @@ private:
     const sim::BarrierEvent &back() const { return at(ring.size() - 1); }
   };
   std::string describe(const sim::BarrierEvent &e) const;
+  /// The barrier of blocked wait `b` as the checker last saw it (name, phase, pending arrivals, tx-count).
+  BarrierState stateOf(const sim::BlockedAgent &b);
+  /// Ranks the blocked waits (DeadlockCause.h) and moves the likely root cause to the front of `waiting`; returns
+  /// the ranks in the new order.
+  std::vector<WaitCause> leadWithRootCause(std::vector<const sim::BlockedAgent *> &waiting);
 
   size_t historyDepth_;
   std::vector<int32_t> liveAgents_; ///< per CTA id
