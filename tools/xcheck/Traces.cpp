@@ -91,7 +91,7 @@ std::string resolveCapture(StringRef capture, StringRef file) {
     StringRef parent = sys::path::parent_path(dir);
     if (parent == dir)
       break;
-    dir = parent;
+    dir.resize(parent.size()); // the parent is a prefix of `dir`: assigning the StringRef would read freed storage
   }
   return "";
 }
