@@ -132,15 +132,10 @@ Expected<TraceRecord> readProtonSummary(StringRef path) {
 }
 
 Error readFile(StringRef path, std::vector<TraceRecord> &out) {
-  auto buffer = MemoryBuffer::getFile(path);
-  if (!buffer)
-    return fail(path + ": cannot read: " + buffer.getError().message());
-  auto parsed = json::parse((*buffer)->getBuffer());
-  if (!parsed)
-    return fail(path + ": invalid JSON: " + toString(parsed.takeError()));
-  const json::Object *root = parsed->getAsObject();
-  if (!root)
-    return fail(path + ": expected a JSON object");
+  auto object = readObject(path);
+  if (!object)
+    return object.takeError();
+  const json::Object *root = &*object;
   const json::Array *records = root->getArray("records");
   if (!records)
     return Error::success(); // not a trace file (e.g. plan.json)
