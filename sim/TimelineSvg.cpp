@@ -44,6 +44,28 @@ std::string fmt(double v, const char *spec) {
   return buffer;
 }
 
+/// A row's label and its empty lane at height `y` (the rows of both the timeline and the lane charts).
+void writeRowLane(llvm::raw_ostream &os, int y, const std::string &name, int labelW, int plotW, int rowH) {
+  os << "<text x=\"0\" y=\"" << y + 13 << "\" class=\"row\">" << xmlEscape(name) << "</text>\n";
+  os << "<rect x=\"" << labelW << "\" y=\"" << y + 1 << "\" width=\"" << plotW << "\" height=\"" << rowH - 2
+     << "\" class=\"lane\"/>\n";
+}
+
+/// The time axis at height `axisY` over `span` units: about 8 ticks, tick t at x = labelW + t * scale * pxPerScaled,
+/// labelled `prefix` t `unit`.
+void writeTimeAxis(llvm::raw_ostream &os, int labelW, int plotW, int axisY, double span, double scale,
+                   double pxPerScaled, const char *prefix, const char *unit) {
+  double step = tickStep(span, 8);
+  os << "<line x1=\"" << labelW << "\" y1=\"" << axisY << "\" x2=\"" << labelW + plotW << "\" y2=\"" << axisY
+     << "\" class=\"axis\"/>\n";
+  for (double t = 0; t <= span + 1e-9; t += step) {
+    double x = labelW + t * scale * pxPerScaled;
+    os << "<line x1=\"" << fmt(x, "%.2f") << "\" y1=\"" << axisY << "\" x2=\"" << fmt(x, "%.2f") << "\" y2=\""
+       << axisY + 5 << "\" class=\"axis\"/><text x=\"" << fmt(x, "%.2f") << "\" y=\"" << axisY + 18
+       << "\" class=\"tick\">" << prefix << fmt(t, step < 1 ? "%.2f" : "%.0f") << unit << "</text>\n";
+  }
+}
+
 } // namespace
 
 void writeTimelineSvg(const Timeline &timeline, double clockMhz, llvm::raw_ostream &os, int width) {
@@ -89,9 +111,7 @@ void writeTimelineSvg(const Timeline &timeline, double clockMhz, llvm::raw_ostre
      << ": partitions by CTA slot, then units (hover a bar for details)</text>\n";
   for (size_t r = 0; r < rowNames.size(); ++r) {
     int y = top + static_cast<int>(r) * rowH;
-    os << "<text x=\"0\" y=\"" << y + 13 << "\" class=\"row\">" << xmlEscape(rowNames[r]) << "</text>\n";
-    os << "<rect x=\"" << labelW << "\" y=\"" << y + 1 << "\" width=\"" << plotW << "\" height=\"" << rowH - 2
-       << "\" class=\"lane\"/>\n";
+    writeRowLane(os, y, rowNames[r], labelW, plotW, rowH);
   }
   // Slices, merged per (row, kind) when they touch at pixel resolution.
   struct Open {
@@ -151,16 +171,8 @@ void writeTimelineSvg(const Timeline &timeline, double clockMhz, llvm::raw_ostre
        << start.second << ", cycle " << start.first << ")</title></line>\n";
   }
   // Time axis in microseconds.
-  double endUs = end / mhz, step = tickStep(endUs, 8);
-  int axisY = top + static_cast<int>(rowNames.size()) * rowH;
-  os << "<line x1=\"" << labelW << "\" y1=\"" << axisY << "\" x2=\"" << labelW + plotW << "\" y2=\"" << axisY
-     << "\" class=\"axis\"/>\n";
-  for (double t = 0; t <= endUs + 1e-9; t += step) {
-    double x = labelW + t * mhz * pxPerCycle;
-    os << "<line x1=\"" << fmt(x, "%.2f") << "\" y1=\"" << axisY << "\" x2=\"" << fmt(x, "%.2f") << "\" y2=\""
-       << axisY + 5 << "\" class=\"axis\"/><text x=\"" << fmt(x, "%.2f") << "\" y=\"" << axisY + 18
-       << "\" class=\"tick\">" << fmt(t, step < 1 ? "%.2f" : "%.0f") << " us</text>\n";
-  }
+  writeTimeAxis(os, labelW, plotW, top + static_cast<int>(rowNames.size()) * rowH, end / mhz, mhz, pxPerCycle, "",
+                " us");
   os << "</svg>\n";
 }
 
@@ -176,9 +188,7 @@ void writeLaneChartSvg(const LaneChart &chart, llvm::raw_ostream &os, int width)
   os << "<text x=\"0\" y=\"14\" class=\"title\">" << xmlEscape(chart.title) << "</text>\n";
   for (size_t r = 0; r < chart.rows.size(); ++r) {
     int y = top + static_cast<int>(r) * rowH;
-    os << "<text x=\"0\" y=\"" << y + 13 << "\" class=\"row\">" << xmlEscape(chart.rows[r].name) << "</text>\n";
-    os << "<rect x=\"" << labelW << "\" y=\"" << y + 1 << "\" width=\"" << plotW << "\" height=\"" << rowH - 2
-       << "\" class=\"lane\"/>\n";
+    writeRowLane(os, y, chart.rows[r].name, labelW, plotW, rowH);
     for (const ChartSpan &sp : chart.rows[r].spans) {
       double x0 = (sp.start - chart.window.from) * pxPerUnit, x1 = (sp.end - chart.window.from) * pxPerUnit;
       bool thin = sp.cls == "barop";
@@ -188,16 +198,8 @@ void writeLaneChartSvg(const LaneChart &chart, llvm::raw_ostream &os, int width)
          << (cycles ? " cycles" : " ns") << "</title></rect>\n";
     }
   }
-  double step = tickStep(span, 8);
-  int axisY = top + static_cast<int>(chart.rows.size()) * rowH;
-  os << "<line x1=\"" << labelW << "\" y1=\"" << axisY << "\" x2=\"" << labelW + plotW << "\" y2=\"" << axisY
-     << "\" class=\"axis\"/>\n";
-  for (double t = 0; t <= span + 1e-9; t += step) {
-    double x = labelW + t * pxPerUnit;
-    os << "<line x1=\"" << fmt(x, "%.2f") << "\" y1=\"" << axisY << "\" x2=\"" << fmt(x, "%.2f") << "\" y2=\""
-       << axisY + 5 << "\" class=\"axis\"/><text x=\"" << fmt(x, "%.2f") << "\" y=\"" << axisY + 18
-       << "\" class=\"tick\">+" << fmt(t, step < 1 ? "%.2f" : "%.0f") << (cycles ? " cyc" : " us") << "</text>\n";
-  }
+  writeTimeAxis(os, labelW, plotW, top + static_cast<int>(chart.rows.size()) * rowH, span, pxPerUnit, 1.0, "+",
+                cycles ? " cyc" : " us");
   os << "</svg>\n";
 }
 
