@@ -1,12 +1,22 @@
 // Resource usage of a captured GPU binary (cubin), read with LLVM's ELF reader.
 #pragma once
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
 #include <string>
 
 namespace tlxsim::sim {
+
+/// How ptxas issued the wgmma.mma_async instructions of a kernel, read from its SASS (cubinWgmmaIssue).
+struct WgmmaIssue {
+  int32_t instructions = 0; ///< HGMMA instructions in the code
+  int32_t serialized = 0;   ///< HGMMAs with their own scoreboard (gsb0) that the next warp-group instruction,
+                            ///< WARPGROUP.DEPBAR.LE gsb0 0x0, waits to complete: no wgmma overlaps them
+  /// ptxas serialized the kernel's wgmma pipeline: every HGMMA is waited on before the next issues.
+  bool allSerialized() const { return instructions > 0 && serialized == instructions; }
+};
 
 struct BinaryResources {
   int32_t registersPerThread = 0; ///< as `cuobjdump -res-usage` reports REG; on AMD the allocated unified VGPRs (arch + acc, granule 8)
@@ -23,8 +33,21 @@ struct BinaryResources {
                                   ///< SHARED_SIZE_BYTES): `.nv.shared.<kernel>` less ptxas's system reserve at its
                                   ///< start (the 1 KB `cuobjdump -res-usage` SHARED shows for every TLX cubin), held
                                   ///< on top of Triton's dynamic `shared`
+  WgmmaIssue wgmma;               ///< cubin (sm_90a): its HGMMA instructions, and those ptxas serialized
   std::string kernel;             ///< the kernel symbol the count belongs to
 };
+
+/// Scans the SASS of `.text.<kernel>` (128-bit sm_90 instructions) for HGMMA and WARPGROUP.DEPBAR. ptxas keeps a
+/// dot's wgmma.mma_async instructions in flight together (only the last carries the gsb0 scoreboard that
+/// wgmma.wait_group waits on); when it cannot (too few registers for the pipeline, non-wgmma code defining
+/// accumulator registers inside it: ptxas's "Potential Performance Loss: wgmma.mma_async instructions are
+/// serialized" warning, which Triton does not show), every HGMMA gets gsb0 and is followed by DEPBAR.LE gsb0, 0x0.
+/// The encoding fields are those `cuobjdump -sass` (CUDA 13) prints for the cubins of this project (opcode in bits
+/// 0-11 of the first 64-bit word: HGMMA 0x9f0 with A in shared memory, 0xdf0 with A in registers; WARPGROUP 0x9c5,
+/// bit 47 set for DEPBAR, its count in bits 8-13 of the second word; an HGMMA's scoreboard in bits 20-22 of the
+/// second word, 7 = none); tests/python/test_sass_wgmma.py checks the counts against cuobjdump on every committed
+/// sm_90a cubin. Returns zeros when the section is missing (no code for the kernel, or not Hopper code).
+WgmmaIssue cubinWgmmaIssue(llvm::ArrayRef<uint8_t> text);
 
 /// Reads the register count of `kernel` (or of the first kernel) from a cubin: the
 /// EIATTR_REGCOUNT (0x2f) entry of the `.nv.info` section, a (symbol index, registers)

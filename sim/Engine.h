@@ -22,6 +22,10 @@ struct SimOptions {
   int64_t sharedBytesPerCta = -1; ///< from Triton's metadata `shared`; -1: the module's own allocations
   int32_t registersPerThread = -1; ///< from the captured binary; -1: unknown (registers do not limit occupancy)
   int64_t staticSharedBytesPerCta = 0; ///< the binary's static shared memory (cubin `.nv.shared.<kernel>`), bytes
+  /// The binary waits on every wgmma.mma_async before issuing the next (ptxas serialized the wgmma pipeline:
+  /// sim/Binary.h cubinWgmmaIssue): each instruction of a dot runs alone on the tensor pipe and its warp group
+  /// waits out its latency before the next.
+  bool wgmmaSerialized = false;
   /// Simulate only the first N CTAs (-1: the whole grid). Cluster launch control still sees the rest of the grid:
   /// a CLC try_cancel of a simulated CTA can cancel clusters among the first kClcTilesPerCta x N CTAs, so that a
   /// CLC-persistent kernel runs several tiles per CTA (its multi-tile paths are checked) at a bounded cost.

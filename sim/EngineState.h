@@ -404,6 +404,11 @@ struct Engine::Impl {
   Step execMbarrier(Agent &a, const Instr &in, Cycle now);      ///< ops/Mbarrier.cpp
   Step execTma(Agent &a, const Instr &in, Cycle now);           ///< ops/Tma.cpp
   Step execWgmma(Agent &a, const Instr &in, Cycle now);         ///< ops/Wgmma.cpp
+  /// SimOptions::wgmmaSerialized: runs the in.aux wgmma instructions of a dot (`duration` cycles of pipe work in
+  /// all) one at a time, the warp group waiting out each one's retire latency (`wgmma_retire_latency_cycles`, else
+  /// `wgmma_latency_cycles`) before issuing the next (busy, tensorQueueBlocked); the dot is complete when it
+  /// returns. Returns the first instruction's start on the pipe.
+  Cycle serializedWgmmas(Agent &a, const Instr &in, Cycle duration, double weight); ///< ops/Wgmma.cpp
   Step execTcgen05(Agent &a, const Instr &in, Cycle now);       ///< ops/Tcgen05.cpp
   Step execRegister(Agent &a, const Instr &in, Cycle now);      ///< ops/Register.cpp
   Step execGlobalMemory(Agent &a, const Instr &in, Cycle now);  ///< ops/GlobalMemory.cpp

@@ -159,6 +159,8 @@ void Lowerer::lowerOp(Operation &op, std::vector<Instr> &out) {
       return;
   if (isRegisterTensorOp(name))
     return (void)tensorOp(op, name, isSfuOp(name) ? 1 : 0, out);
+  if (name == "proton.record")
+    return out.push_back(make(Op::ProtonRecord, op));
   if (isHint(name))
     return; // no instruction (ttg.local_dealloc: shared-memory reuse is not modeled)
   if (op.getNumRegions() > 0 && holdsSideEffects(op))

@@ -97,6 +97,10 @@ enum class Op : uint8_t {
   ClcIsCanceled,  ///< args = loaded response; result = i1 (query_cancel.is_canceled)
   ClcProgramId,   ///< args = loaded response; imm = dim; result = program id along dim of the canceled cluster's
                   ///< first CTA (query_cancel.get_first_ctaid, as tt.get_program_id counts), -1 if none
+  /// `proton.record` (Proton's instrumentation mode, triton/third_party/proton): each warp of the partition reads
+  /// the SM clock and one lane stores an 8-byte record into the profile buffer in shared memory; costs
+  /// `proton_record_cycles` of issue (0 when the model lacks it).
+  ProtonRecord,
   Unknown,        ///< an op the simulator has no semantics for; name in Program::unknownOps[imm]
 };
 

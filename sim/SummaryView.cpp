@@ -209,15 +209,15 @@ SummaryView::Derived SummaryView::derive(const SimResult &r) const {
     d.bound = boundOf.at(top->first);
     d.boundEvidence = llvm::formatv("{0} {1:f1} % busy", top->first, 100 * top->second).str();
     // The partition the critical unit holds: for the tensor core, the one whose warps wait longest at wgmma issue
-    // for a full queue.
+    // (for a full queue, or for each wgmma of a serialized pipeline).
     const PartitionStats *held = nullptr;
     for (const PartitionStats &s : partitions_)
       if (s.lifetime > 0 && s.tensorQueueBlocked > 0 && (!held || s.tensorQueueBlocked / s.lifetime >
                                                                       held->tensorQueueBlocked / held->lifetime))
         held = &s;
     if (top->first == "tensor core" && held)
-      d.boundEvidence += llvm::formatv("; partition {0} held at wgmma issue by a full tensor queue {1:f1} % of its "
-                                       "life", held->name, 100 * held->tensorQueueBlocked / held->lifetime).str();
+      d.boundEvidence += llvm::formatv("; partition {0} held at wgmma issue by the tensor pipe {1:f1} % of "
+                                       "its life", held->name, 100 * held->tensorQueueBlocked / held->lifetime).str();
   } else if (d.issueFrac >= 0.6) {
     d.bound = "issue"; // no unit saturated, but some partition's warps issue most of the time
   } else {

@@ -107,6 +107,10 @@ int run(bool predict) {
     }
     out["warnings"] = std::move(warningsJson);
     out["ctas_simulated"] = result.ctasSimulated;
+    if (prepared.wgmmaIssue.instructions > 0) // what the cubin's SASS says about its wgmma pipeline (sim/Binary.h)
+      out["binary_wgmma"] = json::Object{{"instructions", prepared.wgmmaIssue.instructions},
+                                         {"serialized", prepared.wgmmaIssue.serialized},
+                                         {"simulated_serialized", prepared.options.wgmmaSerialized}};
     if (predict && !findings.empty() && result.ctasPerSm > 0) {
       // no time, but the occupancy the run used is known (it does not depend on the kernel's synchronization)
       out["ctas_per_sm"] = result.ctasPerSm;

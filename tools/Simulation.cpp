@@ -48,13 +48,23 @@ Expected<int64_t> sharedBytesFromMetadata(StringRef input, StringRef explicitPat
   return -1;
 }
 
+/// Whether some wgmma dot of `program` is several wgmma.mma_async instructions (Instr::aux > 1): only then does a
+/// serialized wgmma pipeline (sim/Binary.h cubinWgmmaIssue) differ from the IR's own waits.
+bool hasMultiInstructionDot(const sim::Program &program) {
+  for (const sim::Block &block : program.blocks)
+    for (const sim::Instr &instr : block.instrs)
+      if (instr.op == sim::Op::WgmmaIssue && instr.aux > 1)
+        return true;
+  return false;
+}
+
 } // namespace
 
 std::string spillWarning(int32_t stackBytes) {
   if (stackBytes < kSpillFrameBytes)
     return "";
   return formatv("binary spills registers: {0} bytes of stack per thread; local-memory traffic is not modeled, "
-                 "measured kernels that spill ran 2-7x slower than predicted",
+                 "measured kernels that spill ran 1.5-7x slower than predicted",
                  stackBytes)
       .str();
 }
@@ -181,6 +191,16 @@ int prepareSimulation(const SimulationRequest &request, PreparedSimulation &out)
     out.options.registersPerThread = resources->registersPerThread;
     out.options.staticSharedBytesPerCta = resources->staticSharedBytes;
     out.stackFrameBytes = resources->stackFrameBytes;
+    out.wgmmaIssue = resources->wgmma;
+    if (resources->wgmma.allSerialized() && hasMultiInstructionDot(prog)) {
+      out.options.wgmmaSerialized = true;
+      out.warnings.push_back(cubin + ": warning: ptxas serialized the wgmma pipeline: each of the " +
+                             std::to_string(resources->wgmma.instructions) +
+                             " HGMMA instructions is waited on (WARPGROUP.DEPBAR) before the next issues, so no "
+                             "two wgmmas overlap (ptxas's 'wgmma.mma_async instructions are serialized' performance "
+                             "warning; usual causes: register pressure, code between the wgmmas of a pipeline "
+                             "stage); simulated so");
+    }
   } else if (std::string hsaco = binary; !hsaco.empty()) { // an AMDGPU code object
     auto resources = sim::readHsacoResources(hsaco, prog.kernelName);
     if (!resources)

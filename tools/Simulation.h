@@ -4,6 +4,7 @@
 // subcommand that simulates (check, predict, and the views built on them).
 #pragma once
 
+#include "sim/Binary.h"
 #include "sim/Engine.h"
 #include "sim/GpuModel.h"
 #include "sim/Launch.h"
@@ -38,6 +39,7 @@ struct PreparedSimulation {
   sim::SimOptions options;
   std::unique_ptr<sim::Engine> engine;
   int32_t stackFrameBytes = 0;       ///< the binary's local (stack) bytes per thread: cubin frame, AMD private segment
+  sim::WgmmaIssue wgmmaIssue;         ///< the cubin's HGMMA instructions and those ptxas serialized (sim/Binary.h)
   std::vector<std::string> warnings; ///< facts of the binary the model does not capture (spillWarning), printed
                                      ///< with the simulator's warnings
 };
@@ -46,7 +48,7 @@ struct PreparedSimulation {
 /// spilled list). Measured on the H200 (traces/h200): binaries with 8-24 B frames (ptxas's stack for a few values:
 /// Gluon attention_fwd bn128_s2, TLX fa_ws_pipelined g2 and its pingpong variants) ran within 10 % of the
 /// prediction; those with 480-1368 B frames (TLX fa_ws g1, fa_ws_pipelined g1, gemm_ws bm256_bn256_s2_sub) ran
-/// 2-7x slower than predicted.
+/// 2-7x slower than predicted, 1.5-7x once their serialized wgmma pipeline is simulated (sim/Binary.h).
 constexpr int32_t kSpillFrameBytes = 128;
 
 /// The warning for a binary with `stackBytes` of stack per thread, or "" below kSpillFrameBytes: local-memory

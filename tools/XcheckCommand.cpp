@@ -159,6 +159,7 @@ struct XcheckRun {
   std::vector<xcheck::TraceRecord> summaries; ///< native Proton summaries (--proton): no measured time
   std::vector<Prediction> summaryPredictions;
   std::vector<PartitionDiff> partitions; ///< every Proton-measured partition, of records then summaries
+  size_t otherBuildSummaries = 0; ///< records whose Proton fractions are of another build (protonOnOtherBuild)
   ErrorStats heldout, fit;
   std::map<std::string, ErrorStats> perKernel; ///< held-out statistics per kernel
   std::vector<std::string> failures;
@@ -226,6 +227,10 @@ void comparePartitions(XcheckRun &run) {
       if (!predictions[i].error.empty()) {
         if (fromSummary)
           run.failures.push_back(r.file + ": " + predictions[i].error);
+        continue;
+      }
+      if (r.protonOnOtherBuild) { // measured on the instrumented build, not on the capture that is predicted
+        ++run.otherBuildSummaries;
         continue;
       }
       for (const auto &[name, proton] : r.protonWaitFrac) {
@@ -324,6 +329,7 @@ void printJson(XcheckRun &run) {
   std::vector<double> diffs = absPartitionDiffs(run);
   json::Object partitionSummary{
       {"count", int64_t(diffs.size())},
+      {"not_compared_other_build", int64_t(run.otherBuildSummaries)},
       {"median_abs_diff_points", opt(xcheck::quantile(diffs, 0.5))},
       {"max_abs_diff_points", diffs.empty() ? json::Value(nullptr) : json::Value(*llvm::max_element(diffs))},
       {"max_partition_diff", maxPartitionDiffOpt >= 0 ? json::Value(double(maxPartitionDiffOpt)) : nullptr}};
@@ -371,6 +377,11 @@ void printRecordTable(const XcheckRun &run) {
 /// Per Proton-measured partition: predicted and measured wait and busy fractions and their difference in points;
 /// then the median and largest |difference|.
 void printPartitionTable(const XcheckRun &run) {
+  if (run.otherBuildSummaries)
+    outs() << formatv("\n{0} records' Proton summaries not compared: Proton measured its instrumented build, and "
+                      "the record's capture is the plain one (ptxas compiles them differently; compare the native "
+                      "Proton captures, --proton)\n",
+                      run.otherBuildSummaries);
   if (run.partitions.empty())
     return;
   outs() << "\nPartitions, predicted vs Proton (share of the CTA lifetime in waits; busy = 1 - wait; diff = predicted "

@@ -46,7 +46,7 @@ bool isRegisterTensorOp(StringRef name) {
 bool isHint(StringRef name) {
   return llvm::is_contained({"rocdl.sched.barrier", "rocdl.sched.group.barrier", "rocdl.s.setprio",
                              "amdg.instruction_sched_hint", "llvm.intr.assume", "tt.assume", "ttg.local_dealloc",
-                             "ttng.prefetch_tensormap", "ttng.tensormap_fenceproxy_acquire", "proton.record",
+                             "ttng.prefetch_tensormap", "ttng.tensormap_fenceproxy_acquire",
                              // orders mbarrier inits before the cluster barrier that publishes them; the simulator
                              // orders them by that cluster barrier (verifier/ClusterDeliveryChecker)
                              "ttng.fence_mbarrier_init_release_cluster"},

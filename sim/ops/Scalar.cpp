@@ -115,6 +115,9 @@ Step Engine::Impl::execScalar(Agent &a, const Instr &in, Cycle now) {
     a.frame[in.result] = Value::integer(launch.grid[in.sub % 3]);
     busyCycles(a, in, scalarCycles);
     return next(a);
+  case Op::ProtonRecord: // a clock read and a record store per warp (Program.h)
+    busy(a, in, costs.protonRecord > 0 ? costs.protonRecord : 0.0);
+    return next(a);
   case Op::Unknown:
     if (reportedUnknown.insert(&in).second)
       emit<EvUnknownOp>([&](Listener &l) { l.onUnknownOp(program.unknownOps[in.imm], in.loc); });

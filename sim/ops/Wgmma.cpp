@@ -26,6 +26,26 @@ Step Engine::Impl::waitGroups(Agent &a, const Instr &in, std::deque<std::pair<Cy
   return next(a);
 }
 
+Cycle Engine::Impl::serializedWgmmas(Agent &a, const Instr &in, Cycle duration, double weight) {
+  Sm &sm = sms[a.cta->sm];
+  int64_t count = std::max<int64_t>(in.aux, 1);
+  Cycle each = cycles(static_cast<double>(duration) / static_cast<double>(count));
+  // a lone wgmma's measured retire latency where the model has it (the overlapped pipeline's latency is fitted)
+  Cycle latency = cycles(costs.wgmmaRetireLatency >= 0 ? costs.wgmmaRetireLatency : costs.wgmmaLatency);
+  Cycle first = 0;
+  for (int64_t i = 0; i < count; ++i) {
+    if (i > 0)
+      busy(a, in, costs.wgmmaIssue);
+    Cycle begin = sm.tensor.run(a.time, each, powerCycles, /*math=*/true, weight);
+    if (i == 0)
+      first = begin;
+    Cycle done = sm.tensor.free() + latency;
+    a.work.tensorQueueBlocked += done - a.time;
+    busyCycles(a, in, done - a.time); // WARPGROUP.DEPBAR after each HGMMA: the warp group is issuing, not in a wait
+  }
+  return first;
+}
+
 /// WgmmaIssue, WgmmaWait.
 Step Engine::Impl::execWgmma(Agent &a, const Instr &in, Cycle now) {
   Cta &cta = *a.cta;
@@ -36,14 +56,20 @@ Step Engine::Impl::execWgmma(Agent &a, const Instr &in, Cycle now) {
     awaitOperands(a, in);
     busy(a, in, costs.wgmmaIssue);
     Cycle duration = cycles(static_cast<double>(in.imm) / costs.tensorFlopsPerClk);
-    Cycle begin = sm.tensor.run(a.time, duration, powerCycles, /*math=*/true,
-                                tensorPowerWeight(costs, in.operandBytes, static_cast<double>(in.imm)));
-    // A full wgmma queue holds the issuing warp group: it is issuing (busy, as Proton sees it), not in a wait.
-    if (Cycle release = TensorPipe::issueRelease(begin, duration, in.aux, costs.wgmmaQueueDepth); release > a.time) {
-      a.work.tensorQueueBlocked += release - a.time;
-      busyCycles(a, in, release - a.time);
+    double weight = tensorPowerWeight(costs, in.operandBytes, static_cast<double>(in.imm));
+    Cycle begin, done;
+    if (options.wgmmaSerialized) {
+      begin = serializedWgmmas(a, in, duration, weight);
+      done = a.time;
+    } else {
+      begin = sm.tensor.run(a.time, duration, powerCycles, /*math=*/true, weight);
+      // A full wgmma queue holds the issuing warp group: it is issuing (busy, as Proton sees it), not in a wait.
+      if (Cycle release = TensorPipe::issueRelease(begin, duration, in.aux, costs.wgmmaQueueDepth); release > a.time) {
+        a.work.tensorQueueBlocked += release - a.time;
+        busyCycles(a, in, release - a.time);
+      }
+      done = sm.tensor.free() + cycles(costs.wgmmaLatency);
     }
-    Cycle done = sm.tensor.free() + cycles(costs.wgmmaLatency);
     int64_t op = issueAsync(a);
     access(a, op, in.args[0], in.viewElems[0], /*write=*/false, /*asyncProxy=*/true, in);
     access(a, op, in.args[1], in.viewElems[1], /*write=*/false, /*asyncProxy=*/true, in);

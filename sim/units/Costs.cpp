@@ -61,6 +61,8 @@ constexpr Knob kKnobs[] = {
     {"wgmma_power_ref_bytes_per_clk", &Costs::wgmmaPowerRefBytesPerClk, Knob::Positive, /*optional=*/true},
     {"alu_power_weight", &Costs::aluPowerWeight, Knob::NonNegative, /*optional=*/true},
     {"wgmma_queue_depth", &Costs::wgmmaQueueDepth, Knob::Count, /*optional=*/true},
+    {"wgmma_retire_latency_cycles", &Costs::wgmmaRetireLatency, Knob::NonNegative, /*optional=*/true},
+    {"proton_record_cycles", &Costs::protonRecord, Knob::NonNegative, /*optional=*/true},
 };
 
 } // namespace

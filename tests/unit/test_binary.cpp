@@ -3,6 +3,8 @@
 
 #include <doctest/doctest.h>
 
+#include <vector>
+
 #ifndef TLXSIM_SOURCE_DIR
 #define TLXSIM_SOURCE_DIR "."
 #endif
@@ -52,4 +54,55 @@ TEST_CASE("a cubin without spills has no stack frame; a small frame is read as i
       TLXSIM_SOURCE_DIR "/tests/inputs/hopper/attention_fwd/bn128_s2/attention_fwd_kernel.cubin", "");
   REQUIRE_MESSAGE(attn, (attn ? "" : llvm::toString(attn.takeError())));
   CHECK(attn->stackFrameBytes == 24); // cuobjdump: REG:255 STACK:24 (below tools' 128 B spill threshold)
+}
+
+TEST_CASE("ptxas's serialized wgmma pipeline is read from the SASS") {
+  // cuobjdump -sass (CUDA 13): the Proton-instrumented Gluon WS GEMM has `HGMMA ..., gsb0` + `WARPGROUP.DEPBAR.LE
+  // gsb0, 0x0` for each of its 8 HGMMAs; the plain capture keeps 7 in flight and waits `DEPBAR.LE gsb0, 0x1`.
+  auto proton = tlxsim::sim::readCubinResources(
+      TLXSIM_SOURCE_DIR "/traces/h200/proton-captures/ws_gemm-M8192_N8192_K8192/s3/ws_gemm_kernel.cubin", "");
+  REQUIRE_MESSAGE(proton, (proton ? "" : llvm::toString(proton.takeError())));
+  CHECK(proton->wgmma.instructions == 8);
+  CHECK(proton->wgmma.serialized == 8);
+  CHECK(proton->wgmma.allSerialized());
+  auto plain = tlxsim::sim::readCubinResources(TLXSIM_SOURCE_DIR "/tests/inputs/hopper/ws_gemm/s3/ws_gemm_kernel.cubin",
+                                               "ws_gemm_kernel");
+  REQUIRE(plain);
+  CHECK(plain->wgmma.instructions == 8);
+  CHECK(plain->wgmma.serialized == 0);
+  CHECK_FALSE(plain->wgmma.allSerialized());
+  // TLX hopper_fa_ws g1 (fbtriton 3.7.4, 480 B of spills): all 32 serialized.
+  auto fa = tlxsim::sim::readCubinResources(TLXSIM_SOURCE_DIR "/tests/inputs/tlx/hopper/hopper_fa_ws/g1/_attn_fwd_ws.cubin",
+                                            "");
+  REQUIRE(fa);
+  CHECK(fa->wgmma.instructions == 32);
+  CHECK(fa->wgmma.serialized == 32);
+}
+
+TEST_CASE("the wgmma scan reads the instruction fields it documents") {
+  // Instruction words as cuobjdump prints them (first word, second word), little-endian in the section.
+  auto put = [](std::vector<uint8_t> &text, uint64_t lo, uint64_t hi) {
+    for (uint64_t word : {lo, hi})
+      for (int b = 0; b < 8; ++b)
+        text.push_back(static_cast<uint8_t>(word >> (8 * b)));
+  };
+  const uint64_t hgmmaGsb0[2] = {0x41e000000c5879f0, 0x000fe20008000858}; // HGMMA.64x128x16.F32 ..., gsb0
+  const uint64_t hgmmaNoSb[2] = {0x41e00000085879f0, 0x000fe20008700858}; // HGMMA.64x128x16.F32 ... (no scoreboard)
+  const uint64_t hgmmaRegA[2] = {0x40e0000854987df0, 0x000fe20008000898}; // HGMMA.64x64x16.F32 R152, R84, ..., gsb0
+  const uint64_t depbar0[2] = {0x00008000000079c5, 0x000fe40000010000};   // WARPGROUP.DEPBAR.LE gsb0, 0x0
+  const uint64_t depbar1[2] = {0x00008000000079c5, 0x000fe40000010100};   // WARPGROUP.DEPBAR.LE gsb0, 0x1
+  const uint64_t arrive[2] = {0x00000000000079c5, 0x000fe20000000000};    // WARPGROUP.ARRIVE
+  const uint64_t bra[2] = {0x0000001000d08947, 0x000fea0003800000};       // @!P0 BRA
+  std::vector<uint8_t> pipelined, serialized;
+  for (auto *w : {arrive, hgmmaNoSb, hgmmaNoSb, hgmmaGsb0, depbar1, bra})
+    put(pipelined, w[0], w[1]);
+  for (auto *w : {arrive, hgmmaGsb0, bra, depbar0, arrive, hgmmaRegA, depbar0})
+    put(serialized, w[0], w[1]);
+  auto p = tlxsim::sim::cubinWgmmaIssue(pipelined);
+  CHECK(p.instructions == 3);
+  CHECK(p.serialized == 0);
+  auto s = tlxsim::sim::cubinWgmmaIssue(serialized);
+  CHECK(s.instructions == 2);
+  CHECK(s.serialized == 2);
+  CHECK(tlxsim::sim::cubinWgmmaIssue({}).instructions == 0);
 }
