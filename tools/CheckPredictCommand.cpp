@@ -22,7 +22,9 @@ namespace {
 
 int run(bool predict) {
   PreparedSimulation prepared;
-  if (int code = prepareSimulation(prepared))
+  SimulationRequest request = requestFromOptions();
+  request.binaryTiming = predict; // check: the IR's wgmma asynchrony, whatever ptxas made of it
+  if (int code = prepareSimulation(request, prepared))
     return code;
   const sim::Program &program = *prepared.program;
   sim::Engine &engine = *prepared.engine;

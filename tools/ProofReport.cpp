@@ -149,6 +149,7 @@ std::string replay(const verifier::proof::ProofResult &r, bool writeTrace, bool 
       // prepareSimulation prints its errors to stderr; a failed replay is reported in one line.
       SimulationRequest request = requestFromOptions();
       request.maxInstructions = kReplayInstructions;
+      request.binaryTiming = false; // as `check` runs: the IR's asynchrony (Simulation.h)
       code = prepareSimulation(request, prepared);
     }
     if (code != kClean) {

@@ -192,7 +192,7 @@ int prepareSimulation(const SimulationRequest &request, PreparedSimulation &out)
     out.options.staticSharedBytesPerCta = resources->staticSharedBytes;
     out.stackFrameBytes = resources->stackFrameBytes;
     out.wgmmaIssue = resources->wgmma;
-    if (resources->wgmma.allSerialized() && hasMultiInstructionDot(prog)) {
+    if (request.binaryTiming && resources->wgmma.allSerialized() && hasMultiInstructionDot(prog)) {
       out.options.wgmmaSerialized = true;
       out.warnings.push_back(cubin + ": warning: ptxas serialized the wgmma pipeline: each of the " +
                              std::to_string(resources->wgmma.instructions) +

@@ -65,6 +65,10 @@ struct SimulationRequest {
   std::vector<std::string> args, descs;      ///< `--arg NAME=V`, `--desc NAME=D0xD1`
   std::string metadata, binary;              ///< companions ("" = next to the input, if present)
   bool irOnly = false;                       ///< ignore companions found next to the input (explicit ones still count)
+  /// Time the binary as ptxas compiled it (a serialized wgmma pipeline: sim/Binary.h). `check` turns it off: it
+  /// verifies the IR's asynchrony as PTX defines it (another compile may keep the wgmmas in flight), and more overlap
+  /// leaves more interleavings to its schedules.
+  bool binaryTiming = true;
   int64_t maxCtas = -1;                      ///< simulate only the first N CTAs (-1 = all)
   uint64_t maxInstructions = 0;              ///< sim::SimOptions::maxInstructions (0 = its default)
   std::string model;                         ///< model name or path ("" = from ttg.target)
