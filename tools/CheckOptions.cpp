@@ -58,7 +58,9 @@ int runSchedule(PreparedSimulation &prepared, const verifier::Schedule &schedule
   auto model = verifier::applySchedule(*prepared.model, schedule);
   if (!model)
     return badInput(toString(model.takeError()));
-  auto engine = sim::Engine::create(*prepared.program, *model, prepared.launch, prepared.options);
+  sim::SimOptions options = prepared.options;
+  options.warpLagCycles = schedule.warpLagCycles;
+  auto engine = sim::Engine::create(*prepared.program, *model, prepared.launch, options);
   if (!engine)
     return badInput(inputFile + ": schedule " + schedule.name + ": " + toString(engine.takeError()));
   verifier::Verifier checks(*prepared.program);
