@@ -39,7 +39,8 @@ enum class Op : uint8_t {
   BarrierExpect,  ///< args = bar, pred; imm = tx bytes (also one arrival)
   WaitBarrier,    ///< args = bar, phase, [pred]
   ArriveBarrier,  ///< args = bar, [pred]; imm = count; imm2 = CTA mask (Triton main `ctaMask`: the barrier at the
-                  ///< same offset in every CTA of the mask), 0 for the barrier operand itself
+                  ///< same offset in every CTA of the mask), 0 for the barrier operand itself; sub = 1: cp.async.mbarrier.arrive,
+                  ///< 2: TLX `perThread` (imm = count x the partition's threads: every thread arrives)
   TmaLoad,        ///< args = desc, coords..., dst, bar, pred, [multicast CTA mask]; imm = box bytes; imm2 = #coords;
                   ///< sub = 1 for a 2-CTA copy (`two_cta`: completes on the barrier of the pair's leader CTA)
   TmaStore,       ///< args = desc, coords..., src; imm = box bytes; imm2 = #coords

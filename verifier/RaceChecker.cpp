@@ -366,11 +366,12 @@ void RaceChecker::onAccess(const AccessEvent &e) {
   Epoch now{thread, clock.get(thread), e.agent, e.loc, e.iteration, e.op, e.asyncProxy, clock.get(e.agent), e.write};
   // Warps of one per-warp partition (sim AgentInfo::warpGroup) are ordered between their shared-memory accesses by
   // the bar.sync Triton's membar pass inserts there (lib/Analysis/Membar.cpp: a barrier between conflicting accesses
-  // of one partition), which the TTGIR does not show yet: not checked against each other.
+  // of one partition), which the TTGIR does not show yet: not checked against each other, nor against the async ops
+  // (TMA, wgmma) another warp of the partition issued (warp 0 issues them and alone waits for their retirement).
   auto sameWarpGroup = [&](const Epoch &before) {
-    if (before.thread < 0 || thread < 0)
+    if (before.agent == e.agent)
       return false;
-    auto x = warpGroup_.find(static_cast<int32_t>(before.thread)), y = warpGroup_.find(static_cast<int32_t>(thread));
+    auto x = warpGroup_.find(before.agent), y = warpGroup_.find(e.agent);
     return x != warpGroup_.end() && y != warpGroup_.end() && x->second == y->second;
   };
   auto ordered = [&](const Epoch &before) {
