@@ -38,6 +38,9 @@ struct SimOptions {
   /// plus the checkers' shadow state) for every CTA it runs; 2^20 CTAs took 29 s and 1.65 GB
   /// (measured, check on persistent_ws_gemm). Larger launches need --max-ctas.
   int64_t maxSimulatedCtas = int64_t(1) << 20;
+  /// Per-warp agents (AgentInfo::warp): warp w > 0 of a partition resumes w x this many cycles late from every
+  /// mbarrier wait, so that the leader warp runs ahead (a lagging-warp schedule, verifier/Schedules.h); 0: none.
+  Cycle warpLagCycles = 0;
 };
 
 struct SimResult {

@@ -373,7 +373,23 @@ struct Engine::Impl {
   /// Leaves the innermost region: its owner's results take `values`, the parent goes on.
   void exitRegion(Agent &a, const std::vector<Value> &values);
   Step yield(Agent &a, const Instr &in);
-  static int64_t threadMultiplicity(const Agent &a);
+  int64_t threadMultiplicity(const Agent &a) const;
+  int64_t threadsTaking(const Agent &a, const Instr &in) const;
+  static bool insideThreadIf(const Agent &a);
+
+  // ---- per-warp agents (ops/WarpAgents.cpp) -----------------------------------------------------------------
+  /// Whether the agent of warp w > 0 of a per-warp partition skips `in`: an op Triton issues from one elected thread
+  /// of the partition's warp 0 (mbarrier init / inval / expect / arrive, TMA, wgmma, tcgen05, cp.async, CLC, DSMEM),
+  /// outside a thread-id `scf.if` (whose condition already chose the warps that run it). Such an op runs once, in
+  /// warp 0's agent, as it ran in the partition's single agent.
+  bool skipsInWarp(const Agent &a, const Instr &in) const;
+  /// Skips `in` in a non-leader warp's agent: its results carry nothing, no time passes.
+  Step skipInWarp(Agent &a, const Instr &in);
+  /// ttg.barrier / gpu.barrier (bar.sync over the partition's threads) in a per-warp partition: a rendezvous of its
+  /// warps' agents (a named barrier of its own, NamedBarriers id partitionBarrierId) that blocks until all arrive.
+  Step partitionBarrier(Agent &a, const Instr &in);
+  /// The lag of `a` after an mbarrier wait under SimOptions::warpLagCycles (0 but for warps > 0 of per-warp agents).
+  Cycle warpLag(const Agent &a) const { return a.info.warp > 0 ? options.warpLagCycles * a.info.warp : 0; }
 
   // ---- async copies (ops/AsyncCopy.cpp, ops/Amd.cpp) ----------------------------------------------------------
   /// Every cp.async of `a`, committed or not, completes by the returned cycle.

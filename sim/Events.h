@@ -27,6 +27,11 @@ struct AgentInfo {
   int32_t rootBlock;     ///< the block the partition starts in
   int32_t parent = -1;   ///< the agent that forked this worker partition (-1 for a CTA's first agent)
   int32_t firstWarp = 0; ///< the partition's first warp id in the CTA (WarpSpecialize::Worker::firstWarp)
+  /// A partition whose warps can diverge runs as one agent per warp (WarpSpecialize::Worker::perWarp): this agent's
+  /// warp in the partition (0 .. numWarps - 1; it runs thread 32 x warp's path), -1 for an agent running the whole
+  /// partition. `numWarps` and `firstWarp` stay the partition's (its costs are the partition's).
+  int32_t warp = -1;
+  int32_t warpGroup = -1; ///< per-warp agents: the agent id of the partition's warp 0 (the same for all its warps)
 };
 
 /// An mbarrier of one CTA: allocation plus slot index in it.
@@ -84,7 +89,7 @@ struct NamedBarrierEvent {
   Cycle cycle;
   int64_t cta;
   int32_t agent, loc;
-  int64_t id;          ///< barrier id (the hardware has 16, 0-15)
+  int64_t id;          ///< barrier id (the hardware has 16, 0-15); negative: a partition barrier (partitionBarrierId)
   int64_t count;       ///< the op's thread count
   int64_t threads;     ///< threads that arrived (the agent's warps x warp size)
   bool sync;           ///< bar.sync (waits) rather than bar.arrive
@@ -93,6 +98,13 @@ struct NamedBarrierEvent {
   int64_t generation;  ///< index of the rendezvous on this id
   bool completed;      ///< this arrival completed the rendezvous
 };
+
+/// The named-barrier id the engine gives the partition-wide barrier (`ttg.barrier` / `gpu.barrier`, bar.sync over the
+/// partition's threads) of a partition run as per-warp agents whose warp 0 is agent `warpGroup`: negative, so it
+/// never meets a kernel's own ids (Triton reserves one hardware id per partition for it), nor a bad negative one.
+inline int64_t partitionBarrierId(int32_t warpGroup) { return -(int64_t(1) << 32) - warpGroup; }
+/// Whether a named-barrier id is a partitionBarrierId.
+inline bool isPartitionBarrier(int64_t id) { return id <= -(int64_t(1) << 32); }
 
 /// A cluster-barrier step of an agent (`barrier.cluster.arrive` / `wait`).
 struct ClusterBarrierEvent {

@@ -15,7 +15,8 @@ namespace tlxsim::sim {
 
 /// Instruction kinds. Scalar ops are evaluated exactly; tensor ops carry only a cost.
 enum class Op : uint8_t {
-  Const,          ///< result = imm
+  Const,          ///< result = imm; sub = 1: a thread id (`gpu.thread_id x`, `rocdl.workitem.id.x`): imm, plus
+                  ///< 32 x w in the agent of warp w of a partition run as per-warp agents
   Binary,         ///< result = args[0] <sub> args[1]  (BinaryKind), `bits` wide
   Cmp,            ///< result = args[0] <pred sub> args[1] (arith::CmpIPredicate numbering)
   Select,         ///< result = args[0] ? args[1] : args[2]
@@ -24,7 +25,8 @@ enum class Op : uint8_t {
   NumPrograms,    ///< result = grid size along axis `sub`
   For,            ///< args = lb, ub, step, inits...; block = body (args: iv, iter values)
   If,             ///< args = cond; block = then, block2 = else (or -1); sub = 1: the condition depends on the thread
-                  ///< id only, imm2 = the partition's threads that take the then region (taken if > 0)
+                  ///< id only, imm2 = the partition's threads that take the then region (taken if > 0), aux = index
+                  ///< into Program::threadIfWarps (the threads taking it per warp, for per-warp agents)
   Yield,          ///< args = values passed to the parent's results / next iteration
   WarpSpecialize, ///< args = captures; imm = index into Program::warpSpecializes
   Return,         ///< end of the kernel or of a worker partition
@@ -37,7 +39,8 @@ enum class Op : uint8_t {
   BarrierExpect,  ///< args = bar, pred; imm = tx bytes (also one arrival)
   WaitBarrier,    ///< args = bar, phase, [pred]
   ArriveBarrier,  ///< args = bar, [pred]; imm = count; imm2 = CTA mask (Triton main `ctaMask`: the barrier at the
-                  ///< same offset in every CTA of the mask), 0 for the barrier operand itself
+                  ///< same offset in every CTA of the mask), 0 for the barrier operand itself; sub = 1: cp.async.mbarrier.arrive,
+                  ///< 2: TLX `perThread` (imm = count x the partition's threads: every thread arrives)
   TmaLoad,        ///< args = desc, coords..., dst, bar, pred, [multicast CTA mask]; imm = box bytes; imm2 = #coords;
                   ///< sub = 1 for a 2-CTA copy (`two_cta`: completes on the barrier of the pair's leader CTA)
   TmaStore,       ///< args = desc, coords..., src; imm = box bytes; imm2 = #coords
@@ -78,7 +81,8 @@ enum class Op : uint8_t {
   Condition,      ///< args = cond, values passed to the after region (or to the while's results)
   Tc05Copy,       ///< args = src, dst, [bar]; imm = bytes; viewElems = src elements, dst columns: tcgen05.cp smem -> TMEM
   Sleep,          ///< imm = s_sleep argument (AMD): the wave idles imm x s_sleep_unit_cycles
-  NamedBarrier,   ///< args = id, thread count; sub = 1 bar.sync (waits), 0 bar.arrive
+  NamedBarrier,   ///< args = id, thread count; sub = 1 bar.sync (waits), 0 bar.arrive; sub = 2 (no args): the
+                  ///< execution barrier (CtaBarrier) of a partition run as per-warp agents, a rendezvous of its warps
   ClusterArrive,  ///< barrier.cluster.arrive
   ClusterWait,    ///< barrier.cluster.wait
   ClusterCtaRank, ///< result = the CTA's rank in its cluster (%cluster_ctarank; TLX cluster_cta_rank)
@@ -148,6 +152,9 @@ struct WarpSpecialize {
     std::string name;      ///< "partition0", ...
     int32_t firstWarp = 0; ///< its first warp id in the CTA: `warpGroupStartIds`, else Triton's allocate-warp-groups
                            ///< rule (workers by num_warps, largest first, after the default partition's warps)
+    /// The partition's warps can diverge on synchronization (lowering/WarpDivergence.cpp): it runs as one agent per
+    /// warp; false: one agent runs thread 0's path (the fast path).
+    bool perWarp = false;
   };
   int32_t defaultBlock;
   std::vector<Worker> workers;
@@ -213,6 +220,11 @@ struct Program {
   /// Per tmem_load / tmem_store (Instr::aux): the tile of each warp of the executing partition (warp i = the
   /// partition's i-th warp).
   std::vector<std::vector<TmemWarpTile>> tmemWarpTiles;
+  /// Per thread-id `scf.if` (Instr::aux of Op::If sub 1): the threads of each warp of the executing partition that
+  /// take its then region (warp i = the partition's i-th warp).
+  std::vector<std::vector<int32_t>> threadIfWarps;
+  /// Some worker partition runs as per-warp agents (WarpSpecialize::Worker::perWarp).
+  bool hasPerWarpAgents = false;
   /// Warps of all partitions (default + workers), as Triton's metadata counts them.
   int32_t totalWarps() const;
   /// Shared memory per CTA as Triton's allocator lays it out from this module (sim/SharedAllocation.h: the

@@ -58,7 +58,9 @@ int runSchedule(PreparedSimulation &prepared, const verifier::Schedule &schedule
   auto model = verifier::applySchedule(*prepared.model, schedule);
   if (!model)
     return badInput(toString(model.takeError()));
-  auto engine = sim::Engine::create(*prepared.program, *model, prepared.launch, prepared.options);
+  sim::SimOptions options = prepared.options;
+  options.warpLagCycles = schedule.warpLagCycles;
+  auto engine = sim::Engine::create(*prepared.program, *model, prepared.launch, options);
   if (!engine)
     return badInput(inputFile + ": schedule " + schedule.name + ": " + toString(engine.takeError()));
   verifier::Verifier checks(*prepared.program);
@@ -93,13 +95,16 @@ verifier::Schedule scheduleNamed(const std::string &name) {
 bool traceOutRequested() { return !traceOutOpt.empty(); }
 
 int writeTraceOut(PreparedSimulation &prepared, const std::string &scheduleName, const std::string &what) {
-  auto model = verifier::applySchedule(*prepared.model, scheduleNamed(scheduleName));
+  verifier::Schedule schedule = scheduleNamed(scheduleName);
+  auto model = verifier::applySchedule(*prepared.model, schedule);
   if (!model)
     return badInput(toString(model.takeError()));
+  sim::SimOptions options = prepared.options; // the schedule's lagging warps, as runSchedule ran it
+  options.warpLagCycles = schedule.warpLagCycles;
   // Run 1: the SM of the first stalled agent (else --sm). Run 2: the timeline of that SM.
   int32_t sm = smOpt;
   {
-    auto engine = sim::Engine::create(*prepared.program, *model, prepared.launch, prepared.options);
+    auto engine = sim::Engine::create(*prepared.program, *model, prepared.launch, options);
     if (!engine)
       return badInput(toString(engine.takeError()));
     StallProbe probe;
@@ -115,7 +120,7 @@ int writeTraceOut(PreparedSimulation &prepared, const std::string &scheduleName,
     if (probe.stalledSm >= 0)
       sm = probe.stalledSm;
   }
-  auto engine = sim::Engine::create(*prepared.program, *model, prepared.launch, prepared.options);
+  auto engine = sim::Engine::create(*prepared.program, *model, prepared.launch, options);
   if (!engine)
     return badInput(toString(engine.takeError()));
   sim::Timeline timeline(*prepared.program, sm);

@@ -150,8 +150,9 @@ void DeadlockChecker::onStall(Cycle, const std::vector<BlockedAgent> &blocked) {
       std::string state = it == named_.end() ? std::string()
                                              : ": " + std::to_string(it->second.arrived) + " of " +
                                                    std::to_string(it->second.expected) + " threads arrived";
-      return who + " waits forever in bar.sync on named barrier " + std::to_string(b.namedId) + iterationText(b) +
-             state;
+      std::string bar = isPartitionBarrier(b.namedId) ? "the barrier of its partition's warps (ttg.barrier / gpu.barrier)"
+                                      : "named barrier " + std::to_string(b.namedId);
+      return who + " waits forever in bar.sync on " + bar + iterationText(b) + state;
     }
     BarrierState s = stateOf(b);
     return "partition '" + partition(b.agent) + "' of CTA " + std::to_string(cta(b.agent)) + " waits forever on " + s.name +

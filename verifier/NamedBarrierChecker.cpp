@@ -28,6 +28,8 @@ void NamedBarrierChecker::report(const NamedBarrierEvent &e, const std::string &
 }
 
 void NamedBarrierChecker::onNamedBarrier(const NamedBarrierEvent &e) {
+  if (isPartitionBarrier(e.id)) // the partition barrier of per-warp agents (sim partitionBarrierId): the engine's, always consistent
+    return;
   std::string op = e.sync ? "bar.sync" : "bar.arrive";
   std::string bar = "named barrier " + std::to_string(e.id);
   int64_t warp = program_.threadsPerWarp;

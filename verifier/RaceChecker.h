@@ -145,6 +145,7 @@ private:
   std::vector<Finding> findings_;
   std::unordered_map<int32_t, std::pair<int32_t, int64_t>> lastCtaBarrier_; ///< agent -> (loc, its clock there)
   std::unordered_map<int32_t, std::pair<int32_t, int32_t>> warps_; ///< agent -> (first warp id, warps)
+  std::unordered_map<int32_t, int32_t> warpGroup_; ///< per-warp agents -> the agent of their partition's warp 0
   /// race-raw / race-waw: a warp's tcgen05.ld / st tile outside the lanes its warp id may access.
   void checkWarpTiles(const sim::AccessEvent &e);
   /// Whether two regions of allocation `alloc` overlap: element ranges in shared memory, 32-bit column ranges in

@@ -44,8 +44,10 @@ std::vector<Schedule> makeSchedules(int n, uint64_t seed) {
   std::vector<Schedule> out;
   if (n >= 1)
     out.push_back(Schedule{"default", {}});
-  if (n >= 2)
+  if (n >= 2) {
     out.push_back(skewed("producer-fast", 8, 1.0 / 8));
+    out.back().warpLagCycles = int64_t(1) << 14;
+  }
   if (n >= 3)
     out.push_back(skewed("consumer-fast", 1.0 / 8, 8));
   for (int i = 3; i < n; ++i) {
@@ -63,6 +65,8 @@ std::vector<Schedule> makeSchedules(int n, uint64_t seed) {
       s.factors.emplace_back(k, factor());
     for (const char *k : kConsumerRate)
       s.factors.emplace_back(k, factor());
+    uint64_t lagState = state ^ 0x5157A9E1ull; // a second stream: the factors above keep their values
+    s.warpLagCycles = int64_t(1) << (8 + splitmix(lagState) % 8);
     out.push_back(std::move(s));
   }
   return out;

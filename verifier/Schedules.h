@@ -19,11 +19,16 @@ namespace tlxsim::verifier {
 struct Schedule {
   std::string name; ///< "default", "producer-fast", "consumer-fast", "perturbed-<i>"
   std::vector<std::pair<std::string, double>> factors; ///< model knob -> multiplier
+  /// Lagging warps (sim::SimOptions::warpLagCycles): in partitions run as per-warp agents, warp w > 0 resumes w x
+  /// this many cycles late from each mbarrier wait, so the leader warp runs ahead; no effect on other partitions.
+  int64_t warpLagCycles = 0;
 };
 
 /// The first `n` schedules: default, producer-fast (TMA 8x faster, tensor core 8x slower), consumer-fast (the
 /// reverse), then seeded perturbations that scale every latency / throughput knob independently by a factor
-/// in [1/4, 4] (log-uniform, from a SplitMix64 stream seeded with `seed` and the schedule index).
+/// in [1/4, 4] (log-uniform, from a SplitMix64 stream seeded with `seed` and the schedule index). producer-fast
+/// (a slow consumer) lags its non-leader warps by 2^14 cycles per warp index; each perturbed schedule by 2^8 - 2^15
+/// cycles (log-uniform, from a second stream, so the knob factors stay those of earlier versions).
 std::vector<Schedule> makeSchedules(int n, uint64_t seed);
 
 /// `base` with the schedule's factors applied (knobs the model lacks are skipped).

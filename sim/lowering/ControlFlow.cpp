@@ -73,15 +73,10 @@ bool Lowerer::insideThreadIf(Operation &op) {
 }
 
 std::optional<int64_t> Lowerer::threadsTaking(Operation &op) {
-  int64_t threads = ir::partitionThreads(op), taking = 0;
-  for (int64_t tid = 0; tid < threads; ++tid) {
-    bool usesTid = false;
-    std::optional<int64_t> cond = threadValue(op.getOperand(0), tid, usesTid);
-    if (!cond || !usesTid)
-      return std::nullopt;
-    taking += *cond != 0;
-  }
-  return taking;
+  std::vector<int32_t> warps = threadsTakingPerWarp(op);
+  if (warps.empty())
+    return std::nullopt;
+  return std::accumulate(warps.begin(), warps.end(), int64_t(0));
 }
 
 /// scf.for / if / yield / while / condition, tt.return, ttg.warp_specialize.
@@ -106,9 +101,11 @@ bool Lowerer::lowerControlFlow(Operation &op, StringRef name, std::vector<Instr>
       return reject(op, "expected a condition, a then region and an else region");
     Instr instr = make(Op::If, op);
     instr.args = slotsOf(op.getOperands());
-    if (std::optional<int64_t> threads = threadsTaking(op)) { // `tid % 64 == 0`: per thread, not per partition
+    if (std::vector<int32_t> warps = threadsTakingPerWarp(op); !warps.empty()) { // `tid % 64 == 0`: per thread
       instr.sub = 1;
-      instr.imm2 = *threads;
+      instr.imm2 = std::accumulate(warps.begin(), warps.end(), int64_t(0));
+      instr.aux = static_cast<int32_t>(p.threadIfWarps.size());
+      p.threadIfWarps.push_back(std::move(warps));
     }
     instr.block = lowerRegion(op.getRegion(0));
     instr.block2 = lowerRegion(op.getRegion(1));
@@ -145,7 +142,19 @@ bool Lowerer::lowerControlFlow(Operation &op, StringRef name, std::vector<Instr>
       if (region.empty() || region.front().getNumArguments() != op.getNumOperands())
         return reject(op, "partition" + llvm::Twine(i) + " must take one argument per capture (" +
                                  llvm::Twine(op.getNumOperands()) + ")");
+      size_t firstBlock = p.blocks.size(); // the partition's blocks: its region's and every nested one's, in order
       ws.workers.push_back({lowerRegion(region), numWarps[i], "partition" + std::to_string(i)});
+      if (numWarps[i] > 1 && warpsDiverge(region)) {
+        // Per-warp agents: the partition's execution barrier (bar.sync over its threads) becomes a rendezvous of its
+        // warps' agents, run in global time order as a named barrier is (Op::NamedBarrier sub 2).
+        ws.workers.back().perWarp = p.hasPerWarpAgents = true;
+        for (size_t b = firstBlock; b < p.blocks.size(); ++b)
+          for (Instr &barrier : p.blocks[b].instrs)
+            if (barrier.op == Op::CtaBarrier) {
+              barrier.op = Op::NamedBarrier;
+              barrier.sub = 2;
+            }
+      }
     }
     // First warp ids: `warpGroupStartIds` when make_llir's allocate-warp-groups already ran, else its rule:
     // workers ordered by num_warps (largest first, stable) after the default partition's warps.

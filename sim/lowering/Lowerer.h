@@ -244,6 +244,13 @@ public:
   /// Whether `op` sits in an `scf.if` taken by a subset of its partition's threads (threadsTaking), whose
   /// multiplicity the engine applies to the arrivals inside it.
   bool insideThreadIf(Operation &op);
+  /// The threads of each warp of the executing partition that take the `scf.if` `op`, if its condition depends on
+  /// the thread id only; empty otherwise (lowering/WarpDivergence.cpp).
+  std::vector<int32_t> threadsTakingPerWarp(Operation &op);
+  /// Whether the warps of the partition `partition` can diverge on synchronization: a thread-id `scf.if` that
+  /// some warps take and others do not (or in other numbers) holds an mbarrier, named-barrier or shared / tensor
+  /// memory op; the partition then runs as per-warp agents (lowering/WarpDivergence.cpp).
+  bool warpsDiverge(Region &partition);
 };
 
 } // namespace tlxsim::sim::lowering

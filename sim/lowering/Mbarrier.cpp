@@ -36,8 +36,10 @@ bool Lowerer::lowerMbarrier(Operation &op, StringRef name, std::vector<Instr> &o
     // TLX warp barriers (tlx.alloc_warp_barrier, `perThread`): every thread of the partition arrives, not one
     // elected thread (PTX ISA 9.7.13.15.13: mbarrier.arrive counts one arrival per executing thread); in an `if` on
     // the thread id the engine multiplies by the threads taking it
-    if (ir::isPerThreadArrive(op) && !insideThreadIf(op))
+    if (ir::isPerThreadArrive(op) && !insideThreadIf(op)) {
       instr.imm *= ir::partitionThreads(op);
+      instr.sub = 2; // per thread: the agent of one warp of a per-warp partition arrives for its warp's threads
+    }
     instr.imm2 = intAttr(op, "ctaMask", 0); // Triton main: arrive on the barrier of every CTA of the mask
     out.push_back(instr);
     return true;

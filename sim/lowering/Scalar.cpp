@@ -76,9 +76,11 @@ bool Lowerer::lowerScalar(Operation &op, StringRef name, std::vector<Instr> &out
     return true;
   }
   if (name == "rocdl.workitem.id.x" || name == "gpu.thread_id") {
-    // The partition runs thread 0's path (its thread-id conditions are counted at the scf.if instead).
+    // The partition runs thread 0's path (its thread-id conditions are counted at the scf.if instead); the agent of
+    // warp w of a per-warp partition runs thread 32 w's path (the engine adds it: sub 1).
     Instr instr = make(Op::Const, op);
     instr.imm = 0;
+    instr.sub = 1;
     instr.bits = op.getNumResults() ? scalarBits(op.getResult(0).getType()) : 32;
     out.push_back(instr);
     return true;

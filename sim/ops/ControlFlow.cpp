@@ -69,12 +69,29 @@ Step Engine::Impl::yield(Agent &a, const Instr &in) {
 /// counts of the enclosing thread-id `scf.if`s (Op::If sub 1), 1 outside them. An mbarrier arrive counts once
 /// per executing thread: TLX's AMD LDS barriers arrive under `tid % 64 == 0`, once per wave
 /// (third_party/amd LowerBarrierOps; tlx_barriers.md: "AMD: number of warps that execute the arrive").
-int64_t Engine::Impl::threadMultiplicity(const Agent &a) {
+int64_t Engine::Impl::threadMultiplicity(const Agent &a) const {
   int64_t n = 1;
   for (const Ctl &c : a.stack)
     if (c.kind == Ctl::If && c.owner && c.owner->op == Op::If && c.owner->sub == 1 && c.owner->imm2 > 0)
-      n *= c.owner->imm2;
+      n *= threadsTaking(a, *c.owner);
   return n;
+}
+
+/// The threads of `a` that take the thread-id `scf.if` `in` (Op::If sub 1): the partition's (imm2), or for the agent
+/// of one warp of a per-warp partition that warp's (Program::threadIfWarps).
+int64_t Engine::Impl::threadsTaking(const Agent &a, const Instr &in) const {
+  if (a.info.warp < 0 || in.aux < 0)
+    return in.imm2;
+  const std::vector<int32_t> &warps = program.threadIfWarps[in.aux];
+  return a.info.warp < static_cast<int32_t>(warps.size()) ? warps[a.info.warp] : 0;
+}
+
+/// Whether `a` runs inside a thread-id `scf.if` (whose condition chose the warps that execute it).
+bool Engine::Impl::insideThreadIf(const Agent &a) {
+  for (const Ctl &c : a.stack)
+    if (c.kind == Ctl::If && c.owner && c.owner->op == Op::If && c.owner->sub == 1)
+      return true;
+  return false;
 }
 
 /// For, If, Yield, Return, WarpSpecialize, While, Condition: the agent's control stack (Ctl).
@@ -107,7 +124,7 @@ Step Engine::Impl::execControlFlow(Agent &a, const Instr &in, Cycle now) {
   case Op::If: {
     int64_t cond = 0;
     if (in.sub == 1) // a thread-id condition: Lowering counted the threads that take the then region
-      cond = in.imm2 > 0;
+      cond = threadsTaking(a, in) > 0;
     else if (!intOf(a, in.args[0], in, cond))
       return Step::Error;
     busyCycles(a, in, scalarCycles);
@@ -124,19 +141,25 @@ Step Engine::Impl::execControlFlow(Agent &a, const Instr &in, Cycle now) {
     return Step::Suspend;
   case Op::WarpSpecialize: {
     const WarpSpecialize &ws = program.warpSpecializes[in.imm];
-    for (const WarpSpecialize::Worker &worker : ws.workers) {
-      Agent &w = newAgent(cta, worker.name, worker.numWarps, worker.block, a.time, a.info.id);
-      w.info.firstWarp = worker.firstWarp;
-      w.mainAgent = a.info.id;
-      w.frame.assign(program.numSlots, Value{});
-      const Block &entry = program.blocks[worker.block];
-      for (size_t i = 0; i < entry.args.size() && i < in.args.size(); ++i)
-        w.frame[entry.args[i]] = a.frame[in.args[i]];
-      w.stack.push_back(Ctl{Ctl::Root, worker.block});
-      ++a.liveWorkers;
-      emit<EvAgentStart>([&](Listener &l) { l.onAgentStart(w.info, w.time); });
-      push(w.time, Event::RunAgent, w.info.id);
-    }
+    for (const WarpSpecialize::Worker &worker : ws.workers)
+      for (int32_t warp = 0; warp < (worker.perWarp ? worker.numWarps : 1); ++warp) {
+        Agent &w = newAgent(cta, worker.perWarp ? worker.name + " warp " + std::to_string(warp) : worker.name,
+                            worker.numWarps, worker.block, a.time, a.info.id);
+        w.info.firstWarp = worker.firstWarp;
+        if (worker.perWarp) { // one agent per warp: warp 0's agent is created first
+          w.info.warp = warp;
+          w.info.warpGroup = w.info.id - warp;
+        }
+        w.mainAgent = a.info.id;
+        w.frame.assign(program.numSlots, Value{});
+        const Block &entry = program.blocks[worker.block];
+        for (size_t i = 0; i < entry.args.size() && i < in.args.size(); ++i)
+          w.frame[entry.args[i]] = a.frame[in.args[i]];
+        w.stack.push_back(Ctl{Ctl::Root, worker.block});
+        ++a.liveWorkers;
+        emit<EvAgentStart>([&](Listener &l) { l.onAgentStart(w.info, w.time); });
+        push(w.time, Event::RunAgent, w.info.id);
+      }
     a.stack.push_back(Ctl{Ctl::WsDefault, ws.defaultBlock, 0, &in});
     return Step::Continue;
   }

@@ -54,6 +54,8 @@ Step Engine::Impl::exec(Agent &a, const Instr &in, Cycle now) {
   // The cluster check lives out of line (dropForExitedPeer): exec itself stays a jump table of tail calls.
   if (clustered && kSharedOps[static_cast<size_t>(in.op)] && dropForExitedPeer(a, in))
     return Step::Continue;
+  if (program.hasPerWarpAgents && skipsInWarp(a, in)) // ops of warp 0's elected thread (ops/WarpAgents.cpp)
+    return skipInWarp(a, in);
   // One case list per family: a switch of direct calls (a jump table), cheaper per instruction than an indirect
   // call through a table of member-function pointers.
   switch (in.op) {

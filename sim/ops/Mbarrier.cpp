@@ -46,7 +46,7 @@ void Engine::Impl::phaseFlipped(Cta &cta, const BarrierKey &key, MBarrier &bar, 
       continue;
     }
     w.state = Agent::Ready;
-    w.time = std::max(w.time, t + cycles(costs.mbarWake));
+    w.time = std::max(w.time, t + cycles(costs.mbarWake)) + warpLag(w);
     w.work.addBarrierWait(key.alloc, w.time - w.waitSince);
     barrierEvent(w.time, BarrierAction::WaitResume, key, bar, id, w.waitLoc, w.waitParity, BarrierStatus::Ok);
     w.stack.back().pc++;
@@ -132,6 +132,8 @@ Step Engine::Impl::execMbarrier(Agent &a, const Instr &in, Cycle now) {
     case Op::BarrierExpect: status = bar.arriveExpectTx(in.imm, completed); action = BarrierAction::ExpectArrive; break;
     default:
       amount = in.imm * threadMultiplicity(a);
+      if (in.sub == 2 && a.info.warp >= 0) // TLX perThread: this warp's threads of the partition's
+        amount /= a.info.numWarps;
       status = bar.arrive(amount, completed);
       action = BarrierAction::Arrive;
       break;
@@ -160,6 +162,7 @@ Step Engine::Impl::execMbarrier(Agent &a, const Instr &in, Cycle now) {
       busy(a, in, costs.mbarOp);
       barrierEvent(a.time, BarrierAction::WaitPass, key, bar, a.info.id, in.loc, parity,
                    BarrierStatus::Ok);
+      a.time += warpLag(a);
       return next(a);
     }
     a.state = Agent::Blocked;

@@ -10,12 +10,15 @@ Step Engine::Impl::execNamedBarrier(Agent &a, const Instr &in, Cycle now) {
   Cta &cta = *a.cta;
   switch (in.op) {
   case Op::NamedBarrier: {
+    if (in.sub == 2)
+      return partitionBarrier(a, in);
     int64_t id = 0, count = 0;
     if (!intOf(a, in.args[0], in, id) || !intOf(a, in.args[1], in, count))
       return Step::Error;
     busy(a, in, costs.mbarOp);
     bool sync = in.sub == 1;
-    int64_t threads = static_cast<int64_t>(a.info.numWarps) * program.threadsPerWarp; // counted per warp
+    // counted per warp: the agent's warps (one for the agent of one warp of a per-warp partition)
+    int64_t threads = static_cast<int64_t>(a.info.warp >= 0 ? 1 : a.info.numWarps) * program.threadsPerWarp;
     NamedBarriers::Result r = cta.named.arrive(id, count, threads, a.info.id, sync);
     NamedBarrierEvent e{a.time, cta.id, a.info.id, in.loc, id, count, threads, sync, r.expected, r.arrived,
                         r.generation, r.completed};

@@ -12,8 +12,10 @@ Step Engine::Impl::execScalar(Agent &a, const Instr &in, Cycle now) {
   int64_t x = 0;
   int64_t y = 0;
   switch (in.op) {
-  case Op::Const:
-    a.frame[in.result] = Value::integer(truncateTo(in.imm, in.bits));
+  case Op::Const: // sub 1, a thread id: thread 32 w in the agent of warp w (AgentInfo::warp)
+    a.frame[in.result] = Value::integer(
+        truncateTo(in.sub == 1 && a.info.warp > 0 ? in.imm + int64_t(a.info.warp) * program.threadsPerWarp : in.imm,
+                   in.bits));
     return next(a);
   case Op::Binary: {
     const Value &l = a.frame[in.args[0]], &r = a.frame[in.args[1]];
