@@ -87,9 +87,7 @@ Graph interferenceGraph(const std::vector<SharedBuffer *> &sorted) {
       const SharedBuffer &x = *sorted[i], &y = *sorted[j];
       if (!bytesOf(x).intersects(bytesOf(y)))
         continue;
-      bool concurrent = (x.asyncOp >= 0 && x.asyncOp == y.asyncOp && x.asyncRegion != y.asyncRegion) ||
-                        (x.captureOf >= 0 && y.inPartition && y.asyncOp == x.captureOf) ||
-                        (y.captureOf >= 0 && x.inPartition && x.asyncOp == y.captureOf);
+      bool concurrent = x.asyncOp >= 0 && x.asyncOp == y.asyncOp && x.asyncRegion != y.asyncRegion;
       if (rangeOf(x).intersects(rangeOf(y)) || concurrent)
         graph[i].push_back(j);
     }
@@ -219,7 +217,11 @@ public:
       : func(func), fbtriton(fbtriton), out(out) {}
 
   llvm::Error run() {
-    func->walk<WalkOrder::PostOrder>([&](Operation *op) { ids[op] = ids.size(); });
+    func->walk<WalkOrder::PostOrder>([&](Operation *op) {
+      if (op->getName().getStringRef() == "ttg.warp_specialize")
+        warpSpecializeIds.push_back(ids.size());
+      ids[op] = ids.size();
+    });
     std::vector<SharedBuffer> explicitBuffers, scratch;
     llvm::Error error = llvm::Error::success();
     func->walk<WalkOrder::PreOrder>([&](Operation *op) {
@@ -250,13 +252,16 @@ public:
         if (op == func) {
           b.start = 0; // function scratch: live for the whole function
           b.end = std::numeric_limits<uint64_t>::max();
+        } else if (fbtriton && op->getName().getStringRef() == "ttg.warp_specialize") {
+          // fbtriton's resolveScratchBufferLiveness: the captures stay live for the whole function (the partitions
+          // read them while they run, after the op's own id)
+          b.start = 0;
+          b.end = ids.size();
         } else {
           b.start = ids.at(op);
           b.end = b.start + 1;
         }
         placeInAsyncRegion(op, b);
-        if (op->getName().getStringRef() == "ttg.warp_specialize")
-          b.captureOf = static_cast<int64_t>(ids.at(op));
         if (!size->estimate.empty())
           out.estimates.push_back(describe(op) + ": " + size->estimate);
         scratch.push_back(b);
@@ -300,7 +305,6 @@ private:
         Operation *ws = name == "ttg.warp_specialize" ? parent : parent->getParentOp();
         b.asyncOp = static_cast<int64_t>(ids.at(ws));
         b.asyncRegion = reinterpret_cast<intptr_t>(region) & std::numeric_limits<int64_t>::max();
-        b.inPartition = name == "ttg.warp_specialize.partitions";
         return;
       }
       region = parent->getParentRegion();
@@ -408,9 +412,15 @@ private:
     return fbtriton ? fbtritonLiveness(value, {lo, hi}) : Interval{lo, hi};
   }
 
-  /// fbtriton's getValueLivenessRange additions: a buffer whose def reaches an mbarrier init or a remote
+  /// fbtriton's getValueLivenessRange additions (lib/Analysis/Allocation.cpp of facebookexperimental/triton): a value
+  /// live at a warp_specialize starts at id 0; a buffer whose def reaches an mbarrier init or a remote
   /// (DSMEM) store lives for the whole function; one a TMA store reads lives until the store's token wait.
   Interval fbtritonLiveness(Value value, Interval live) {
+    // a value live at a ttg.warp_specialize (used by its regions, or live across it) lives from the function's
+    // start: fbtriton's getValueLivenessRange sets minId = 0 for a live WarpSpecializeOp
+    auto ws = llvm::lower_bound(warpSpecializeIds, live.start);
+    if (ws != warpSpecializeIds.end() && *ws < live.end)
+      live.start = 0;
     Operation *def = value.getDefiningOp();
     if (!def)
       return live;
@@ -434,6 +444,7 @@ private:
   bool fbtriton;
   SharedAllocation &out;
   llvm::DenseMap<Operation *, uint64_t> ids;
+  std::vector<uint64_t> warpSpecializeIds; ///< ids of the ttg.warp_specialize ops, ascending
   llvm::MapVector<Value, size_t> allocOf;                      ///< local_alloc result -> its buffer
   llvm::MapVector<Value, llvm::SetVector<size_t>> aliases;     ///< value -> buffers it may point into
 };

@@ -67,8 +67,6 @@ KNOWN = {
         "does not fit on the B200 with the metadata either (311680 bytes; 311524 from the IR)",
     "tests/inputs/tlx/blackwell/blackwell-triton-addmm-2cta_test/default/matmul_2cta_kernel.ttgir":
         "fbtriton Blackwell kernel: shared bytes differ (32808 vs 24616): a scratch or live-range rule of its TMEM / 2-CTA / CLC / convert_layout lowering not reproduced",
-    "tests/inputs/tlx/blackwell/blackwell-triton-addmm-2cta_test_ws/default/matmul_2cta_ws_kernel.ttgir":
-        "fbtriton Blackwell kernel: shared bytes differ (57928 vs 58056): a scratch or live-range rule of its TMEM / 2-CTA / CLC / convert_layout lowering not reproduced",
     "tests/inputs/tlx/blackwell/blackwell_fa_clc/kv3/_attn_fwd_clc.ttgir":
         "fbtriton Blackwell kernel: shared bytes differ (231272 vs 230148): a scratch or live-range rule of its TMEM / 2-CTA / CLC / convert_layout lowering not reproduced",
     "tests/inputs/tlx/blackwell/blackwell_fa_clc/kv3_rescale_where/_attn_fwd_clc.ttgir":
@@ -85,32 +83,18 @@ KNOWN = {
         "fbtriton Blackwell kernel: shared bytes differ (231272 vs 230148): a scratch or live-range rule of its TMEM / 2-CTA / CLC / convert_layout lowering not reproduced",
     "tests/inputs/tlx/blackwell/blackwell_gemm_2cta/default/tcgen5_dot_kernel2cta_tma.ttgir":
         "fbtriton Blackwell kernel: shared bytes differ (49208 vs 49284): a scratch or live-range rule of its TMEM / 2-CTA / CLC / convert_layout lowering not reproduced",
-    "tests/inputs/tlx/blackwell/blackwell_gemm_clc/bn128_bk64_s3_t3/matmul_kernel_tma_ws_blackwell_clc.ttgir":
-        "fbtriton Blackwell kernel: shared bytes differ (114860 vs 115020): a scratch or live-range rule of its TMEM / 2-CTA / CLC / convert_layout lowering not reproduced",
-    "tests/inputs/tlx/blackwell/blackwell_gemm_clc/bn256_bk64_s4_t2/matmul_kernel_tma_ws_blackwell_clc.ttgir":
-        "fbtriton Blackwell kernel: shared bytes differ (229516 vs 229676): a scratch or live-range rule of its TMEM / 2-CTA / CLC / convert_layout lowering not reproduced",
     "tests/inputs/tlx/blackwell/blackwell_gemm_ws/bm256_bn128_s4_t2_sub2/matmul_kernel_tma_ws_blackwell.ttgir":
         "fbtriton Blackwell kernel: shared bytes differ (229748 vs 229764): a scratch or live-range rule of its TMEM / 2-CTA / CLC / convert_layout lowering not reproduced",
     "tests/inputs/tlx/blackwell/blackwell_gemm_ws/bm256_bn128_s5_t2_sub4_cta2/matmul_kernel_tma_ws_blackwell.ttgir":
         "fbtriton Blackwell kernel: shared bytes differ (221700 vs 221828): a scratch or live-range rule of its TMEM / 2-CTA / CLC / convert_layout lowering not reproduced",
-    "tests/inputs/tlx/blackwell/fused_attention_ws_device_tma/bm256_dp2/_attn_fwd.ttgir":
-        "fbtriton Blackwell kernel: shared bytes differ (231176 vs 231720): a scratch or live-range rule of its TMEM / 2-CTA / CLC / convert_layout lowering not reproduced",
     "tests/inputs/tlx/blackwell/fused_attention_ws_device_tma_dp/bn128_pingpong/_attn_fwd_persist.ttgir":
         "fbtriton Blackwell kernel: shared bytes differ (230872 vs 230916): a scratch or live-range rule of its TMEM / 2-CTA / CLC / convert_layout lowering not reproduced",
-    "tests/inputs/tlx/hopper/hopper_fa_ws/g1/_attn_fwd_ws.ttgir":
-        "4 bytes short: the function's warp-index scratch lands in a gap Triton leaves (cause not found)",
-    "tests/inputs/tlx/hopper/hopper_fa_ws_pipelined/g1/_attn_fwd_ws_pipelined.ttgir":
-        "4 bytes short: the function's warp-index scratch lands in a gap Triton leaves (cause not found)",
     "tests/inputs/hopper/cga_tma_scale/c2_b128x128/cga_tma_scale_kernel.ttgir":
         "register estimate: ptxas used 40 registers, the estimate allows 13 CTAs where the binary gives 12",
     "tests/inputs/hopper/cga_tma_scale/c2_b128x128_bug_full_box/cga_tma_scale_kernel.ttgir":
         "register estimate: ptxas used 40 registers, the estimate allows 13 CTAs where the binary gives 12",
     "traces/h200/captures/tma_scale/b64x128-8709d451/tma_scale_kernel.ttgir":
         "register estimate: ptxas used 40 registers, the estimate allows 13 CTAs where the binary gives 12",
-    "traces/h200/tlx/captures/tlx_hopper_fa_ws/g1-9246e953/_attn_fwd_ws.ttgir":
-        "4 bytes short: the function's warp-index scratch lands in a gap Triton leaves (cause not found)",
-    "traces/h200/tlx/captures/tlx_hopper_fa_ws_pipelined/g1-c4eacf4d/_attn_fwd_ws_pipelined.ttgir":
-        "4 bytes short: the function's warp-index scratch lands in a gap Triton leaves (cause not found)",
 }
 
 

@@ -142,6 +142,39 @@ TEST_CASE("shared allocation of a captured Gluon WS GEMM equals Triton's offsets
   CHECK(warps->size == 4); // one byte per partition warp, the 1-warp partition padded to a warp group
 }
 
+/// The allocation of a capture under tests/inputs; fails the test if it does not parse or allocate.
+sim::SharedAllocation allocateCapture(const std::string &relative) {
+  auto ctx = ir::makeContext();
+  std::string diag;
+  llvm::raw_string_ostream os(diag);
+  auto module = ir::readTTGIR(TLXSIM_SOURCE_DIR "/" + relative, *ctx, os);
+  REQUIRE_MESSAGE(module, diag);
+  auto a = sim::allocateSharedMemory(*module);
+  REQUIRE(a);
+  return *a;
+}
+
+TEST_CASE("shared allocation, fbtriton: warp_specialize captures live for the whole function") {
+  // fbtriton 3.7.4 lib/Analysis/Allocation.cpp resolveScratchBufferLiveness: a WarpSpecializeOp's capture scratch
+  // is live over [0, number of ops), not only at the op; getValueLivenessRange starts a value live at a
+  // warp_specialize at id 0. fbtriton's allocate_shared_memory_nv on this TLX capture writes: k_tiles 0, v_tiles
+  // 65536, q_tiles 131072, the partition's local_alloc and convert_layout 163840, the captures 196608, barriers
+  // 196768..196832, the function's warp indices 196840; ttg.shared 196844 (_attn_fwd_ws.json "shared").
+  sim::SharedAllocation a = allocateCapture("tests/inputs/tlx/hopper/hopper_fa_ws/g1/_attn_fwd_ws.ttgir");
+  CHECK(a.sizeBytes == 196844);
+  const sim::SharedBuffer *captures = find(a, "ttg.warp_specialize");
+  CHECK(captures->size == 148);
+  CHECK(captures->offset == 196608);
+  CHECK(captures->start == 0);
+  const sim::SharedBuffer *warps = find(a, "tt.func");
+  CHECK(warps->offset == 196840); // with the captures live only at the op, it fitted in their tail at 196756
+  std::vector<int64_t> offsets;
+  for (const sim::SharedBuffer &b : a.buffers)
+    offsets.push_back(b.offset);
+  CHECK(offsets == std::vector<int64_t>{131072, 0, 65536, 196832, 196768, 196784, 196800, 196816, 163840, 196840,
+                                        196608, 163840});
+}
+
 TEST_CASE("warp owners: which warps hold a layout's elements") {
   auto ctx = ir::makeContext();
   std::string diag;
