@@ -98,19 +98,15 @@ KNOWN = {
 }
 
 
-# Captures compiled under Proton's instrumentation mode (a `<kernel>.proton.json` scope table next to them,
-# traces/h200/proton-captures): the metadata's `shared` adds Proton's profile buffer, which its ProtonGPU passes
-# size after Triton's allocation (8 KiB to 64 KiB here); the allocator reproduces Triton's allocation, not that.
-PROTON_REASON = "Proton instrumentation: the metadata adds Proton's shared-memory profile buffer (not modelled)"
+# The counts this run must give (asserted, so that a change of either shows up here and in the READMEs that quote them)
+EXPECTED_SHARED_EQUAL = 171
+EXPECTED_OCC_EQUAL = 178
+EXPECTED_TOTAL = 196
 
 
-def known_reason(ttgir, rel):
+def known_reason(rel):
     """Why this capture's IR-only result is known to differ, or None."""
-    if rel in KNOWN:
-        return KNOWN[rel]
-    if os.path.exists(os.path.splitext(ttgir)[0] + ".proton.json"):
-        return PROTON_REASON
-    return None
+    return KNOWN.get(rel)
 
 
 def launch_for(ttgir, source):
@@ -158,7 +154,7 @@ def main():
     verbose = "-v" in sys.argv
     ttgirs = sorted(glob.glob(os.path.join(source, "tests/inputs/**/*.ttgir"), recursive=True) +
                     glob.glob(os.path.join(source, "traces/**/*.ttgir"), recursive=True))
-    total = shared_ok = occ_ok = proton = same_occ_proton = 0
+    total = shared_ok = occ_ok = proton = proton_ok = 0
     failures = []
     for ttgir in ttgirs:
         meta = os.path.splitext(ttgir)[0] + ".json"
@@ -188,23 +184,24 @@ def main():
         shared_ok += same_shared
         occ_ok += same_occ
         ok = same_shared and same_occ
-        known = known_reason(ttgir, rel)
-        if proton_only := (known == PROTON_REASON):
-            proton += 1
-            same_occ_proton += same_occ
+        known = known_reason(rel)
+        if os.path.exists(os.path.splitext(ttgir)[0] + ".proton.json"):
+            proton += 1  # compiled under Proton's instrumentation: `shared` holds its profile buffer
+            proton_ok += ok
         if verbose or (ok == (known is not None)):
             print(("ok      " if ok else "DIFFERS ") + rel + ": " + problem)
         if ok and known is not None:
             failures.append(rel + ": listed as known (" + known + ") but matches now; remove it")
         elif not ok and known is None:
             failures.append(rel + ": " + problem)
-        elif proton_only and not same_occ:
-            failures.append(rel + ": Proton's buffer explains the shared bytes only, yet CTAs/SM differ: " + problem)
     print("shared bytes equal to the metadata: %d / %d; CTAs/SM equal to the binary's: %d / %d "
-          "(of them %d Proton-instrumented captures, CTAs/SM equal on %d)" %
-          (shared_ok, total, occ_ok, total, proton, same_occ_proton))
-    if total < 100:
-        failures.append("only %d captures with metadata found under %s" % (total, source))
+          "(of them %d Proton-instrumented captures, both equal on %d)" %
+          (shared_ok, total, occ_ok, total, proton, proton_ok))
+    if (shared_ok, occ_ok, total) != (EXPECTED_SHARED_EQUAL, EXPECTED_OCC_EQUAL, EXPECTED_TOTAL):
+        failures.append("expected shared equal on %d / %d and CTAs/SM on %d / %d; got %d, %d / %d (update "
+                        "EXPECTED_* and the READMEs' numbers)" % (EXPECTED_SHARED_EQUAL, EXPECTED_TOTAL,
+                                                                  EXPECTED_OCC_EQUAL, EXPECTED_TOTAL, shared_ok,
+                                                                  occ_ok, total))
     for f in failures:
         print("FAIL " + f)
     return 1 if failures else 0
