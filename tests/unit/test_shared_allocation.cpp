@@ -175,6 +175,30 @@ TEST_CASE("shared allocation, fbtriton: warp_specialize captures live for the wh
                                         196608, 163840});
 }
 
+TEST_CASE("shared allocation, fbtriton: the TMEM allocation's tcgen5_global_alloc scratch") {
+  // fbtriton 3.7.4 lib/Dialect/TritonNvidiaGPU/Transforms/TensorMemoryAllocation.cpp inserts a
+  // ttng.tcgen5_global_alloc (4 bytes of scratch for tcgen05.alloc's address, aligned 128 like any op scratch)
+  // at the kernel start, or right before the first tmem_alloc with tlx.enable_paired_cta_mma. fbtriton's
+  // allocate_shared_memory_nv gives it 229760 here (ttg.shared 229764), after the warp indices at 229744.
+  sim::SharedAllocation ws =
+      allocateCapture("tests/inputs/tlx/blackwell/blackwell_gemm_ws/bm256_bn128_s4_t2_sub2/"
+                      "matmul_kernel_tma_ws_blackwell.ttgir");
+  CHECK(ws.sizeBytes == 229764);
+  const sim::SharedBuffer *tmem = find(ws, "ttng.tcgen5_global_alloc");
+  CHECK(tmem->size == 4);
+  CHECK(tmem->alignment == 128);
+  CHECK(tmem->offset == 229760);
+  CHECK(tmem->start == 0); // the first op of the kernel
+  CHECK(find(ws, "tt.func")->offset == 229744);
+  // paired CTA MMAs: before the first tmem_alloc, after the barriers it follows (fbtriton: 49280; shared 49284)
+  sim::SharedAllocation paired =
+      allocateCapture("tests/inputs/tlx/blackwell/blackwell_gemm_2cta/default/tcgen5_dot_kernel2cta_tma.ttgir");
+  CHECK(paired.sizeBytes == 49284);
+  const sim::SharedBuffer *pairedTmem = find(paired, "ttng.tcgen5_global_alloc");
+  CHECK(llvm::StringRef(pairedTmem->what).contains("before ttng.tmem_alloc"));
+  CHECK(pairedTmem->offset == 49280);
+}
+
 TEST_CASE("warp owners: which warps hold a layout's elements") {
   auto ctx = ir::makeContext();
   std::string diag;
@@ -200,4 +224,33 @@ module attributes {"ttg.num-warps" = 4 : i32} {
   CHECK((*owners)[16 * 32] == 1u << 0); // the layout repeats every 16 rows
   CHECK(sim::warpsAlongAxis(type.getEncoding(), type.getShape(), 0) == 2);
   CHECK(sim::warpsAlongAxis(type.getEncoding(), type.getShape(), 1) == 2);
+}
+
+TEST_CASE("warp owners: a linear layout larger than the tensor broadcasts (ensureLayoutNotLargerThan)") {
+  auto ctx = ir::makeContext();
+  std::string diag;
+  llvm::raw_string_ostream os(diag);
+  // TLX Blackwell FA: 128x1 tensors whose layout has register bases along a dim of size 1 (Triton drops them), so
+  // converting between the two needs no shared memory (fbtriton gives these convert_layouts no scratch)
+  auto module = ir::readTTGIRText(R"(
+#linear = #ttg.linear<{register = [], lane = [[1, 0], [2, 0], [4, 0], [8, 0], [16, 0]], warp = [[32, 0], [64, 0]], block = []}>
+#linear1 = #ttg.linear<{register = [[0, 1], [0, 2], [0, 4]], lane = [[1, 0], [2, 0], [4, 0], [8, 0], [16, 0]], warp = [[32, 0], [64, 0]], block = []}>
+module attributes {"ttg.num-warps" = 4 : i32} {
+  tt.func public @k(%x: tensor<128x1xf32, #linear>, %y: tensor<128x1xf32, #linear1>) {
+    tt.return
+  }
+}
+)",
+                                  "test.ttgir", *ctx, os);
+  REQUIRE_MESSAGE(module, diag);
+  auto &entry = module->getBody()->front().getRegion(0).front();
+  auto x = mlir::cast<mlir::RankedTensorType>(entry.getArgument(0).getType());
+  auto y = mlir::cast<mlir::RankedTensorType>(entry.getArgument(1).getType());
+  auto from = sim::warpOwners(x.getEncoding(), x.getShape());
+  auto to = sim::warpOwners(y.getEncoding(), y.getShape());
+  REQUIRE(from);
+  REQUIRE(to);
+  CHECK(*from == *to);
+  CHECK((*to)[32] == 1u << 1);
+  CHECK((*to)[127] == 1u << 3);
 }
