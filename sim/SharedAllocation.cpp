@@ -165,10 +165,14 @@ std::pair<int64_t, int64_t> explicitSize(Operation *op, ir::MemDescType type) {
   for (size_t i = 0; i < shape.size(); ++i)
     elements *= std::max<int64_t>(1, shape[i] / std::max<int64_t>(1, i < split.size() ? split[i] : 1));
   if (encoding && encoding.getMnemonic() == "padded_shared") {
-    // PaddedSharedEncodingAttr::getPaddedSize: `padding` elements after every `interval` elements
+    // PaddedSharedEncodingAttr::getPaddedSize: `padding` elements after every `interval` elements, but none after
+    // the last element (an exact multiple of the interval drops the last padding)
     int64_t padding = 0;
-    for (auto [interval, pad] : encoding.getPaddingIntervals())
+    for (auto [interval, pad] : encoding.getPaddingIntervals()) {
       padding += (elements >> llvm::Log2_64(interval)) << llvm::Log2_64(pad);
+      if (elements % interval == 0)
+        padding -= pad;
+    }
     elements += padding;
   }
   int64_t bits = scratchElementBits(type.getElementType());

@@ -199,6 +199,33 @@ TEST_CASE("shared allocation, fbtriton: the TMEM allocation's tcgen5_global_allo
   CHECK(pairedTmem->offset == 49280);
 }
 
+TEST_CASE("shared allocation: padded_shared pads after every interval but the last (getPaddedSize)") {
+  // Triton 3.6.0 lib/Dialect/TritonGPU/IR/Dialect.cpp PaddedSharedEncodingAttr::getPaddedSize: `padding` elements
+  // per `interval`, minus the one after the last element when the size is a multiple of the interval. The two
+  // buffers of TLX's amd_fa_pipelined (gfx950): 8192 f16 with [512:+8] -> 8192 + 16 x 8 - 8 = 8312 elements, with
+  // [512:+32] -> 8192 + 16 x 32 - 32 = 8672; AMD's allocate_shared_memory gives them 17344 and 0 (ttg.shared 33968)
+  auto a = allocate(R"(
+#k = #ttg.padded_shared<[512:+8] {offset = [[0, 1], [0, 2], [0, 4], [0, 8], [0, 16], [0, 32], [0, 64], [16, 0], [32, 0], [1, 0], [2, 0], [4, 0], [8, 0]], block = []}>
+#v = #ttg.padded_shared<[512:+32] {offset = [[0, 1], [0, 2], [0, 4], [0, 8], [0, 16], [0, 32], [0, 64], [16, 0], [32, 0], [1, 0], [2, 0], [4, 0], [8, 0]], block = []}>
+#smem = #ttg.shared_memory
+module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.target = "hip:gfx950", "ttg.threads-per-warp" = 64 : i32} {
+  tt.func public @k() {
+    %k = ttg.local_alloc : () -> !ttg.memdesc<1x64x128xf16, #k, #smem, mutable>
+    %v = ttg.local_alloc : () -> !ttg.memdesc<1x64x128xf16, #v, #smem, mutable>
+    ttg.local_dealloc %k : !ttg.memdesc<1x64x128xf16, #k, #smem, mutable>
+    ttg.local_dealloc %v : !ttg.memdesc<1x64x128xf16, #v, #smem, mutable>
+    tt.return
+  }
+}
+)");
+  REQUIRE(a.buffers.size() == 2);
+  CHECK(a.buffers[0].size == 16624);
+  CHECK(a.buffers[1].size == 17344);
+  CHECK(a.buffers[1].offset == 0);
+  CHECK(a.buffers[0].offset == 17344);
+  CHECK(a.sizeBytes == 33968);
+}
+
 TEST_CASE("warp owners: which warps hold a layout's elements") {
   auto ctx = ir::makeContext();
   std::string diag;
