@@ -2,6 +2,7 @@
 
 #include "sim/lowering/Lowerer.h"
 #include "sim/RegisterPolicy.h"
+#include "sim/ProtonBuffer.h"
 #include "sim/SharedAllocation.h"
 
 #include "ir/Location.h"
@@ -234,6 +235,7 @@ llvm::Expected<Program> lowerModule(ModuleOp module) {
   program.maxnreg = registers.maxnreg;
   program.maxnregSource = registers.source;
   program.maxnregEstimated = registers.estimated;
+  program.protonSegments = protonSegments(module);
   if (auto allocation = allocateSharedMemory(module)) {
     program.allocatedSharedBytes = allocation->sizeBytes;
     program.sharedEstimates = std::move(allocation->estimates);

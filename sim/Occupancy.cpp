@@ -1,5 +1,7 @@
 #include "sim/Occupancy.h"
 
+#include "sim/ProtonBuffer.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -16,6 +18,9 @@ OccupancyInputs occupancyInputs(const Program &program, int64_t sharedBytes, int
                                 int64_t staticSharedBytes) {
   OccupancyInputs in;
   in.sharedBytes = (sharedBytes >= 0 ? sharedBytes : program.sharedBytes()) + staticSharedBytes;
+  in.staticSharedBytes = staticSharedBytes;
+  if (sharedBytes < 0)
+    in.protonSegments = program.protonSegments;
   in.sharedEstimated = sharedBytes < 0 && (program.allocatedSharedBytes < 0 || !program.sharedEstimates.empty());
   if (sharedBytes < 0)
     in.sharedSource = program.allocatedSharedBytes < 0 ? "ir upper bound"
@@ -55,18 +60,23 @@ llvm::Expected<Occupancy> computeOccupancy(const OccupancyInputs &in, const GpuM
                                      static_cast<long long>(in.tmemColumns), llvm::toString(std::move(err)).c_str());
   Occupancy o;
   o.sharedBytes = in.sharedBytes;
+  if (in.protonSegments > 0) {
+    auto maxSharedMem = static_cast<int64_t>(model.get("smem_per_sm_bytes") - model.get("smem_reserved_per_cta_bytes"));
+    o.sharedBytes = in.staticSharedBytes + protonInstrumentedSharedBytes(in.sharedBytes - in.staticSharedBytes,
+                                                                         in.protonSegments, maxSharedMem);
+  }
   o.registersPerThread = in.registersPerThread;
   o.sharedSource = in.sharedSource;
   o.registersSource = in.registersSource;
   double warps = std::max(1, in.warps);
   // Shared memory: the CTA's allocation rounded to the allocation unit, plus the reserve.
-  double perCta = roundUp(static_cast<double>(in.sharedBytes), model.get("smem_alloc_unit_bytes")) +
+  double perCta = roundUp(static_cast<double>(o.sharedBytes), model.get("smem_alloc_unit_bytes")) +
                   model.get("smem_reserved_per_cta_bytes");
   o.bySharedMemory = perCta > 0 ? static_cast<int32_t>(std::min(1e6, model.get("smem_per_sm_bytes") / perCta)) : 1 << 20;
   if (o.bySharedMemory < 1 && in.sharedEstimated) {
     o.bySharedMemory = 1;
     o.warning = "shared memory estimated from the module (" + in.sharedSource + ": " +
-                std::to_string(in.sharedBytes) + " bytes, no Triton metadata `shared`) exceeds the SM's " +
+                std::to_string(o.sharedBytes) + " bytes, no Triton metadata `shared`) exceeds the SM's " +
                 std::to_string(static_cast<long long>(model.get("smem_per_sm_bytes"))) +
                 " bytes; assumed 1 CTA per SM (pass --metadata FILE.json for the real size)";
   }
@@ -93,7 +103,7 @@ llvm::Expected<Occupancy> computeOccupancy(const OccupancyInputs &in, const GpuM
         "one CTA does not fit on an SM (limited by %s): it needs %lld bytes of shared memory (+%.0f reserved), %d "
         "warps, %s registers per thread and %lld TMEM columns; the model's SM has %.0f bytes, %.0f warps and %.0f "
         "registers",
-        o.limit.c_str(), static_cast<long long>(in.sharedBytes), model.get("smem_reserved_per_cta_bytes"), in.warps,
+        o.limit.c_str(), static_cast<long long>(o.sharedBytes), model.get("smem_reserved_per_cta_bytes"), in.warps,
         in.registersPerThread > 0 ? std::to_string(in.registersPerThread).c_str() : "an unknown number of",
         static_cast<long long>(in.tmemColumns), model.get("smem_per_sm_bytes"), model.get("max_warps_per_sm"),
         model.get("regs_per_sm"));

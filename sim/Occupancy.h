@@ -17,6 +17,10 @@ namespace tlxsim::sim {
 /// What a kernel asks of an SM, per CTA.
 struct OccupancyInputs {
   int64_t sharedBytes = 0;        ///< dynamic + static shared memory (Triton's metadata `shared`), bytes
+  int64_t staticSharedBytes = 0;  ///< of `sharedBytes`, the binary's own static shared memory
+  /// Proton's profiling segments when `sharedBytes` is Triton's allocation of a Proton-instrumented module
+  /// (Program::protonSegments): computeOccupancy adds Proton's profile buffer, sized from the model's shared memory
+  int64_t protonSegments = 0;
   int32_t registersPerThread = -1; ///< from the binary (cubin REG, hsaco VGPRs+AGPRs); -1: unknown, not a limit
   int32_t warps = 4;              ///< warps (waves) per CTA
   int32_t threadsPerWarp = 32;
@@ -40,7 +44,8 @@ struct OccupancyInputs {
 /// overrides them), warps over all partitions, TMEM columns of its
 /// `ttng.tmem_alloc`s (a 128-lane column holds 4 bytes per lane; the total is rounded up to a
 /// power of 2 of at least 32 columns, PTX ISA 9.1 9.7.16.1.2).
-/// `staticSharedBytes` (the binary's own static shared memory) adds to the shared memory.
+/// `staticSharedBytes` (the binary's own static shared memory) adds to the shared memory. A Proton-instrumented
+/// module's allocation gets Proton's profile buffer in computeOccupancy (it depends on the device).
 OccupancyInputs occupancyInputs(const Program &program, int64_t sharedBytes, int32_t registersPerThread,
                                 int64_t staticSharedBytes = 0);
 
@@ -56,7 +61,9 @@ struct Occupancy {
   std::string sharedSource, registersSource; ///< OccupancyInputs' sources
 };
 
-/// CTAs per SM under `model`'s limits. Model parameters: smem_per_sm_bytes,
+/// CTAs per SM under `model`'s limits. With `protonSegments`, the shared memory first gets Proton's profile buffer
+/// for a device whose CTA may use smem_per_sm_bytes - smem_reserved_per_cta_bytes (sim/ProtonBuffer.h). Model
+/// parameters: smem_per_sm_bytes,
 /// smem_reserved_per_cta_bytes, smem_alloc_unit_bytes, max_warps_per_sm, max_ctas_per_sm,
 /// regs_per_sm, reg_alloc_unit (registers per warp), smsp_per_sm, and tmem_columns when the
 /// kernel allocates TMEM. Fails if a needed parameter is missing, or (with the numbers) if not

@@ -235,6 +235,9 @@ struct Program {
   int32_t maxnreg = -1;
   std::string maxnregSource; ///< how `maxnreg` was decided, for reports
   bool maxnregEstimated = false; ///< `maxnreg` is an estimate of ptxas's choice (RegisterPolicy::estimated)
+  /// Proton's profiling segments (one per warp) when Proton instruments the module (sim/ProtonBuffer.h), else 0:
+  /// its profile buffer, sized from the device's shared memory, then follows `allocatedSharedBytes`.
+  int64_t protonSegments = 0;
   /// Why `allocatedSharedBytes` may differ from Triton's (scratch sizes estimated, or why it failed); empty if exact.
   std::vector<std::string> sharedEstimates;
   /// Shared memory per CTA from the module alone, bytes: `allocatedSharedBytes`, or where that failed the sum of

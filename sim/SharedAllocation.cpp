@@ -87,9 +87,7 @@ Graph interferenceGraph(const std::vector<SharedBuffer *> &sorted) {
       const SharedBuffer &x = *sorted[i], &y = *sorted[j];
       if (!bytesOf(x).intersects(bytesOf(y)))
         continue;
-      bool concurrent = (x.asyncOp >= 0 && x.asyncOp == y.asyncOp && x.asyncRegion != y.asyncRegion) ||
-                        (x.captureOf >= 0 && y.inPartition && y.asyncOp == x.captureOf) ||
-                        (y.captureOf >= 0 && x.inPartition && x.asyncOp == y.captureOf);
+      bool concurrent = x.asyncOp >= 0 && x.asyncOp == y.asyncOp && x.asyncRegion != y.asyncRegion;
       if (rangeOf(x).intersects(rangeOf(y)) || concurrent)
         graph[i].push_back(j);
     }
@@ -167,10 +165,14 @@ std::pair<int64_t, int64_t> explicitSize(Operation *op, ir::MemDescType type) {
   for (size_t i = 0; i < shape.size(); ++i)
     elements *= std::max<int64_t>(1, shape[i] / std::max<int64_t>(1, i < split.size() ? split[i] : 1));
   if (encoding && encoding.getMnemonic() == "padded_shared") {
-    // PaddedSharedEncodingAttr::getPaddedSize: `padding` elements after every `interval` elements
+    // PaddedSharedEncodingAttr::getPaddedSize: `padding` elements after every `interval` elements, but none after
+    // the last element (an exact multiple of the interval drops the last padding)
     int64_t padding = 0;
-    for (auto [interval, pad] : encoding.getPaddingIntervals())
+    for (auto [interval, pad] : encoding.getPaddingIntervals()) {
       padding += (elements >> llvm::Log2_64(interval)) << llvm::Log2_64(pad);
+      if (elements % interval == 0)
+        padding -= pad;
+    }
     elements += padding;
   }
   int64_t bits = scratchElementBits(type.getElementType());
@@ -215,16 +217,20 @@ llvm::SetVector<Operation *> forwardSlice(Operation *op) {
 /// The allocation analysis of one function (Allocation.cpp AllocationAnalysis).
 class FunctionAllocation {
 public:
-  FunctionAllocation(Operation *func, bool fbtriton, SharedAllocation &out)
-      : func(func), fbtriton(fbtriton), out(out) {}
+  /// `tmemAllocBefore`: the op before which fbtriton's TMEM allocation pass inserts its `ttng.tcgen5_global_alloc`
+  /// (tmemAllocPoint), or null.
+  FunctionAllocation(Operation *func, bool fbtriton, Operation *tmemAllocBefore, SharedAllocation &out)
+      : func(func), fbtriton(fbtriton), tmemAllocBefore(tmemAllocBefore), out(out) {}
 
   llvm::Error run() {
-    func->walk<WalkOrder::PostOrder>([&](Operation *op) { ids[op] = ids.size(); });
+    numberOps();
     std::vector<SharedBuffer> explicitBuffers, scratch;
     llvm::Error error = llvm::Error::success();
     func->walk<WalkOrder::PreOrder>([&](Operation *op) {
       if (error)
         return WalkResult::interrupt();
+      if (op == tmemAllocBefore)
+        scratch.push_back(tmemAllocScratch(op));
       if (op->getName().getStringRef() == "ttg.local_alloc" && op->getNumResults() == 1 &&
           inSharedMemory(op->getResult(0).getType())) {
         auto [bytes, alignment] = explicitSize(op, cast<ir::MemDescType>(op->getResult(0).getType()));
@@ -250,13 +256,16 @@ public:
         if (op == func) {
           b.start = 0; // function scratch: live for the whole function
           b.end = std::numeric_limits<uint64_t>::max();
+        } else if (fbtriton && op->getName().getStringRef() == "ttg.warp_specialize") {
+          // fbtriton's resolveScratchBufferLiveness: the captures stay live for the whole function (the partitions
+          // read them while they run, after the op's own id)
+          b.start = 0;
+          b.end = numIds;
         } else {
           b.start = ids.at(op);
           b.end = b.start + 1;
         }
         placeInAsyncRegion(op, b);
-        if (op->getName().getStringRef() == "ttg.warp_specialize")
-          b.captureOf = static_cast<int64_t>(ids.at(op));
         if (!size->estimate.empty())
           out.estimates.push_back(describe(op) + ": " + size->estimate);
         scratch.push_back(b);
@@ -289,6 +298,35 @@ public:
   }
 
 private:
+  /// Triton's post-order operation ids (Allocation.cpp resolveLiveness), with the `ttng.tcgen5_global_alloc` that
+  /// fbtriton inserts before `tmemAllocBefore` numbered as that op would be: after the ops before it, before
+  /// `tmemAllocBefore`'s own regions.
+  void numberOps() {
+    func->walk([&](Operation *op, const WalkStage &stage) {
+      if (op == tmemAllocBefore && stage.isBeforeAllRegions())
+        tmemAllocId = numIds++;
+      if (!stage.isAfterAllRegions())
+        return;
+      if (op->getName().getStringRef() == "ttg.warp_specialize")
+        warpSpecializeIds.push_back(numIds);
+      ids[op] = numIds++;
+    });
+  }
+
+  /// The scratch buffer of fbtriton's `ttng.tcgen5_global_alloc` (the 4 bytes tcgen05.alloc writes the TMEM address
+  /// to, placed like any op scratch: aligned 128, live at the op only), inserted before `before`.
+  SharedBuffer tmemAllocScratch(Operation *before) {
+    SharedBuffer b;
+    b.kind = SharedBuffer::Scratch;
+    b.what = "ttng.tcgen5_global_alloc (fbtriton's TMEM allocation) before " + describe(before);
+    b.size = 4;
+    b.alignment = 128;
+    b.start = tmemAllocId;
+    b.end = tmemAllocId + 1;
+    placeInAsyncRegion(before, b);
+    return b;
+  }
+
   /// The warp_specialize region that holds `op` (Operation::getParentWithTrait<AsyncRegions>, compared by the
   /// region that directly holds the op once scf is lowered to cf, i.e. the warp_specialize region itself).
   void placeInAsyncRegion(Operation *op, SharedBuffer &b) {
@@ -300,7 +338,6 @@ private:
         Operation *ws = name == "ttg.warp_specialize" ? parent : parent->getParentOp();
         b.asyncOp = static_cast<int64_t>(ids.at(ws));
         b.asyncRegion = reinterpret_cast<intptr_t>(region) & std::numeric_limits<int64_t>::max();
-        b.inPartition = name == "ttg.warp_specialize.partitions";
         return;
       }
       region = parent->getParentRegion();
@@ -408,9 +445,15 @@ private:
     return fbtriton ? fbtritonLiveness(value, {lo, hi}) : Interval{lo, hi};
   }
 
-  /// fbtriton's getValueLivenessRange additions: a buffer whose def reaches an mbarrier init or a remote
+  /// fbtriton's getValueLivenessRange additions (lib/Analysis/Allocation.cpp of facebookexperimental/triton): a value
+  /// live at a warp_specialize starts at id 0; a buffer whose def reaches an mbarrier init or a remote
   /// (DSMEM) store lives for the whole function; one a TMA store reads lives until the store's token wait.
   Interval fbtritonLiveness(Value value, Interval live) {
+    // a value live at a ttg.warp_specialize (used by its regions, or live across it) lives from the function's
+    // start: fbtriton's getValueLivenessRange sets minId = 0 for a live WarpSpecializeOp
+    auto ws = llvm::lower_bound(warpSpecializeIds, live.start);
+    if (ws != warpSpecializeIds.end() && *ws < live.end)
+      live.start = 0;
     Operation *def = value.getDefiningOp();
     if (!def)
       return live;
@@ -422,7 +465,7 @@ private:
     };
     if (has({"ttg.remote_shmem_store", "ttg.async_remote_shmem_store", "ttg.async_remote_shmem_copy",
              "ttng.init_barrier"}))
-      return {0, ids.size()};
+      return {0, numIds};
     if (has({"ttng.async_tma_copy_local_to_global"}))
       for (Operation *op : slice)
         if (op->getName().getStringRef() == "ttng.async_tma_store_token_wait")
@@ -432,13 +475,41 @@ private:
 
   Operation *func;
   bool fbtriton;
+  Operation *tmemAllocBefore;
   SharedAllocation &out;
   llvm::DenseMap<Operation *, uint64_t> ids;
+  uint64_t numIds = 0;      ///< operation ids given (Triton's operationId.size())
+  uint64_t tmemAllocId = 0; ///< the id of the inserted tcgen5_global_alloc, if `tmemAllocBefore`
+  std::vector<uint64_t> warpSpecializeIds; ///< ids of the ttg.warp_specialize ops, ascending
   llvm::MapVector<Value, size_t> allocOf;                      ///< local_alloc result -> its buffer
   llvm::MapVector<Value, llvm::SetVector<size_t>> aliases;     ///< value -> buffers it may point into
 };
 
 } // namespace
+
+/// Where fbtriton's TritonTensorMemoryAllocationPass (lib/Dialect/TritonNvidiaGPU/Transforms/
+/// TensorMemoryAllocation.cpp, which its make_llir runs before the shared-memory allocation) inserts the
+/// `ttng.tcgen5_global_alloc` that allocates the kernel's TMEM, in `func`: when the module allocates TMEM, at the
+/// start of the kernel holding its first `ttng.tmem_alloc`, or right before that tmem_alloc when TLX pairs the MMAs
+/// of a CTA pair (`tlx.enable_paired_cta_mma`). Null otherwise, for upstream Triton (which allocates TMEM without a
+/// shared-memory scratch) and for a module that already holds the op.
+Operation *tmemAllocPoint(ModuleOp module, Operation *func) {
+  Operation *firstAlloc = nullptr;
+  bool inserted = false;
+  module->walk([&](Operation *op) {
+    StringRef name = op->getName().getStringRef();
+    inserted |= name == "ttng.tcgen5_global_alloc";
+    if (name == "ttng.tmem_alloc" && !firstAlloc)
+      firstAlloc = op;
+  });
+  if (!firstAlloc || inserted || !func->isAncestor(firstAlloc))
+    return nullptr;
+  auto paired = module->getAttrOfType<BoolAttr>("tlx.enable_paired_cta_mma");
+  if (paired && paired.getValue())
+    return firstAlloc;
+  Block &entry = func->getRegion(0).front();
+  return entry.empty() ? nullptr : &entry.front();
+}
 
 llvm::Expected<SharedAllocation> allocateSharedMemory(ModuleOp module) {
   SharedAllocation out;
@@ -446,7 +517,7 @@ llvm::Expected<SharedAllocation> allocateSharedMemory(ModuleOp module) {
   for (Operation &op : module.getBody()->getOperations()) {
     if (op.getName().getStringRef() != "tt.func" || op.getNumRegions() != 1 || op.getRegion(0).empty())
       continue;
-    FunctionAllocation function(&op, fbtriton, out);
+    FunctionAllocation function(&op, fbtriton, fbtriton ? tmemAllocPoint(module, &op) : nullptr, out);
     if (auto err = function.run())
       return std::move(err);
   }

@@ -30,10 +30,6 @@ struct SharedBuffer {
   /// whenever their bytes overlap, whatever their live ranges (Allocation.cpp buildInterferenceGraph, AsyncRegions).
   /// -1: not inside a warp_specialize; else an id of the warp_specialize op and one of the region.
   int64_t asyncOp = -1, asyncRegion = -1;
-  bool inPartition = false; ///< owned by an op of a partition region (not the default region) of `asyncOp`
-  /// The capture buffer of a `ttg.warp_specialize` (its id, as asyncOp counts them; -1 otherwise): the partitions
-  /// read it while they run, so it interferes with every buffer of their regions.
-  int64_t captureOf = -1;
   int64_t offset = 0; ///< the assigned offset, bytes (output)
 };
 

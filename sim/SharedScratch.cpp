@@ -113,19 +113,20 @@ llvm::Expected<ScratchSize> convertScratch(Operation *op) {
 
 } // namespace
 
+int64_t partitionWarpsOf(Operation *func) {
+  int64_t warps = 0;
+  func->walk([&](Operation *inner) {
+    if (inner->getName().getStringRef() == "ttg.warp_specialize")
+      warps = std::max(warps, partitionWarps(inner));
+  });
+  return llvm::divideCeil(warps, 4) * 4;
+}
+
 llvm::Expected<ScratchSize> scratchSize(Operation *op, Operation *func) {
   ScratchSize s;
   if (op == func) {
-    // Allocation.cpp getScratchValueSize(FunctionOpInterface): an i8 per warp of the widest warp_specialize, after
-    // the allocate-warp-groups pass (which runs before the allocation) padded every warp_specialize's partitions to
-    // the same whole number of warp groups (AllocateWarpGroups.cpp padToMaxWarpGroups).
-    int64_t warps = 0;
-    func->walk([&](Operation *inner) {
-      if (inner->getName().getStringRef() == "ttg.warp_specialize")
-        warps = std::max(warps, partitionWarps(inner));
-    });
-    warps = llvm::divideCeil(warps, 4) * 4;
-    s.bytes = warps;
+    // Allocation.cpp getScratchValueSize(FunctionOpInterface): an i8 per warp of the widest warp_specialize
+    s.bytes = partitionWarpsOf(func);
     s.alignment = 4;
     return s;
   }

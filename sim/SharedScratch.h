@@ -34,6 +34,12 @@ struct ScratchSize {
 /// Fails on a layout it cannot read.
 llvm::Expected<ScratchSize> scratchSize(mlir::Operation *op, mlir::Operation *func);
 
+/// The warps of the partitions of `func`'s widest `ttg.warp_specialize` (0: none), as Triton counts them after its
+/// allocate-warp-groups pass (which runs before the allocation) padded every warp_specialize's partitions to the
+/// same whole number of warp groups (AllocateWarpGroups.cpp padToMaxWarpGroups): what the kernel launches beyond
+/// its `ttg.num-warps` (`ttg.total-num-warps` = num-warps + this).
+int64_t partitionWarpsOf(mlir::Operation *func);
+
 /// Bits of one element of type `type` in shared memory (pointers 64; Triton's getIntOrFloatOrPtrBitWidth).
 int64_t scratchElementBits(mlir::Type type);
 

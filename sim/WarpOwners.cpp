@@ -1,5 +1,7 @@
 #include "sim/WarpOwners.h"
 
+#include "llvm/Support/MathExtras.h"
+
 #include "ir/Types.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
@@ -156,8 +158,11 @@ std::optional<std::vector<uint64_t>> ownersOfLinear(ir::EncodingAttr linear, Arr
             coord[d] ^= inWarp[b][d];
       int64_t index = 0;
       for (size_t d = 0; d < shape.size(); ++d) {
-        if (coord[d] < 0 || coord[d] >= shape[d])
+        // A layout larger than the tensor broadcasts: Triton's toLinearLayout(shape) drops the bases beyond a
+        // (power-of-two) dim (LinearLayout ensureLayoutNotLargerThan), so coordinates wrap
+        if (!llvm::isPowerOf2_64(shape[d]) && (coord[d] < 0 || coord[d] >= shape[d]))
           return std::nullopt;
+        coord[d] &= shape[d] - 1;
         index = index * shape[d] + coord[d];
       }
       owners[index] |= uint64_t(1) << w;

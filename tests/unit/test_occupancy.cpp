@@ -7,6 +7,7 @@
 #include "sim/Binary.h"
 #include "sim/Lowering.h"
 #include "sim/Occupancy.h"
+#include "sim/ProtonBuffer.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/JSON.h"
@@ -142,4 +143,46 @@ TEST_CASE("hsaco registers: the kernel descriptor's unified VGPR allocation of g
   auto missing = sim::readHsacoResources(TLXSIM_SOURCE_DIR "/tests/inputs/amd-gfx942/gemm/s2/gemm_kernel.hsaco", "nope");
   CHECK_FALSE(missing);
   llvm::consumeError(missing.takeError());
+}
+
+TEST_CASE("Proton's profile buffer: sized from the shared memory Triton's allocation leaves (getAllocSharedMemSize)") {
+  // Triton 3.6.0 third_party/proton/Dialect/lib/ProtonToProtonGPU/ProtonToProtonGPUPass.cpp getAllocSharedMemSize
+  // and AllocateProtonSharedMemory.cpp; H200: max_shared_mem 232448. The expected sizes are the metadata `shared`
+  // and `profile_scratch_size` (buffer + 128) of traces/h200/proton-captures.
+  const int64_t h200 = 232448;
+  // ws_gemm s2: 98340 used, 8 warps: (232448 - 98344) / 8 -> 32768 / 2 = 16384 per warp, 131072 in all; two CTAs
+  // would fit, so halved down to 4 % of 232448 (9297): 8192
+  CHECK(sim::protonBufferBytes(98340, 8, h200) == 8192);
+  CHECK(sim::protonInstrumentedSharedBytes(98340, 8, h200) == 106536);
+  // ws_gemm s4: 163908 used: one CTA per SM, no 4 % cap: (232448 - 163912) / 8 = 8567 -> 16384 / 2 = 8192 per warp
+  CHECK(sim::protonBufferBytes(163908, 8, h200) == 65536);
+  CHECK(sim::protonInstrumentedSharedBytes(163908, 8, h200) == 229448);
+  // tlx_hopper_gemm_ws bn128_s4: 12 warps, 164152 used: 5691 -> 8192 / 2 = 4096 per warp
+  CHECK(sim::protonInstrumentedSharedBytes(164152, 12, h200) == 213304);
+  // attention_fwd bn64_s2: 65580 rounds up to 65584 (8-byte entries) before the buffer
+  CHECK(sim::protonInstrumentedSharedBytes(65580, 8, h200) == 73776);
+  // a used size over the device's counts the device as max + used; no segments: no buffer
+  CHECK(sim::protonBufferBytes(240000, 4, h200) == 4 * 65536 / 2);
+  CHECK(sim::protonBufferBytes(1000, 0, h200) == 0);
+}
+
+TEST_CASE("Proton-instrumented capture: predict's IR-only shared memory equals the metadata's") {
+  // tlx_hopper_fa_ws g2: fbtriton's allocation 196856 bytes; 4 + 8 partition warps = 12 segments of 2048 bytes
+  std::string base = TLXSIM_SOURCE_DIR "/traces/h200/proton-captures/tlx_hopper_fa_ws-Z4_H32_N_CTX4096_D128/g2/";
+  auto ctx = ir::makeContext();
+  std::string diag;
+  llvm::raw_string_ostream os(diag);
+  auto module = ir::readTTGIR(base + "_attn_fwd_ws.ttgir", *ctx, os);
+  REQUIRE_MESSAGE(module, diag);
+  CHECK(sim::protonSegments(*module) == 12);
+  auto program = sim::lowerModule(*module);
+  REQUIRE(program);
+  CHECK(program->allocatedSharedBytes == 196856);
+  CHECK(program->protonSegments == 12);
+  auto h200 = sim::GpuModel::load("h200", TLXSIM_SOURCE_DIR "/models");
+  REQUIRE(h200);
+  auto occupancy = sim::computeOccupancy(sim::occupancyInputs(*program, -1, 168), *h200);
+  REQUIRE(occupancy);
+  CHECK(occupancy->sharedBytes == 221432); // _attn_fwd_ws.json "shared"
+  CHECK(occupancy->ctasPerSm == 1);
 }

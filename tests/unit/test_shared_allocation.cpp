@@ -142,6 +142,90 @@ TEST_CASE("shared allocation of a captured Gluon WS GEMM equals Triton's offsets
   CHECK(warps->size == 4); // one byte per partition warp, the 1-warp partition padded to a warp group
 }
 
+/// The allocation of a capture under tests/inputs; fails the test if it does not parse or allocate.
+sim::SharedAllocation allocateCapture(const std::string &relative) {
+  auto ctx = ir::makeContext();
+  std::string diag;
+  llvm::raw_string_ostream os(diag);
+  auto module = ir::readTTGIR(TLXSIM_SOURCE_DIR "/" + relative, *ctx, os);
+  REQUIRE_MESSAGE(module, diag);
+  auto a = sim::allocateSharedMemory(*module);
+  REQUIRE(a);
+  return *a;
+}
+
+TEST_CASE("shared allocation, fbtriton: warp_specialize captures live for the whole function") {
+  // fbtriton 3.7.4 lib/Analysis/Allocation.cpp resolveScratchBufferLiveness: a WarpSpecializeOp's capture scratch
+  // is live over [0, number of ops), not only at the op; getValueLivenessRange starts a value live at a
+  // warp_specialize at id 0. fbtriton's allocate_shared_memory_nv on this TLX capture writes: k_tiles 0, v_tiles
+  // 65536, q_tiles 131072, the partition's local_alloc and convert_layout 163840, the captures 196608, barriers
+  // 196768..196832, the function's warp indices 196840; ttg.shared 196844 (_attn_fwd_ws.json "shared").
+  sim::SharedAllocation a = allocateCapture("tests/inputs/tlx/hopper/hopper_fa_ws/g1/_attn_fwd_ws.ttgir");
+  CHECK(a.sizeBytes == 196844);
+  const sim::SharedBuffer *captures = find(a, "ttg.warp_specialize");
+  CHECK(captures->size == 148);
+  CHECK(captures->offset == 196608);
+  CHECK(captures->start == 0);
+  const sim::SharedBuffer *warps = find(a, "tt.func");
+  CHECK(warps->offset == 196840); // with the captures live only at the op, it fitted in their tail at 196756
+  std::vector<int64_t> offsets;
+  for (const sim::SharedBuffer &b : a.buffers)
+    offsets.push_back(b.offset);
+  CHECK(offsets == std::vector<int64_t>{131072, 0, 65536, 196832, 196768, 196784, 196800, 196816, 163840, 196840,
+                                        196608, 163840});
+}
+
+TEST_CASE("shared allocation, fbtriton: the TMEM allocation's tcgen5_global_alloc scratch") {
+  // fbtriton 3.7.4 lib/Dialect/TritonNvidiaGPU/Transforms/TensorMemoryAllocation.cpp inserts a
+  // ttng.tcgen5_global_alloc (4 bytes of scratch for tcgen05.alloc's address, aligned 128 like any op scratch)
+  // at the kernel start, or right before the first tmem_alloc with tlx.enable_paired_cta_mma. fbtriton's
+  // allocate_shared_memory_nv gives it 229760 here (ttg.shared 229764), after the warp indices at 229744.
+  sim::SharedAllocation ws =
+      allocateCapture("tests/inputs/tlx/blackwell/blackwell_gemm_ws/bm256_bn128_s4_t2_sub2/"
+                      "matmul_kernel_tma_ws_blackwell.ttgir");
+  CHECK(ws.sizeBytes == 229764);
+  const sim::SharedBuffer *tmem = find(ws, "ttng.tcgen5_global_alloc");
+  CHECK(tmem->size == 4);
+  CHECK(tmem->alignment == 128);
+  CHECK(tmem->offset == 229760);
+  CHECK(tmem->start == 0); // the first op of the kernel
+  CHECK(find(ws, "tt.func")->offset == 229744);
+  // paired CTA MMAs: before the first tmem_alloc, after the barriers it follows (fbtriton: 49280; shared 49284)
+  sim::SharedAllocation paired =
+      allocateCapture("tests/inputs/tlx/blackwell/blackwell_gemm_2cta/default/tcgen5_dot_kernel2cta_tma.ttgir");
+  CHECK(paired.sizeBytes == 49284);
+  const sim::SharedBuffer *pairedTmem = find(paired, "ttng.tcgen5_global_alloc");
+  CHECK(llvm::StringRef(pairedTmem->what).contains("before ttng.tmem_alloc"));
+  CHECK(pairedTmem->offset == 49280);
+}
+
+TEST_CASE("shared allocation: padded_shared pads after every interval but the last (getPaddedSize)") {
+  // Triton 3.6.0 lib/Dialect/TritonGPU/IR/Dialect.cpp PaddedSharedEncodingAttr::getPaddedSize: `padding` elements
+  // per `interval`, minus the one after the last element when the size is a multiple of the interval. The two
+  // buffers of TLX's amd_fa_pipelined (gfx950): 8192 f16 with [512:+8] -> 8192 + 16 x 8 - 8 = 8312 elements, with
+  // [512:+32] -> 8192 + 16 x 32 - 32 = 8672; AMD's allocate_shared_memory gives them 17344 and 0 (ttg.shared 33968)
+  auto a = allocate(R"(
+#k = #ttg.padded_shared<[512:+8] {offset = [[0, 1], [0, 2], [0, 4], [0, 8], [0, 16], [0, 32], [0, 64], [16, 0], [32, 0], [1, 0], [2, 0], [4, 0], [8, 0]], block = []}>
+#v = #ttg.padded_shared<[512:+32] {offset = [[0, 1], [0, 2], [0, 4], [0, 8], [0, 16], [0, 32], [0, 64], [16, 0], [32, 0], [1, 0], [2, 0], [4, 0], [8, 0]], block = []}>
+#smem = #ttg.shared_memory
+module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.target = "hip:gfx950", "ttg.threads-per-warp" = 64 : i32} {
+  tt.func public @k() {
+    %k = ttg.local_alloc : () -> !ttg.memdesc<1x64x128xf16, #k, #smem, mutable>
+    %v = ttg.local_alloc : () -> !ttg.memdesc<1x64x128xf16, #v, #smem, mutable>
+    ttg.local_dealloc %k : !ttg.memdesc<1x64x128xf16, #k, #smem, mutable>
+    ttg.local_dealloc %v : !ttg.memdesc<1x64x128xf16, #v, #smem, mutable>
+    tt.return
+  }
+}
+)");
+  REQUIRE(a.buffers.size() == 2);
+  CHECK(a.buffers[0].size == 16624);
+  CHECK(a.buffers[1].size == 17344);
+  CHECK(a.buffers[1].offset == 0);
+  CHECK(a.buffers[0].offset == 17344);
+  CHECK(a.sizeBytes == 33968);
+}
+
 TEST_CASE("warp owners: which warps hold a layout's elements") {
   auto ctx = ir::makeContext();
   std::string diag;
@@ -167,4 +251,33 @@ module attributes {"ttg.num-warps" = 4 : i32} {
   CHECK((*owners)[16 * 32] == 1u << 0); // the layout repeats every 16 rows
   CHECK(sim::warpsAlongAxis(type.getEncoding(), type.getShape(), 0) == 2);
   CHECK(sim::warpsAlongAxis(type.getEncoding(), type.getShape(), 1) == 2);
+}
+
+TEST_CASE("warp owners: a linear layout larger than the tensor broadcasts (ensureLayoutNotLargerThan)") {
+  auto ctx = ir::makeContext();
+  std::string diag;
+  llvm::raw_string_ostream os(diag);
+  // TLX Blackwell FA: 128x1 tensors whose layout has register bases along a dim of size 1 (Triton drops them), so
+  // converting between the two needs no shared memory (fbtriton gives these convert_layouts no scratch)
+  auto module = ir::readTTGIRText(R"(
+#linear = #ttg.linear<{register = [], lane = [[1, 0], [2, 0], [4, 0], [8, 0], [16, 0]], warp = [[32, 0], [64, 0]], block = []}>
+#linear1 = #ttg.linear<{register = [[0, 1], [0, 2], [0, 4]], lane = [[1, 0], [2, 0], [4, 0], [8, 0], [16, 0]], warp = [[32, 0], [64, 0]], block = []}>
+module attributes {"ttg.num-warps" = 4 : i32} {
+  tt.func public @k(%x: tensor<128x1xf32, #linear>, %y: tensor<128x1xf32, #linear1>) {
+    tt.return
+  }
+}
+)",
+                                  "test.ttgir", *ctx, os);
+  REQUIRE_MESSAGE(module, diag);
+  auto &entry = module->getBody()->front().getRegion(0).front();
+  auto x = mlir::cast<mlir::RankedTensorType>(entry.getArgument(0).getType());
+  auto y = mlir::cast<mlir::RankedTensorType>(entry.getArgument(1).getType());
+  auto from = sim::warpOwners(x.getEncoding(), x.getShape());
+  auto to = sim::warpOwners(y.getEncoding(), y.getShape());
+  REQUIRE(from);
+  REQUIRE(to);
+  CHECK(*from == *to);
+  CHECK((*to)[32] == 1u << 1);
+  CHECK((*to)[127] == 1u << 3);
 }
