@@ -228,7 +228,7 @@ bool Driver::collectProperties() {
   if (props.empty()) {
     bool anyBarrier = std::any_of(groups.begin(), groups.end(), [](const Group &g) { return !g.data; });
     report.notes.push_back(!anyBarrier
-                               ? "no mbarrier protocol: the kernel allocates no mbarrier, nothing to prove"
+                               ? kNoMbarrierNote
                                : "no mbarrier protocol: no barrier is waited on, arrived at or filled by TMA in "
                                  "the encoded code, nothing to prove");
     report.seconds = budget.totalSeconds();

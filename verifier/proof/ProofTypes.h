@@ -4,6 +4,7 @@
 #pragma once
 
 #include "ir/Location.h"
+#include "verifier/proof/Loops.h"
 
 #include "mlir/IR/Block.h"
 #include "mlir/IR/Operation.h"
@@ -61,13 +62,20 @@ struct Group {
   std::set<int> wgmmaReaders;   ///< data: partitions whose wgmma (warp_group_dot) reads it
 };
 
-/// One partition: its block and loop nest (pre; for L1 { pre1; for L2 { body }; post1 }; post).
+/// One partition: its block and loop nest (pre; for L1 { pre1; [if c {] for L2 { body } [}]; post1 }; post). In a
+/// kernel whose deepest nest has two loops, a partition with one loop runs it as a tile loop: one iteration per
+/// tile transition of the partitions with a K loop (an epilogue partition).
 struct Part {
   std::string name;
   mlir::Block *block = nullptr;
   std::vector<std::pair<mlir::Value, mlir::Value>> seeds; ///< block argument <- warp_specialize operand
   int depth = 0;
   mlir::Operation *l1 = nullptr, *l2 = nullptr;
+  std::optional<LoopView> v1, v2; ///< their counted views (Loops.h): bounds, body, induction variable, carried values
+  /// The scf.if ops between the tile loop's body and the K loop, outermost first, and whether the K loop lies in
+  /// the then branch (true) or the else branch: a guarded K loop (`if k_tiles > 0: for k in ...`, a tile-validity
+  /// test). The K loop runs in a tile only when the guards hold (Transition.cpp, execPre / execPost).
+  std::vector<std::pair<mlir::Operation *, bool>> guards;
   /// The innermost loop's lower bound when it is a constant above another partition's (same constant step): a
   /// peeled first iteration, e.g. `for k in range(1, n)` against a producer's `range(0, n)`. The lock-step
   /// encoding runs this loop from `alignedLb` instead, the iterations below the real bound doing nothing, so
