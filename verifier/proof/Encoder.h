@@ -90,10 +90,14 @@ public:
   /// The tile body's code before the K loop under `guard`: the ops before it in the tile loop's body and, down the
   /// chain of scf.if around it (Part::guards), in each branch that holds it. Returns the guards' conjunction: the
   /// K loop runs in this tile only when it holds. Throws Unsupported when a guard's condition is not followed.
-  z3::expr execPre(const Part &p, Env &env, const z3::expr &guard, std::vector<Event> *events, int part);
+  /// `pinned`: the conditions to take instead of evaluating them (the tile's, PState::conds); `conds` receives the
+  /// conditions taken.
+  z3::expr execPre(const Part &p, Env &env, const z3::expr &guard, std::vector<Event> *events, int part,
+                   const std::vector<z3::expr> *pinned, std::vector<z3::expr> &conds);
   /// The tile body's code after the K loop under `guard` (its results bound in `env`): the rest of each branch
   /// that holds it, the other branches under their negated conditions, the scf.if results, the rest of the body.
-  void execPost(const Part &p, Env &env, const z3::expr &guard, std::vector<Event> *events, int part);
+  void execPost(const Part &p, Env &env, const z3::expr &guard, std::vector<Event> *events, int part,
+                const std::vector<z3::expr> &conds);
   /// Binds `loop`'s body arguments: the carried values, then the induction variable to `iv`.
   void bindBody(Env &env, const LoopView &loop, const z3::expr &iv, const std::vector<Val> &carried);
   State mergeState(const z3::expr &cond, const State &a, const State &b);

@@ -113,6 +113,10 @@ struct PState {
   /// The partition has left its loop nest and run the code after it (once): partitions whose loops iterate a
   /// different number of times than the others' leave at different steps, and the kernel ends when all have.
   std::optional<z3::expr> exited;
+  /// The conditions of the K loop's guards (Part::guards) and its bound, as the tile's start evaluated them: an
+  /// scf.for takes its bounds once, and a guard's value must not change within the tile (a re-evaluation of a
+  /// quotient of symbols is a fresh abstraction each time, Symbols::nonlinear).
+  std::vector<z3::expr> conds;
   std::vector<Val> outer, inner;
 };
 

@@ -39,6 +39,8 @@ State Encoder::freshState(const std::string &tag) {
       ps.first = fresh(tag + p.name + "first", true);
       ps.ub = fresh(tag + p.name + "ub");
       ps.exited = fresh(tag + p.name + "exited", true);
+      for (size_t d = 0; d < p.guards.size(); ++d)
+        ps.conds.push_back(fresh(tag + p.name + "guard", true));
     }
     if (p.depth == 1) {
       ps.k = fresh(tag + p.name + "k");
@@ -71,6 +73,8 @@ State Encoder::mergeState(const z3::expr &cond, const State &a, const State &b) 
       ps.ub = z3::ite(cond, *x.ub, *y.ub);
     if (x.exited)
       ps.exited = z3::ite(cond, *x.exited, *y.exited);
+    for (size_t d = 0; d < x.conds.size(); ++d)
+      ps.conds.push_back(z3::ite(cond, x.conds[d], y.conds[d]));
     for (size_t j = 0; j < x.outer.size(); ++j)
       ps.outer.push_back(mergeVal(cond, x.outer[j], y.outer[j]));
     for (size_t j = 0; j < x.inner.size(); ++j)
@@ -86,28 +90,30 @@ void Encoder::bindBody(Env &env, const LoopView &loop, const z3::expr &iv, const
   env[loop.iv] = {Val::Int, iv, -1}; // after the carried values: an scf.while's induction variable is one of them
 }
 
-z3::expr Encoder::execPre(const Part &p, Env &env, const z3::expr &guard, std::vector<Event> *events, int part) {
+z3::expr Encoder::execPre(const Part &p, Env &env, const z3::expr &guard, std::vector<Event> *events, int part,
+                          const std::vector<z3::expr> *pinned, std::vector<z3::expr> &conds) {
   Block *blk = p.v1->body;
   z3::expr enabled = c.bool_val(true);
+  conds.clear();
   for (auto [ifOp, thenSide] : p.guards) {
     execOps(opsBefore(*blk, ifOp), env, guard && enabled, events, part);
     Val cond = get(env, ifOp->getOperand(0));
     if (cond.k != Val::Bool)
       throw Unsupported{p.name + ": the condition of the scf.if around the K loop is not followed"};
-    enabled = enabled && (thenSide ? *cond.e : !*cond.e);
+    conds.push_back(pinned ? (*pinned)[conds.size()] : *cond.e);
+    enabled = enabled && (thenSide ? conds.back() : !conds.back());
     blk = &ifOp->getRegion(thenSide ? 0 : 1).front();
   }
   execOps(opsBefore(*blk, p.l2), env, guard && enabled, events, part);
   return enabled;
 }
 
-void Encoder::execPost(const Part &p, Env &env, const z3::expr &guard, std::vector<Event> *events, int part) {
-  // The guards' conditions (already in env: execPre ran on it) and their prefix conjunctions.
-  std::vector<z3::expr> conds, upTo = {c.bool_val(true)};
-  for (auto [ifOp, thenSide] : p.guards) {
-    conds.push_back(*get(env, ifOp->getOperand(0)).e);
-    upTo.push_back(upTo.back() && (thenSide ? conds.back() : !conds.back()));
-  }
+void Encoder::execPost(const Part &p, Env &env, const z3::expr &guard, std::vector<Event> *events, int part,
+                       const std::vector<z3::expr> &conds) {
+  // The guards' prefix conjunctions.
+  std::vector<z3::expr> upTo = {c.bool_val(true)};
+  for (size_t d = 0; d < p.guards.size(); ++d)
+    upTo.push_back(upTo.back() && (p.guards[d].second ? conds[d] : !conds[d]));
   Operation *inner = p.l2;
   for (size_t d = p.guards.size(); d-- > 0;) {
     auto [ifOp, thenSide] = p.guards[d];
@@ -167,7 +173,7 @@ State Encoder::initial(std::vector<Violation> &viol) {
       ps.outer = init;
       z3::expr enter = *lb.e < *ub.e;
       bindBody(env, v1, *lb.e, init);
-      execPre(p, env, enter, &events, i);
+      execPre(p, env, enter, &events, i, nullptr, ps.conds);
       Val lb2 = get(env, p.v2->lb);
       if (lb2.k != Val::Int)
         throw Unsupported{p.name + ": K loop lower bound not followed"};
@@ -216,6 +222,8 @@ struct Encoder::StepAcc {
   std::vector<z3::expr> innerConts, tileConts, offsets; // offsets: iterations done, per level
   std::optional<z3::expr> tileEnd;  // the first partition with a K loop ends its tile in this step
   std::vector<z3::expr> tileOffsets; // tile-only partitions: tiles done and the step, per partition
+  std::vector<z3::expr> enables;     // partitions with a guarded K loop: the guards hold in this tile
+  std::vector<z3::expr> tripEnds;    // and the K loop's (pinned) bound from its aligned start
 };
 
 void Encoder::stepTileOnly(size_t i, const State &s, State &out, const z3::expr &active, StepAcc &acc,
@@ -327,20 +335,28 @@ void Encoder::stepPartition(size_t i, const State &s, State &out, const z3::expr
     z3::expr inTile = !*ps.exited && *ps.t < *ub1.e;
     const LoopView &v2 = *p.v2;
     bindBody(env, v1, *ps.t, ps.outer);
-    z3::expr enabled = execPre(p, env, c.bool_val(true), nullptr, i); // the K loop's guards in this tile
+    std::vector<z3::expr> conds;
+    z3::expr enabled = execPre(p, env, c.bool_val(true), nullptr, i, &ps.conds, conds); // the tile's guards
     Val ub2 = get(env, v2.ub), st2 = get(env, v2.step);
     if (ub2.k != Val::Int || st2.k != Val::Int)
       throw Unsupported{p.name + ": K loop bounds not followed"};
-    z3::expr cont = inTile && enabled && *ps.k < *ub2.e;
+    // A guarded K loop takes its bound at the tile's start (PState::conds); others re-evaluate it (the
+    // loop-alignment lemma below says they agree).
+    z3::expr cont = inTile && enabled && *ps.k < (p.guards.empty() ? *ub2.e : *ps.ub);
     innerConts.push_back(cont);
     tileConts.push_back(inTile);
     Val lb2 = get(env, v2.lb);
+    if (!p.guards.empty()) {
+      acc.enables.push_back(inTile && enabled);
+      acc.tripEnds.push_back(*ps.ub - (p.alignedLb ? c.int_val(*p.alignedLb) : lb2.k == Val::Int ? *lb2.e : *ps.ub));
+    }
     offsets.push_back(*ps.t - *lb1.e);
     offsets.push_back(*st1.e);
     offsets.push_back(p.alignedLb ? *ps.k - c.int_val(*p.alignedLb) : lb2.k == Val::Int ? *ps.k - *lb2.e : fresh("off"));
     z3::expr real = p.realLb ? *ps.k >= c.int_val(*p.realLb) : c.bool_val(true); // see depth 1
     offsets.push_back(*st2.e);
-    viol.push_back({LemmaAlign, -1, active && inTile && *ps.ub != *ub2.e, nullptr, (int)i});
+    if (p.guards.empty())
+      viol.push_back({LemmaAlign, -1, active && inTile && *ps.ub != *ub2.e, nullptr, (int)i});
     bindBody(env, v2, *ps.k, ps.inner);
     execOps(opsBefore(*v2.body, nullptr), env, active && cont && real, &events, i);
     std::vector<Val> y2 = yieldsOf(v2);
@@ -351,7 +367,7 @@ void Encoder::stepPartition(size_t i, const State &s, State &out, const z3::expr
       env[p.l2->getResult(a)] = ps.inner[a];
     if (!acc.tileEnd)
       acc.tileEnd = tileEnd;
-    execPost(p, env, tileEnd, &events, i);
+    execPost(p, env, tileEnd, &events, i, ps.conds);
     std::vector<Val> y1 = yieldsOf(v1);
     fixKinds(y1, ps.outer);
     z3::expr t2 = *ps.t + *st1.e;
@@ -359,7 +375,10 @@ void Encoder::stepPartition(size_t i, const State &s, State &out, const z3::expr
     Env env2 = baseEnv(i);
     execOps(opsBefore(b, p.l1), env2, c.bool_val(true), nullptr, i);
     bindBody(env2, v1, t2, y1);
-    execPre(p, env2, tileEnd && nextIn, &events, i);
+    std::vector<z3::expr> nextConds;
+    execPre(p, env2, tileEnd && nextIn, &events, i, nullptr, nextConds);
+    for (size_t d = 0; d < nextConds.size(); ++d)
+      ns.conds[d] = z3::ite(tileEnd, nextConds[d], ps.conds[d]);
     Val lb2n = get(env2, v2.lb);
     Val ub2n = get(env2, v2.ub);
     std::vector<Val> init2;
@@ -410,6 +429,9 @@ State Encoder::step(const State &s, std::vector<Violation> &viol) {
   size_t per = maxDepth == 2 ? 4 : 2;
   for (size_t a = per; a < offsets.size(); ++a)
     aligned = aligned && offsets[a] == offsets[a % per];
+  for (size_t a = 1; a < acc.enables.size(); ++a) // guarded K loops: run in the same tiles, as many iterations
+    aligned = aligned && acc.enables[a] == acc.enables[0] &&
+              (!acc.enables[0] || acc.tripEnds[a] == acc.tripEnds[0]);
   for (size_t a = 0; a < acc.tileOffsets.size(); ++a) // tile-only partitions: their tiles, those of the others
     aligned = aligned && acc.tileOffsets[a] == offsets[a % 2];
   viol.push_back({LemmaAlign, -1, active && !aligned, nullptr, -1});
