@@ -105,8 +105,10 @@ public:
   // ---- properties (Properties.cpp) -------------------------------------------------------------
   /// The events of one step on the ghost state, appending the properties' violation conditions.
   void apply(Ghost &g, const std::vector<Event> &events, std::vector<Violation> &viol);
-  /// phase-balance and tx-balance at the kernel's end (when `when` holds).
-  void checkEnd(const Ghost &g, const z3::expr &when, std::vector<Violation> &viol);
+  /// phase-balance and tx-balance at the kernel's end (when `when` holds); `only` >= 0: of that group only.
+  void checkEnd(const Ghost &g, const z3::expr &when, std::vector<Violation> &viol, int only = -1);
+  /// A fresh instance of local barrier `e.group` (Event::Alloc): the previous one balanced, its ghost restarted.
+  void restart(Ghost &g, const Event &e, std::vector<Violation> &viol);
   /// The tx-per-step lemma at a step boundary (when `when` holds).
   void checkBoundary(const State &s, const z3::expr &when, std::vector<Violation> &viol);
 

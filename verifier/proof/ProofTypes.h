@@ -54,6 +54,9 @@ struct Group {
   /// A staged data buffer (`ttg.local_alloc` of S x ... non-i64 elements), not a barrier: the subject of
   /// stage-ownership (written by TMA through `fill`, read by wgmma / tcgen05 MMA / local_load).
   bool data = false;
+  /// A barrier allocated inside a partition or a loop body: every execution of its `ttg.local_alloc` makes a fresh
+  /// barrier (an Alloc event): the previous one's phases must be balanced then, and its ghost state restarts.
+  bool local = false;
   std::set<int> fill;      ///< data: barrier groups its TMA writes complete on
   std::set<int> readers;   ///< data: partitions that read it
   std::set<int> arrivers;  ///< barrier: partitions that arrive on it (plain or tcgen05 commit)
@@ -89,7 +92,8 @@ struct Event {
   /// Write: a generic-proxy write of a data buffer; Fence: fence.proxy.async (group -1);
   /// Dot: a wgmma group committed (group -1; its operand reads follow as Read events with `wgmma`);
   /// DotWait: warp_group_dot_wait {pendings = amount} (group -1).
-  enum K { Wait, Arrive, Expect, Tma, Read, Write, Fence, Dot, DotWait } k;
+  /// Alloc: a fresh instance of a local barrier (Group::local) allocated here.
+  enum K { Wait, Arrive, Expect, Tma, Read, Write, Fence, Dot, DotWait, Alloc } k;
   int group;
   z3::expr idx, guard, parity;
   int64_t amount; ///< arrive count or bytes

@@ -115,25 +115,33 @@ Protocol extractProtocol(ModuleOp module) {
       parts.push_back(p);
     }
   }
+  auto addBarrier = [&](Operation &op, bool local) {
+    if (op.getName().getStringRef() != "ttg.local_alloc" || op.getNumResults() != 1 || groupOfAlloc.count(&op))
+      return;
+    auto t = dyn_cast<ir::MemDescType>(op.getResult(0).getType());
+    if (!t || !t.getElementType().isInteger(64))
+      return;
+    Group g;
+    g.local = local;
+    g.name = ir::variableName(op.getLoc()).value_or("barrier" + std::to_string(groups.size()));
+    g.loc = ir::pythonLocation(op.getLoc());
+    // N barriers: Gluon's memdesc<N x 1 x i64>, TLX's alloc_barriers memdesc<N x i64> (one barrier:
+    // memdesc<1 x i64> in both); memdesc_index selects one of the N.
+    g.slots = t.getAllocShape().empty() ? 1 : static_cast<int>(t.getAllocShape().front());
+    if (g.slots < 1 || g.slots > 64)
+      throw Unsupported{"barrier array '" + g.name + "' has " + std::to_string(g.slots) + " slots"};
+    g.count.assign(g.slots, 1);
+    for (const Group &other : groups)
+      if (other.name == g.name)
+        g.name += "#" + std::to_string(groups.size());
+    groupOfAlloc[&op] = static_cast<int>(groups.size());
+    groups.push_back(g);
+  };
   for (Operation &op : body)
-    if (op.getName().getStringRef() == "ttg.local_alloc" && op.getNumResults() == 1)
-      if (auto t = dyn_cast<ir::MemDescType>(op.getResult(0).getType()))
-        if (t.getElementType().isInteger(64)) {
-          Group g;
-          g.name = ir::variableName(op.getLoc()).value_or("barrier" + std::to_string(groups.size()));
-          g.loc = ir::pythonLocation(op.getLoc());
-          // N barriers: Gluon's memdesc<N x 1 x i64>, TLX's alloc_barriers memdesc<N x i64> (one barrier:
-          // memdesc<1 x i64> in both); memdesc_index selects one of the N.
-          g.slots = t.getAllocShape().empty() ? 1 : static_cast<int>(t.getAllocShape().front());
-          if (g.slots < 1 || g.slots > 64)
-            throw Unsupported{"barrier array '" + g.name + "' has " + std::to_string(g.slots) + " slots"};
-          g.count.assign(g.slots, 1);
-          for (const Group &other : groups)
-            if (other.name == g.name)
-              g.name += "#" + std::to_string(groups.size());
-          groupOfAlloc[&op] = static_cast<int>(groups.size());
-          groups.push_back(g);
-        }
+    addBarrier(op, false);
+  // Barriers allocated inside a partition or a loop body (a synchronous tcgen05 MMA's completion barrier): each
+  // execution of the allocation is a fresh barrier (Group::local).
+  func->walk([&](Operation *op) { addBarrier(*op, op->getBlock() != &body); });
   // Data buffers anywhere in the kernel (a partition's epilogue buffer too): staged (S x ...) or single.
   func->walk([&](Operation *opp) {
     Operation &op = *opp;
