@@ -221,6 +221,7 @@ struct Encoder::StepAcc {
   std::vector<z3::expr> exits;
   std::vector<z3::expr> innerConts, tileConts, offsets; // offsets: iterations done, per level
   std::optional<z3::expr> tileEnd;  // the first partition with a K loop ends its tile in this step
+  std::optional<z3::expr> anchorOut; // or has no tile left (left its loops: a tile-only partition then runs on)
   std::vector<z3::expr> tileOffsets; // tile-only partitions: tiles done and the step, per partition
   std::vector<z3::expr> enables;     // partitions with a guarded K loop: the guards hold in this tile
   std::vector<z3::expr> tripEnds;    // and the K loop's (pinned) bound from its aligned start
@@ -238,7 +239,9 @@ void Encoder::stepTileOnly(size_t i, const State &s, State &out, const z3::expr 
   if (lb1.k != Val::Int || ub1.k != Val::Int || st1.k != Val::Int)
     throw Unsupported{p.name + ": loop bounds not followed"};
   z3::expr inTile = !*ps.exited && *ps.k < *ub1.e;
-  z3::expr fire = *acc.tileEnd && inTile; // tileEnd holds only while the kernel is active
+  // One iteration per tile transition of the anchor (tileEnd holds only while the kernel is active), and one per
+  // step once the anchor has no tile left: a partition with more tiles than the anchor still runs all of them.
+  z3::expr fire = (*acc.tileEnd || *acc.anchorOut) && inTile;
   acc.tileConts.push_back(inTile);
   acc.tileOffsets.push_back(*ps.k - *lb1.e);
   acc.tileOffsets.push_back(*st1.e);
@@ -365,8 +368,10 @@ void Encoder::stepPartition(size_t i, const State &s, State &out, const z3::expr
     z3::expr tileEnd = active && inTile && !cont;
     for (size_t a = 0; a < ps.inner.size(); ++a)
       env[p.l2->getResult(a)] = ps.inner[a];
-    if (!acc.tileEnd)
+    if (!acc.tileEnd) {
       acc.tileEnd = tileEnd;
+      acc.anchorOut = active && !inTile;
+    }
     execPost(p, env, tileEnd, &events, i, ps.conds);
     std::vector<Val> y1 = yieldsOf(v1);
     fixKinds(y1, ps.outer);
