@@ -188,10 +188,10 @@ RECIPES: dict[str, Recipe] = {
                                      NUM_CTAS=1)}, ["cuda:100"]),
     "blackwell_fa_ws_pipelined": Recipe(
         "blackwell_fa_ws_pipelined.py", "attention", attention_causal, ATTN, "_attn_fwd_ws",
-        {"bm256_kv3": dict(BLOCK_M=256, NUM_BUFFERS_KV=3)}, ["cuda:100"]),
+        {"bm256_kv3": dict(BLOCK_M=256, NUM_BUFFERS_KV=3)}, ["cuda:100"], preconditions=ATTN_PRE),
     "blackwell_fa_ws_persistent": Recipe(
         "blackwell_fa_ws_persistent.py", "attention", attention_causal, ATTN, "_attn_fwd_ws",
-        {"bm256_kv3": dict(BLOCK_M=256, NUM_BUFFERS_KV=3)}, ["cuda:100"]),
+        {"bm256_kv3": dict(BLOCK_M=256, NUM_BUFFERS_KV=3)}, ["cuda:100"], preconditions=ATTN_PRE),
     "blackwell_fa_ws_pipelined_persistent": Recipe(
         "blackwell_fa_ws_pipelined_persistent.py", "attention", attention_causal, ATTN, "_attn_fwd_ws",
         {"kv3": dict(NUM_BUFFERS_KV=3, GROUP_SIZE_N=1, RESCALE_OPT=False, USE_WHERE=False, USE_WARP_BARRIER=False),

@@ -74,3 +74,81 @@ TEST_CASE("proof extraction: sequential loops and a module without a kernel are 
     CHECK(u.why == "the module holds no tt.func kernel with a body");
   }
 }
+
+namespace {
+/// A kernel whose tile loop is an scf.while (`counted`: `while t < n: ...; t += 4`; otherwise its step is read
+/// from the carried value itself, `t += t`) and whose K loop sits in `if n > 0`.
+std::string whileKernel(bool counted) {
+  std::string step = counted ? "%c4" : "%t";
+  return R"(#loc = loc(unknown)
+module attributes {"ttg.num-warps" = 4 : i32, ttg.target = "cuda:90"} {
+  tt.func public @k(%n: i32 loc("n"(#loc))) attributes {noinline = false} {
+    %c0 = arith.constant 0 : i32 loc(#loc)
+    %c1 = arith.constant 1 : i32 loc(#loc)
+    %c4 = arith.constant 4 : i32 loc(#loc)
+    %r:2 = scf.while (%t = %c1, %cnt = %c0) : (i32, i32) -> (i32, i32) {
+      %lt = arith.cmpi slt, %t, %n : i32 loc(#loc)
+      scf.condition(%lt) %t, %cnt : i32, i32 loc(#loc)
+    } do {
+    ^bb0(%t: i32 loc(#loc), %cnt: i32 loc(#loc)):
+      %has = arith.cmpi sgt, %n, %c0 : i32 loc(#loc)
+      %o = scf.if %has -> (i32) {
+        %c = scf.for %k = %c0 to %n step %c1 iter_args(%ci = %cnt) -> (i32) : i32 {
+          %cn = arith.addi %ci, %c1 : i32 loc(#loc)
+          scf.yield %cn : i32 loc(#loc)
+        } loc(#loc)
+        scf.yield %c : i32 loc(#loc)
+      } else {
+        scf.yield %cnt : i32 loc(#loc)
+      } loc(#loc)
+      %tn = arith.addi %t, )" + step + R"( : i32 loc(#loc)
+      scf.yield %tn, %o : i32, i32 loc(#loc)
+    } loc(#loc)
+    tt.return loc(#loc)
+  } loc(#loc)
+} loc(#loc)
+)";
+}
+} // namespace
+
+TEST_CASE("proof extraction: a counted scf.while tile loop around a K loop in an scf.if") {
+  prooftest::Kernel k(whileKernel(true));
+  REQUIRE_MESSAGE(k.module, k.diagnostics);
+  Protocol p = extractProtocol(*k.module);
+  REQUIRE(p.parts.size() == 1);
+  const Part &d = p.parts[0];
+  CHECK(d.depth == 2);
+  CHECK(d.l1 == k.find("scf.while"));
+  CHECK(d.l2 == k.find("scf.for"));
+  REQUIRE(d.guards.size() == 1);
+  CHECK(d.guards[0].first == k.find("scf.if"));
+  CHECK(d.guards[0].second); // the K loop is in the then branch
+  // The while's view: iv = the after block's argument 0, lb its init (1), ub = n, step = 4, both carried values.
+  REQUIRE(d.v1);
+  mlir::Block &after = d.l1->getRegion(1).front();
+  CHECK(d.v1->body == &after);
+  CHECK(d.v1->iv == after.getArgument(0));
+  CHECK(d.v1->lb == d.l1->getOperand(0));
+  CHECK(d.v1->ub == k.find("tt.func")->getRegion(0).front().getArgument(0));
+  CHECK(d.v1->step.getDefiningOp() == k.find("arith.constant")->getNextNode()->getNextNode());
+  CHECK(d.v1->carried.size() == 2);
+  CHECK(d.v1->yields().size() == 2);
+  // The for's view: iv = argument 0, one carried value after it.
+  REQUIRE(d.v2);
+  CHECK(d.v2->iv == d.l2->getRegion(0).front().getArgument(0));
+  CHECK(d.v2->carried.size() == 1);
+}
+
+TEST_CASE("proof extraction: an scf.while that does not count is not analyzed") {
+  prooftest::Kernel k(whileKernel(false));
+  REQUIRE_MESSAGE(k.module, k.diagnostics);
+  std::string why;
+  CHECK_FALSE(loopView(k.find("scf.while"), &why));
+  CHECK(why.find("an scf.while that is not counted") == 0);
+  try {
+    extractProtocol(*k.module);
+    FAIL("expected Unsupported");
+  } catch (const Unsupported &u) {
+    CHECK(u.why.find("default: an scf.while that is not counted") == 0);
+  }
+}

@@ -228,7 +228,7 @@ bool Driver::collectProperties() {
   if (props.empty()) {
     bool anyBarrier = std::any_of(groups.begin(), groups.end(), [](const Group &g) { return !g.data; });
     report.notes.push_back(!anyBarrier
-                               ? "no mbarrier protocol: the kernel allocates no mbarrier, nothing to prove"
+                               ? kNoMbarrierNote
                                : "no mbarrier protocol: no barrier is waited on, arrived at or filled by TMA in "
                                  "the encoded code, nothing to prove");
     report.seconds = budget.totalSeconds();
@@ -308,6 +308,8 @@ bool Driver::clusterPeersAgree() {
         add(w.first, n.first, i.first);
         add(w.ub, n.ub, i.ub);
         add(w.exited, n.exited, i.exited);
+        for (size_t d = 0; d < w.conds.size(); ++d)
+          add(w.conds[d], n.conds[d], i.conds[d]);
         for (size_t a = 0; a < w.outer.size(); ++a)
           add(w.outer[a].e, a < n.outer.size() ? n.outer[a].e : std::nullopt,
               a < i.outer.size() ? i.outer[a].e : std::nullopt);
@@ -427,6 +429,21 @@ void Driver::runBmc() {
           }
         } else if (!structural) {
           structural = true;
+          if (getenv("TLXSIM_PROOF_DEBUG")) {
+            llvm::errs() << "base case: lemma " << kindName(v.kind) << " fails at step " << d << " (partition "
+                         << v.part << "):";
+            for (auto &[pn, pe] : params)
+              llvm::errs() << " " << pn << "=" << m.eval(pe, true).to_string();
+            for (size_t j = 0; j <= d && j < states.size(); ++j)
+              for (size_t q = 0; q < parts.size(); ++q) {
+                const PState &ps = states[j].parts[q];
+                llvm::errs() << "\n  step " << j << " " << parts[q].name;
+                for (auto [n, e] : {std::pair{"t", &ps.t}, {"k", &ps.k}, {"ub", &ps.ub}, {"exited", &ps.exited}})
+                  if (*e)
+                    llvm::errs() << " " << n << "=" << m.eval(**e, true).to_string();
+              }
+            llvm::errs() << "\n";
+          }
           report.notes.push_back(std::string("lemma '") + kindName(v.kind) + "' fails at lock-step step " +
                                  std::to_string(d) +
                                  (v.group >= 0 ? " on " + groups[v.group].name : std::string()) +

@@ -85,13 +85,30 @@ public:
   Ghost freshGhost(const std::string &tag);
   Ghost initGhost();
   Val mergeVal(const z3::expr &cond, const Val &a, const Val &b);
+  /// Binds the results of scf.if `op` to its branches' yields merged on `cnd` (fresh where they differ in kind).
+  void bindIfResults(mlir::Operation &op, Env &env, const z3::expr &cnd);
+  /// The tile body's code before the K loop under `guard`: the ops before it in the tile loop's body and, down the
+  /// chain of scf.if around it (Part::guards), in each branch that holds it. Returns the guards' conjunction: the
+  /// K loop runs in this tile only when it holds. Throws Unsupported when a guard's condition is not followed.
+  /// `pinned`: the conditions to take instead of evaluating them (the tile's, PState::conds); `conds` receives the
+  /// conditions taken.
+  z3::expr execPre(const Part &p, Env &env, const z3::expr &guard, std::vector<Event> *events, int part,
+                   const std::vector<z3::expr> *pinned, std::vector<z3::expr> &conds);
+  /// The tile body's code after the K loop under `guard` (its results bound in `env`): the rest of each branch
+  /// that holds it, the other branches under their negated conditions, the scf.if results, the rest of the body.
+  void execPost(const Part &p, Env &env, const z3::expr &guard, std::vector<Event> *events, int part,
+                const std::vector<z3::expr> &conds);
+  /// Binds `loop`'s body arguments: the carried values, then the induction variable to `iv`.
+  void bindBody(Env &env, const LoopView &loop, const z3::expr &iv, const std::vector<Val> &carried);
   State mergeState(const z3::expr &cond, const State &a, const State &b);
 
   // ---- properties (Properties.cpp) -------------------------------------------------------------
   /// The events of one step on the ghost state, appending the properties' violation conditions.
   void apply(Ghost &g, const std::vector<Event> &events, std::vector<Violation> &viol);
-  /// phase-balance and tx-balance at the kernel's end (when `when` holds).
-  void checkEnd(const Ghost &g, const z3::expr &when, std::vector<Violation> &viol);
+  /// phase-balance and tx-balance at the kernel's end (when `when` holds); `only` >= 0: of that group only.
+  void checkEnd(const Ghost &g, const z3::expr &when, std::vector<Violation> &viol, int only = -1);
+  /// A fresh instance of local barrier `e.group` (Event::Alloc): the previous one balanced, its ghost restarted.
+  void restart(Ghost &g, const Event &e, std::vector<Violation> &viol);
   /// The tx-per-step lemma at a step boundary (when `when` holds).
   void checkBoundary(const State &s, const z3::expr &when, std::vector<Violation> &viol);
 
@@ -112,6 +129,9 @@ private:
   /// Applies one barrier event's slot accounting (phase balance, parity, tx-count, slot range).
   void applySlots(Ghost &g, const Event &e, std::vector<Violation> &viol);
   struct StepAcc;
+  /// A one-loop partition in a kernel with K loops: one iteration of its loop per tile transition (Part).
+  void stepTileOnly(size_t i, const State &s, State &out, const z3::expr &active, StepAcc &acc,
+                    std::vector<Violation> &viol);
   void stepPartition(size_t i, const State &s, State &out, const z3::expr &active, StepAcc &acc,
                      std::vector<Violation> &viol);
 };

@@ -30,6 +30,10 @@ void Encoder::execMemory(OpCtx &x) {
     auto it = groupOfAlloc.find(&op);
     if (it != groupOfAlloc.end())
       env[op.getResult(0)] = {groups[it->second].data ? Val::Buf : Val::Bar, c.int_val(0), it->second};
+    if (events && it != groupOfAlloc.end() && groups[it->second].local) {
+      groups[it->second].users.insert(part);
+      events->push_back({Event::Alloc, it->second, c.int_val(0), guard, c.int_val(0), 0, &op, part});
+    }
     if (events && it != groupOfAlloc.end() && groups[it->second].data && op.getNumOperands() > 0) {
       // Initialized from registers: a generic-proxy write.
       groups[it->second].genericWriters.insert(part);

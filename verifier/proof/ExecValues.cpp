@@ -180,17 +180,23 @@ void Encoder::execIf(OpCtx &x) {
       execOps(opsAfter(*thenB, nullptr), env, guard && cnd, events, part);
     if (elseB)
       execOps(opsAfter(*elseB, nullptr), env, guard && !cnd, events, part);
-    for (unsigned i = 0; i < op.getNumResults(); ++i) {
-      Val t = thenB ? get(env, thenB->getTerminator()->getOperand(i)) : Val{};
-      Val f = elseB && elseB->mightHaveTerminator() ? get(env, elseB->getTerminator()->getOperand(i)) : Val{};
-      if (t.k == f.k && (t.k == Val::Int || t.k == Val::Bool))
-        env[op.getResult(i)] = {t.k, z3::ite(cnd, *t.e, *f.e), -1};
-      else if ((t.k == Val::Bar || t.k == Val::Buf) && f.k == t.k && t.group == f.group)
-        env[op.getResult(i)] = {t.k, z3::ite(cnd, *t.e, *f.e), t.group};
-      else
-        env[op.getResult(i)] = typedFresh(op.getResult(i).getType(), "if");
-    }
+    bindIfResults(op, env, cnd);
     return;
+  }
+}
+
+void Encoder::bindIfResults(Operation &op, Env &env, const z3::expr &cnd) {
+  Block *thenB = op.getRegion(0).empty() ? nullptr : &op.getRegion(0).front();
+  Block *elseB = op.getRegion(1).empty() ? nullptr : &op.getRegion(1).front();
+  for (unsigned i = 0; i < op.getNumResults(); ++i) {
+    Val t = thenB ? get(env, thenB->getTerminator()->getOperand(i)) : Val{};
+    Val f = elseB && elseB->mightHaveTerminator() ? get(env, elseB->getTerminator()->getOperand(i)) : Val{};
+    if (t.k == f.k && (t.k == Val::Int || t.k == Val::Bool))
+      env[op.getResult(i)] = {t.k, z3::ite(cnd, *t.e, *f.e), -1};
+    else if ((t.k == Val::Bar || t.k == Val::Buf) && f.k == t.k && t.group == f.group)
+      env[op.getResult(i)] = {t.k, z3::ite(cnd, *t.e, *f.e), t.group};
+    else
+      env[op.getResult(i)] = typedFresh(op.getResult(i).getType(), "if");
   }
 }
 

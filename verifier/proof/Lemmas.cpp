@@ -47,7 +47,7 @@ std::optional<TableChoice> chooseTableKey(const std::vector<std::vector<Obs>> &o
 //    every other lemma (bounded model checking for the base case, induction for the step).
 void Driver::learnLemmas() {
   for (size_t i = 0; i < parts.size(); ++i)
-    if (parts[i].depth > 0 && anchor < 0)
+    if (parts[i].depth == maxDepth && maxDepth > 0 && anchor < 0) // a partition with the K loop, if any has one
       anchor = static_cast<int>(i);
   R = maxSlots + 1;
   if (anchor >= 0 && windowOk) {

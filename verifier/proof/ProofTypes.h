@@ -4,6 +4,7 @@
 #pragma once
 
 #include "ir/Location.h"
+#include "verifier/proof/Loops.h"
 
 #include "mlir/IR/Block.h"
 #include "mlir/IR/Operation.h"
@@ -53,6 +54,9 @@ struct Group {
   /// A staged data buffer (`ttg.local_alloc` of S x ... non-i64 elements), not a barrier: the subject of
   /// stage-ownership (written by TMA through `fill`, read by wgmma / tcgen05 MMA / local_load).
   bool data = false;
+  /// A barrier allocated inside a partition or a loop body: every execution of its `ttg.local_alloc` makes a fresh
+  /// barrier (an Alloc event): the previous one's phases must be balanced then, and its ghost state restarts.
+  bool local = false;
   std::set<int> fill;      ///< data: barrier groups its TMA writes complete on
   std::set<int> readers;   ///< data: partitions that read it
   std::set<int> arrivers;  ///< barrier: partitions that arrive on it (plain or tcgen05 commit)
@@ -61,13 +65,20 @@ struct Group {
   std::set<int> wgmmaReaders;   ///< data: partitions whose wgmma (warp_group_dot) reads it
 };
 
-/// One partition: its block and loop nest (pre; for L1 { pre1; for L2 { body }; post1 }; post).
+/// One partition: its block and loop nest (pre; for L1 { pre1; [if c {] for L2 { body } [}]; post1 }; post). In a
+/// kernel whose deepest nest has two loops, a partition with one loop runs it as a tile loop: one iteration per
+/// tile transition of the partitions with a K loop (an epilogue partition).
 struct Part {
   std::string name;
   mlir::Block *block = nullptr;
   std::vector<std::pair<mlir::Value, mlir::Value>> seeds; ///< block argument <- warp_specialize operand
   int depth = 0;
   mlir::Operation *l1 = nullptr, *l2 = nullptr;
+  std::optional<LoopView> v1, v2; ///< their counted views (Loops.h): bounds, body, induction variable, carried values
+  /// The scf.if ops between the tile loop's body and the K loop, outermost first, and whether the K loop lies in
+  /// the then branch (true) or the else branch: a guarded K loop (`if k_tiles > 0: for k in ...`, a tile-validity
+  /// test). The K loop runs in a tile only when the guards hold (Transition.cpp, execPre / execPost).
+  std::vector<std::pair<mlir::Operation *, bool>> guards;
   /// The innermost loop's lower bound when it is a constant above another partition's (same constant step): a
   /// peeled first iteration, e.g. `for k in range(1, n)` against a producer's `range(0, n)`. The lock-step
   /// encoding runs this loop from `alignedLb` instead, the iterations below the real bound doing nothing, so
@@ -81,7 +92,8 @@ struct Event {
   /// Write: a generic-proxy write of a data buffer; Fence: fence.proxy.async (group -1);
   /// Dot: a wgmma group committed (group -1; its operand reads follow as Read events with `wgmma`);
   /// DotWait: warp_group_dot_wait {pendings = amount} (group -1).
-  enum K { Wait, Arrive, Expect, Tma, Read, Write, Fence, Dot, DotWait } k;
+  /// Alloc: a fresh instance of a local barrier (Group::local) allocated here.
+  enum K { Wait, Arrive, Expect, Tma, Read, Write, Fence, Dot, DotWait, Alloc } k;
   int group;
   z3::expr idx, guard, parity;
   int64_t amount; ///< arrive count or bytes
@@ -105,6 +117,10 @@ struct PState {
   /// The partition has left its loop nest and run the code after it (once): partitions whose loops iterate a
   /// different number of times than the others' leave at different steps, and the kernel ends when all have.
   std::optional<z3::expr> exited;
+  /// The conditions of the K loop's guards (Part::guards) and its bound, as the tile's start evaluated them: an
+  /// scf.for takes its bounds once, and a guard's value must not change within the tile (a re-evaluation of a
+  /// quotient of symbols is a fresh abstraction each time, Symbols::nonlinear).
+  std::vector<z3::expr> conds;
   std::vector<Val> outer, inner;
 };
 

@@ -31,6 +31,10 @@ void Encoder::apply(Ghost &g, const std::vector<Event> &events, std::vector<Viol
     return z3::mk_or(any);
   };
   for (const Event &e : events) {
+    if (e.k == Event::Alloc) {
+      restart(g, e, viol);
+      continue;
+    }
     if (e.k == Event::Dot || e.k == Event::DotWait) {
       for (auto &[key, inflight] : g.inflight) {
         if (key.first != e.part)
@@ -167,11 +171,29 @@ void Encoder::applySlots(Ghost &g, const Event &e, std::vector<Violation> &viol)
   }
 }
 
-void Encoder::checkEnd(const Ghost &g, const z3::expr &when, std::vector<Violation> &viol) {
+void Encoder::restart(Ghost &g, const Event &e, std::vector<Violation> &viol) {
+  // The previous instance ends here: its phases balanced as at the kernel's end (checkEnd), then a fresh one.
+  checkEnd(g, e.guard, viol, e.group);
+  for (auto &[key, B] : g.B) {
+    if (key.first != e.group)
+      continue;
+    for (size_t s = 0; s < B.size(); ++s) {
+      B[s] = z3::ite(e.guard, c.int_val(0), B[s]);
+      g.D.at(key)[s] = g.D.at(key)[s] && !e.guard;
+      g.has.at(key)[s] = g.has.at(key)[s] && !e.guard;
+    }
+  }
+  for (z3::expr &tx : g.tx[e.group])
+    tx = z3::ite(e.guard, c.int_val(0), tx);
+}
+
+void Encoder::checkEnd(const Ghost &g, const z3::expr &when, std::vector<Violation> &viol, int only) {
   if (collecting)
     return;
   for (auto &[key, B] : g.B) {
     const Group &grp = groups[key.first];
+    if (only >= 0 && key.first != only)
+      continue;
     for (int s = 0; s < grp.slots; ++s) {
       int64_t n = grp.count[s];
       z3::expr hi = z3::ite(g.D.at(key)[s], c.int_val(n), c.int_val(0));
@@ -190,7 +212,7 @@ void Encoder::checkEnd(const Ghost &g, const z3::expr &when, std::vector<Violati
     }
   }
   for (size_t gi = 0; gi < groups.size(); ++gi)
-    for (int s = 0; s < groups[gi].slots && !groups[gi].data; ++s)
+    for (int s = 0; s < groups[gi].slots && !groups[gi].data && (only < 0 || (int)gi == only); ++s)
       viol.push_back({TxBalance, static_cast<int>(gi), when && g.tx[gi][s] != 0, nullptr, -1});
 }
 

@@ -7,6 +7,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 
 #include <algorithm>
+#include <functional>
 
 using namespace mlir;
 
@@ -42,6 +43,18 @@ bool usesNamedBarriers(ModuleOp module) {
       namedBarriers = true;
   });
   return namedBarriers;
+}
+
+bool allocatesNoMbarrier(ModuleOp module) {
+  bool any = false;
+  module.walk([&](Operation *op) {
+    if (op->getName().getDialectNamespace() == "ttng")
+      any = true;
+    else if (op->getName().getStringRef() == "ttg.local_alloc" && op->getNumResults() == 1)
+      if (auto t = dyn_cast<ir::MemDescType>(op->getResult(0).getType()))
+        any |= t.getElementType().isInteger(64);
+  });
+  return !any;
 }
 
 int Protocol::mostSlots() const {
@@ -102,25 +115,33 @@ Protocol extractProtocol(ModuleOp module) {
       parts.push_back(p);
     }
   }
+  auto addBarrier = [&](Operation &op, bool local) {
+    if (op.getName().getStringRef() != "ttg.local_alloc" || op.getNumResults() != 1 || groupOfAlloc.count(&op))
+      return;
+    auto t = dyn_cast<ir::MemDescType>(op.getResult(0).getType());
+    if (!t || !t.getElementType().isInteger(64))
+      return;
+    Group g;
+    g.local = local;
+    g.name = ir::variableName(op.getLoc()).value_or("barrier" + std::to_string(groups.size()));
+    g.loc = ir::pythonLocation(op.getLoc());
+    // N barriers: Gluon's memdesc<N x 1 x i64>, TLX's alloc_barriers memdesc<N x i64> (one barrier:
+    // memdesc<1 x i64> in both); memdesc_index selects one of the N.
+    g.slots = t.getAllocShape().empty() ? 1 : static_cast<int>(t.getAllocShape().front());
+    if (g.slots < 1 || g.slots > 64)
+      throw Unsupported{"barrier array '" + g.name + "' has " + std::to_string(g.slots) + " slots"};
+    g.count.assign(g.slots, 1);
+    for (const Group &other : groups)
+      if (other.name == g.name)
+        g.name += "#" + std::to_string(groups.size());
+    groupOfAlloc[&op] = static_cast<int>(groups.size());
+    groups.push_back(g);
+  };
   for (Operation &op : body)
-    if (op.getName().getStringRef() == "ttg.local_alloc" && op.getNumResults() == 1)
-      if (auto t = dyn_cast<ir::MemDescType>(op.getResult(0).getType()))
-        if (t.getElementType().isInteger(64)) {
-          Group g;
-          g.name = ir::variableName(op.getLoc()).value_or("barrier" + std::to_string(groups.size()));
-          g.loc = ir::pythonLocation(op.getLoc());
-          // N barriers: Gluon's memdesc<N x 1 x i64>, TLX's alloc_barriers memdesc<N x i64> (one barrier:
-          // memdesc<1 x i64> in both); memdesc_index selects one of the N.
-          g.slots = t.getAllocShape().empty() ? 1 : static_cast<int>(t.getAllocShape().front());
-          if (g.slots < 1 || g.slots > 64)
-            throw Unsupported{"barrier array '" + g.name + "' has " + std::to_string(g.slots) + " slots"};
-          g.count.assign(g.slots, 1);
-          for (const Group &other : groups)
-            if (other.name == g.name)
-              g.name += "#" + std::to_string(groups.size());
-          groupOfAlloc[&op] = static_cast<int>(groups.size());
-          groups.push_back(g);
-        }
+    addBarrier(op, false);
+  // Barriers allocated inside a partition or a loop body (a synchronous tcgen05 MMA's completion barrier): each
+  // execution of the allocation is a fresh barrier (Group::local).
+  func->walk([&](Operation *op) { addBarrier(*op, op->getBlock() != &body); });
   // Data buffers anywhere in the kernel (a partition's epilogue buffer too): staged (S x ...) or single.
   func->walk([&](Operation *opp) {
     Operation &op = *opp;
@@ -146,10 +167,7 @@ Protocol extractProtocol(ModuleOp module) {
     analyzeNest(parts[i]);
     maxDepth = std::max(maxDepth, parts[i].depth);
   }
-  for (const Part &p : parts)
-    if (p.depth > 0 && p.depth != maxDepth)
-      throw Unsupported{p.name + " has a loop nest of depth " + std::to_string(p.depth) + ", another partition " +
-                        std::to_string(maxDepth) + ": the lock-step encoding needs aligned loop nests"};
+  // A one-loop partition beside partitions with a K loop runs its loop as a tile loop (Part).
   alignLowerBounds(parts);
   return out;
 }
@@ -165,21 +183,24 @@ std::optional<int64_t> constantOf(Value v) {
 
 void alignLowerBounds(std::vector<Part> &parts) {
   std::optional<int64_t> lowest, step;
+  int deepest = 0;
+  for (const Part &p : parts)
+    deepest = std::max(deepest, p.depth);
   for (const Part &p : parts) {
-    if (p.depth == 0)
+    if (p.depth == 0 || p.depth != deepest) // a tile-only partition's loop is no innermost loop
       continue;
-    Operation *loop = p.depth == 1 ? p.l1 : p.l2;
-    auto lb = constantOf(loop->getOperand(0)), st = constantOf(loop->getOperand(2));
+    const LoopView &loop = p.depth == 1 ? *p.v1 : *p.v2;
+    auto lb = constantOf(loop.lb), st = constantOf(loop.step);
     if (!lb || !st || *st <= 0 || (step && *st != *step))
       return; // symbolic or differing bounds: no alignment (the loop-alignment lemma judges them)
     step = st;
     lowest = lowest ? std::min(*lowest, *lb) : *lb;
   }
   for (Part &p : parts) {
-    if (p.depth == 0)
+    if (p.depth == 0 || p.depth != deepest)
       continue;
-    Operation *loop = p.depth == 1 ? p.l1 : p.l2;
-    int64_t lb = *constantOf(loop->getOperand(0));
+    const LoopView &loop = p.depth == 1 ? *p.v1 : *p.v2;
+    int64_t lb = *constantOf(loop.lb);
     if (lb > *lowest && (lb - *lowest) % *step == 0 && (lb - *lowest) / *step <= 4) {
       p.realLb = lb;
       p.alignedLb = *lowest;
@@ -191,15 +212,56 @@ void analyzeNest(Part &p) {
   auto loopsIn = [](Block &b) {
     std::vector<Operation *> loops;
     for (Operation &op : b)
-      if (op.getName().getStringRef() == "scf.for")
+      if (isLoop(&op))
         loops.push_back(&op);
     return loops;
   };
   auto checkNoLoops = [&](Operation *root, const std::string &where) {
     root->walk([&](Operation *op) {
-      if (op != root && (op->getName().getStringRef() == "scf.for" || op->getName().getStringRef() == "scf.while"))
+      if (op != root && isLoop(op))
         throw Unsupported{p.name + ": loop nested " + where + " (only a tile loop around one K loop is encoded)"};
     });
+  };
+  auto view = [&](Operation *loop) {
+    std::string why;
+    std::optional<LoopView> v = loopView(loop, &why);
+    if (!v)
+      throw Unsupported{p.name + ": " + why};
+    return v;
+  };
+  // The K loop in `b`: directly, or under a chain of scf.if (each with the loop in one branch), filling p.guards.
+  std::function<Operation *(Block &)> findInner = [&](Block &b) -> Operation * {
+    std::vector<Operation *> loops = loopsIn(b), ifs;
+    for (Operation &op : b) {
+      if (isLoop(&op))
+        continue;
+      bool holds = false;
+      op.walk([&](Operation *o) { holds |= o != &op && isLoop(o); });
+      if (holds && op.getName().getStringRef() == "scf.if")
+        ifs.push_back(&op);
+      else if (holds)
+        throw Unsupported{p.name + ": loop nested in a region of the loop body (only a tile loop around one K loop, "
+                                   "possibly under scf.if, is encoded)"};
+    }
+    if (loops.size() + ifs.size() > 1)
+      throw Unsupported{p.name + ": " + std::to_string(loops.size() + ifs.size()) +
+                        " sequential loops inside the tile loop"};
+    if (!loops.empty())
+      return loops[0];
+    if (ifs.empty())
+      return nullptr;
+    Operation *ifOp = ifs[0];
+    int withLoops = -1;
+    for (unsigned r = 0; r < 2 && r < ifOp->getNumRegions(); ++r) {
+      bool holds = false;
+      ifOp->getRegion(r).walk([&](Operation *o) { holds |= isLoop(o); });
+      if (holds && withLoops >= 0)
+        throw Unsupported{p.name + ": loops in both branches of an scf.if of the loop body"};
+      if (holds)
+        withLoops = static_cast<int>(r);
+    }
+    p.guards.push_back({ifOp, withLoops == 0});
+    return findInner(ifOp->getRegion(withLoops).front());
   };
   std::vector<Operation *> l1 = loopsIn(*p.block);
   for (Operation &op : *p.block)
@@ -210,19 +272,15 @@ void analyzeNest(Part &p) {
   if (l1.empty())
     return;
   p.l1 = l1[0];
+  p.v1 = view(p.l1);
   p.depth = 1;
-  Block &b1 = p.l1->getRegion(0).front();
-  std::vector<Operation *> l2 = loopsIn(b1);
-  for (Operation &op : b1)
-    if (std::find(l2.begin(), l2.end(), &op) == l2.end())
-      checkNoLoops(&op, "in a conditional of the loop body");
-  if (l2.size() > 1)
-    throw Unsupported{p.name + ": " + std::to_string(l2.size()) + " sequential loops inside the tile loop"};
-  if (l2.empty())
+  p.l2 = findInner(*p.v1->body);
+  if (!p.l2)
     return;
-  p.l2 = l2[0];
+  p.v2 = view(p.l2);
   p.depth = 2;
-  checkNoLoops(p.l2, "three deep");
+  for (Operation &op : *p.v2->body)
+    checkNoLoops(&op, "three deep");
 }
 
 } // namespace tlxsim::verifier::proof

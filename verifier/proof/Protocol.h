@@ -1,5 +1,6 @@
 // Protocol extraction (internal to verifier/proof/): the kernel's partitions (the default region and each
-// `partitionN` of `ttg.warp_specialize`), their loop nests (up to a tile loop around one K loop), the barrier
+// `partitionN` of `ttg.warp_specialize`), their loop nests (up to a tile loop around one K loop, the K loop possibly
+// under scf.if; scf.for or counted scf.while, Loops.h), the barrier
 // allocations (`ttg.local_alloc` of i64) and staged data buffers, read from the MLIR module.
 #pragma once
 
@@ -29,10 +30,12 @@ struct Protocol {
 
 /// Extracts the protocol of the first `tt.func` of `module`. Throws Unsupported (the note's text) for a module
 /// without a kernel body, a malformed warp_specialize, a barrier array of more than 64 slots, loops nested deeper
-/// than two, sequential loops, or partitions whose loop nests differ in depth.
+/// than two, sequential loops, a loop in a region other than a chain of scf.if around the K loop, or an scf.while
+/// that does not count (Loops.h).
 Protocol extractProtocol(mlir::ModuleOp module);
 
-/// Sets `p`'s loop nest (`l1`, `l2`, `depth`) from its block; throws Unsupported as extractProtocol.
+/// Sets `p`'s loop nest (`l1`, `l2`, their views, the K loop's `guards`, `depth`) from its block; throws
+/// Unsupported as extractProtocol.
 void analyzeNest(Part &p);
 
 /// Partitions whose innermost loop starts a few constant steps above another's (a peeled first iteration) get
@@ -41,6 +44,14 @@ void alignLowerBounds(std::vector<Part> &parts);
 
 /// Whether the module uses named barriers (bar.sync / bar.arrive), which the prover does not encode.
 bool usesNamedBarriers(mlir::ModuleOp module);
+
+/// Whether the module has no mbarrier protocol at all: no `ttg.local_alloc` of i64 elements anywhere and no op of
+/// the `ttng` dialect (barrier waits / arrives, TMA, wgmma, tcgen05: every op that emits an event a property checks
+/// on a barrier or a staged buffer). Such a kernel (AMD LDS pipelines, cp.async) has nothing to prove, whatever the
+/// shape of its loops, so the prover says so before it looks at the loop nests.
+bool allocatesNoMbarrier(mlir::ModuleOp module);
+/// The note of a kernel without an mbarrier (allocatesNoMbarrier, or no barrier property in the encoded code).
+inline constexpr const char *kNoMbarrierNote = "no mbarrier protocol: the kernel allocates no mbarrier, nothing to prove";
 
 /// The non-terminator ops of `b` before `stop` (all of them when `stop` is null or not in `b`).
 std::vector<mlir::Operation *> opsBefore(mlir::Block &b, mlir::Operation *stop);

@@ -79,6 +79,10 @@ ProofReport proveProtocol(ModuleOp module, const ProofOptions &options) {
     if (usesNamedBarriers(module))
       report.notes.push_back("named barriers (bar.sync / bar.arrive) are not encoded: the verdicts cover the "
                              "mbarrier protocol only; named-barrier deadlocks and counts come from the simulation");
+    if (allocatesNoMbarrier(module)) {
+      report.notes.push_back(kNoMbarrierNote);
+      return report;
+    }
     Protocol protocol;
     try {
       protocol = extractProtocol(module);

@@ -39,6 +39,8 @@ State Encoder::freshState(const std::string &tag) {
       ps.first = fresh(tag + p.name + "first", true);
       ps.ub = fresh(tag + p.name + "ub");
       ps.exited = fresh(tag + p.name + "exited", true);
+      for (size_t d = 0; d < p.guards.size(); ++d)
+        ps.conds.push_back(fresh(tag + p.name + "guard", true));
     }
     if (p.depth == 1) {
       ps.k = fresh(tag + p.name + "k");
@@ -71,6 +73,8 @@ State Encoder::mergeState(const z3::expr &cond, const State &a, const State &b) 
       ps.ub = z3::ite(cond, *x.ub, *y.ub);
     if (x.exited)
       ps.exited = z3::ite(cond, *x.exited, *y.exited);
+    for (size_t d = 0; d < x.conds.size(); ++d)
+      ps.conds.push_back(z3::ite(cond, x.conds[d], y.conds[d]));
     for (size_t j = 0; j < x.outer.size(); ++j)
       ps.outer.push_back(mergeVal(cond, x.outer[j], y.outer[j]));
     for (size_t j = 0; j < x.inner.size(); ++j)
@@ -80,11 +84,48 @@ State Encoder::mergeState(const z3::expr &cond, const State &a, const State &b) 
   return s;
 }
 
-static std::vector<Value> initOperands(Operation *loop) {
-  std::vector<Value> v;
-  for (unsigned i = 3; i < loop->getNumOperands(); ++i)
-    v.push_back(loop->getOperand(i));
-  return v;
+void Encoder::bindBody(Env &env, const LoopView &loop, const z3::expr &iv, const std::vector<Val> &carried) {
+  for (size_t a = 0; a < carried.size() && a < loop.carried.size(); ++a)
+    env[loop.carried[a]] = carried[a];
+  env[loop.iv] = {Val::Int, iv, -1}; // after the carried values: an scf.while's induction variable is one of them
+}
+
+z3::expr Encoder::execPre(const Part &p, Env &env, const z3::expr &guard, std::vector<Event> *events, int part,
+                          const std::vector<z3::expr> *pinned, std::vector<z3::expr> &conds) {
+  Block *blk = p.v1->body;
+  z3::expr enabled = c.bool_val(true);
+  conds.clear();
+  for (auto [ifOp, thenSide] : p.guards) {
+    execOps(opsBefore(*blk, ifOp), env, guard && enabled, events, part);
+    Val cond = get(env, ifOp->getOperand(0));
+    if (cond.k != Val::Bool)
+      throw Unsupported{p.name + ": the condition of the scf.if around the K loop is not followed"};
+    conds.push_back(pinned ? (*pinned)[conds.size()] : *cond.e);
+    enabled = enabled && (thenSide ? conds.back() : !conds.back());
+    blk = &ifOp->getRegion(thenSide ? 0 : 1).front();
+  }
+  execOps(opsBefore(*blk, p.l2), env, guard && enabled, events, part);
+  return enabled;
+}
+
+void Encoder::execPost(const Part &p, Env &env, const z3::expr &guard, std::vector<Event> *events, int part,
+                       const std::vector<z3::expr> &conds) {
+  // The guards' prefix conjunctions.
+  std::vector<z3::expr> upTo = {c.bool_val(true)};
+  for (size_t d = 0; d < p.guards.size(); ++d)
+    upTo.push_back(upTo.back() && (p.guards[d].second ? conds[d] : !conds[d]));
+  Operation *inner = p.l2;
+  for (size_t d = p.guards.size(); d-- > 0;) {
+    auto [ifOp, thenSide] = p.guards[d];
+    execOps(opsAfter(ifOp->getRegion(thenSide ? 0 : 1).front(), inner), env, guard && upTo[d + 1], events, part);
+    Region &other = ifOp->getRegion(thenSide ? 1 : 0);
+    if (!other.empty())
+      execOps(opsAfter(other.front(), nullptr), env, guard && upTo[d] && (thenSide ? !conds[d] : conds[d]), events,
+              part);
+    bindIfResults(*ifOp, env, conds[d]);
+    inner = ifOp;
+  }
+  execOps(opsAfter(*p.v1->body, inner), env, guard, events, part);
 }
 
 State Encoder::initial(std::vector<Violation> &viol) {
@@ -110,9 +151,10 @@ State Encoder::initial(std::vector<Violation> &viol) {
     Env env = baseEnv(i);
     Block &b = *p.block;
     execOps(opsBefore(b, p.l1), env, c.bool_val(true), &events, i);
-    Val lb = get(env, p.l1->getOperand(0));
+    const LoopView &v1 = *p.v1;
+    Val lb = get(env, v1.lb);
     std::vector<Val> init;
-    for (Value v : initOperands(p.l1))
+    for (Value v : v1.inits)
       init.push_back(get(env, v));
     if (lb.k != Val::Int)
       throw Unsupported{p.name + ": loop lower bound is not an integer the prover can follow"};
@@ -121,41 +163,34 @@ State Encoder::initial(std::vector<Violation> &viol) {
     if (p.depth == 1) {
       ps.k = p.alignedLb ? c.int_val(*p.alignedLb) : *lb.e;
       ps.inner = init;
-      Val ub = get(env, p.l1->getOperand(1));
+      Val ub = get(env, v1.ub);
       ps.ub = ub.k == Val::Int ? *ub.e : fresh("ub");
     } else {
-      Val ub = get(env, p.l1->getOperand(1));
+      Val ub = get(env, v1.ub);
       if (ub.k != Val::Int)
         throw Unsupported{p.name + ": tile loop bound not followed"};
       ps.t = *lb.e;
       ps.outer = init;
       z3::expr enter = *lb.e < *ub.e;
-      Block &b1 = p.l1->getRegion(0).front();
-      env[b1.getArgument(0)] = lb;
-      for (size_t a = 0; a < init.size(); ++a)
-        env[b1.getArgument(a + 1)] = init[a];
-      execOps(opsBefore(b1, p.l2), env, enter, &events, i);
-      Val lb2 = get(env, p.l2->getOperand(0));
+      bindBody(env, v1, *lb.e, init);
+      execPre(p, env, enter, &events, i, nullptr, ps.conds);
+      Val lb2 = get(env, p.v2->lb);
       if (lb2.k != Val::Int)
         throw Unsupported{p.name + ": K loop lower bound not followed"};
       ps.k = p.alignedLb ? c.int_val(*p.alignedLb) : *lb2.e;
-      Val ub2 = get(env, p.l2->getOperand(1));
+      Val ub2 = get(env, p.v2->ub);
       ps.ub = ub2.k == Val::Int ? *ub2.e : fresh("ub");
-      for (Value v : initOperands(p.l2))
+      for (Value v : p.v2->inits)
         ps.inner.push_back(get(env, v));
-      // Fill kinds for values the prover does not track so that merges line up.
-      Block &b2 = p.l2->getRegion(0).front();
-      for (size_t a = 0; a < ps.inner.size(); ++a)
-        if (ps.inner[a].k == Val::None)
-          ps.inner[a] = typedFresh(b2.getArgument(a + 1).getType(), "init");
     }
-    Block &bl = (p.depth == 1 ? p.l1 : p.l2)->getRegion(0).front();
+    // Fill kinds for values the prover does not track so that merges line up.
+    const LoopView &innermost = p.depth == 1 ? v1 : *p.v2;
     for (size_t a = 0; a < ps.inner.size(); ++a)
       if (ps.inner[a].k == Val::None)
-        ps.inner[a] = typedFresh(bl.getArgument(a + 1).getType(), "init");
+        ps.inner[a] = typedFresh(innermost.carried[a].getType(), "init");
     for (size_t a = 0; a < ps.outer.size(); ++a)
       if (ps.outer[a].k == Val::None)
-        ps.outer[a] = typedFresh(p.l1->getRegion(0).front().getArgument(a + 1).getType(), "init");
+        ps.outer[a] = typedFresh(v1.carried[a].getType(), "init");
     s.parts.push_back(ps);
   }
   s.done = c.bool_val(false);
@@ -185,7 +220,54 @@ struct Encoder::StepAcc {
   std::vector<Event> events;
   std::vector<z3::expr> exits;
   std::vector<z3::expr> innerConts, tileConts, offsets; // offsets: iterations done, per level
+  std::optional<z3::expr> tileEnd;  // the first partition with a K loop ends its tile in this step
+  std::optional<z3::expr> anchorOut; // or has no tile left (left its loops: a tile-only partition then runs on)
+  std::vector<z3::expr> tileOffsets; // tile-only partitions: tiles done and the step, per partition
+  std::vector<z3::expr> enables;     // partitions with a guarded K loop: the guards hold in this tile
+  std::vector<z3::expr> tripEnds;    // and the K loop's (pinned) bound from its aligned start
 };
+
+void Encoder::stepTileOnly(size_t i, const State &s, State &out, const z3::expr &active, StepAcc &acc,
+                           std::vector<Violation> &viol) {
+  const Part &p = parts[i];
+  const PState &ps = s.parts[i];
+  PState &ns = out.parts[i];
+  const LoopView &v1 = *p.v1;
+  Env env = baseEnv(i);
+  execOps(opsBefore(*p.block, p.l1), env, c.bool_val(true), nullptr, i);
+  Val lb1 = get(env, v1.lb), ub1 = get(env, v1.ub), st1 = get(env, v1.step);
+  if (lb1.k != Val::Int || ub1.k != Val::Int || st1.k != Val::Int)
+    throw Unsupported{p.name + ": loop bounds not followed"};
+  z3::expr inTile = !*ps.exited && *ps.k < *ub1.e;
+  // One iteration per tile transition of the anchor (tileEnd holds only while the kernel is active), and one per
+  // step once the anchor has no tile left: a partition with more tiles than the anchor still runs all of them.
+  z3::expr fire = (*acc.tileEnd || *acc.anchorOut) && inTile;
+  acc.tileConts.push_back(inTile);
+  acc.tileOffsets.push_back(*ps.k - *lb1.e);
+  acc.tileOffsets.push_back(*st1.e);
+  viol.push_back({LemmaAlign, -1, active && *ps.ub != *ub1.e, nullptr, (int)i});
+  ns.first = z3::ite(fire, c.bool_val(false), *ps.first);
+  bindBody(env, v1, *ps.k, ps.inner);
+  execOps(opsBefore(*v1.body, nullptr), env, fire, &acc.events, i);
+  std::vector<Val> y;
+  for (Value v : v1.yields())
+    y.push_back(get(env, v));
+  ns.k = z3::ite(fire, *ps.k + *st1.e, *ps.k);
+  for (size_t a = 0; a < ps.inner.size(); ++a) {
+    if (y[a].k != ps.inner[a].k || y[a].group != ps.inner[a].group) {
+      if (ps.inner[a].k == Val::Bar || ps.inner[a].k == Val::Buf)
+        throw Unsupported{p.name + ": a loop-carried barrier or buffer stage the prover cannot follow"};
+      y[a] = typedFresh(v1.carried[a].getType(), "y");
+    }
+    ns.inner[a] = mergeVal(fire, y[a], ps.inner[a]);
+  }
+  for (size_t a = 0; a < ps.inner.size(); ++a)
+    env[p.l1->getResult(a)] = ps.inner[a];
+  z3::expr leave = active && !inTile && !*ps.exited; // once: the code after the loop runs when it ends
+  execOps(opsAfter(*p.block, p.l1), env, leave, &acc.events, i);
+  ns.exited = *ps.exited || leave;
+  acc.exits.push_back(!inTile);
+}
 
 // One partition's part of a step: its innermost loop's iteration (depth 1), or the K loop's iteration, the tile
 // transition (post1 with the K loop's results, the next tile's pre1) and the kernel's exit (depth 2).
@@ -202,13 +284,14 @@ void Encoder::stepPartition(size_t i, const State &s, State &out, const z3::expr
   Env env = baseEnv(i);
   Block &b = *p.block;
   execOps(opsBefore(b, p.l1), env, c.bool_val(true), nullptr, i);
-  Val ub1 = get(env, p.l1->getOperand(1)), st1 = get(env, p.l1->getOperand(2));
+  const LoopView &v1 = *p.v1;
+  Val ub1 = get(env, v1.ub), st1 = get(env, v1.step);
   if (ub1.k != Val::Int || st1.k != Val::Int)
     throw Unsupported{p.name + ": loop bounds not followed"};
-  Block &b1 = p.l1->getRegion(0).front();
-  auto yieldsOf = [&](Block &blk) {
+  Block &b1 = *v1.body;
+  auto yieldsOf = [&](const LoopView &loop) {
     std::vector<Val> y;
-    for (Value v : blk.getTerminator()->getOperands())
+    for (Value v : loop.yields())
       y.push_back(get(env, v));
     return y;
   };
@@ -225,7 +308,7 @@ void Encoder::stepPartition(size_t i, const State &s, State &out, const z3::expr
                                            : Val{};
       }
   };
-  Val lb1 = get(env, p.l1->getOperand(0));
+  Val lb1 = get(env, v1.lb);
   if (lb1.k != Val::Int)
     throw Unsupported{p.name + ": loop bounds not followed"};
   if (p.depth == 1) {
@@ -237,11 +320,9 @@ void Encoder::stepPartition(size_t i, const State &s, State &out, const z3::expr
     offsets.push_back(*st1.e);
     viol.push_back({LemmaAlign, -1, active && *ps.ub != *ub1.e, nullptr, (int)i});
     ns.first = z3::ite(active && cont, c.bool_val(false), *ps.first);
-    env[b1.getArgument(0)] = {Val::Int, *ps.k, -1};
-    for (size_t a = 0; a < ps.inner.size(); ++a)
-      env[b1.getArgument(a + 1)] = ps.inner[a];
+    bindBody(env, v1, *ps.k, ps.inner);
     execOps(opsBefore(b1, nullptr), env, active && cont && real, &events, i);
-    std::vector<Val> y = yieldsOf(b1);
+    std::vector<Val> y = yieldsOf(v1);
     fixKinds(y, ps.inner);
     ns.k = z3::ite(active && cont, *ps.k + *st1.e, *ps.k);
     for (size_t a = 0; a < ps.inner.size(); ++a)
@@ -255,49 +336,58 @@ void Encoder::stepPartition(size_t i, const State &s, State &out, const z3::expr
     exits.push_back(!cont);
   } else {
     z3::expr inTile = !*ps.exited && *ps.t < *ub1.e;
-    env[b1.getArgument(0)] = {Val::Int, *ps.t, -1};
-    for (size_t a = 0; a < ps.outer.size(); ++a)
-      env[b1.getArgument(a + 1)] = ps.outer[a];
-    execOps(opsBefore(b1, p.l2), env, c.bool_val(true), nullptr, i);
-    Val ub2 = get(env, p.l2->getOperand(1)), st2 = get(env, p.l2->getOperand(2));
+    const LoopView &v2 = *p.v2;
+    bindBody(env, v1, *ps.t, ps.outer);
+    std::vector<z3::expr> conds;
+    z3::expr enabled = execPre(p, env, c.bool_val(true), nullptr, i, &ps.conds, conds); // the tile's guards
+    Val ub2 = get(env, v2.ub), st2 = get(env, v2.step);
     if (ub2.k != Val::Int || st2.k != Val::Int)
       throw Unsupported{p.name + ": K loop bounds not followed"};
-    z3::expr cont = inTile && *ps.k < *ub2.e;
+    // A guarded K loop takes its bound at the tile's start (PState::conds); others re-evaluate it (the
+    // loop-alignment lemma below says they agree).
+    z3::expr cont = inTile && enabled && *ps.k < (p.guards.empty() ? *ub2.e : *ps.ub);
     innerConts.push_back(cont);
     tileConts.push_back(inTile);
-    Val lb2 = get(env, p.l2->getOperand(0));
+    Val lb2 = get(env, v2.lb);
+    if (!p.guards.empty()) {
+      acc.enables.push_back(inTile && enabled);
+      acc.tripEnds.push_back(*ps.ub - (p.alignedLb ? c.int_val(*p.alignedLb) : lb2.k == Val::Int ? *lb2.e : *ps.ub));
+    }
     offsets.push_back(*ps.t - *lb1.e);
     offsets.push_back(*st1.e);
     offsets.push_back(p.alignedLb ? *ps.k - c.int_val(*p.alignedLb) : lb2.k == Val::Int ? *ps.k - *lb2.e : fresh("off"));
     z3::expr real = p.realLb ? *ps.k >= c.int_val(*p.realLb) : c.bool_val(true); // see depth 1
     offsets.push_back(*st2.e);
-    viol.push_back({LemmaAlign, -1, active && inTile && *ps.ub != *ub2.e, nullptr, (int)i});
-    Block &b2 = p.l2->getRegion(0).front();
-    env[b2.getArgument(0)] = {Val::Int, *ps.k, -1};
-    for (size_t a = 0; a < ps.inner.size(); ++a)
-      env[b2.getArgument(a + 1)] = ps.inner[a];
-    execOps(opsBefore(b2, nullptr), env, active && cont && real, &events, i);
-    std::vector<Val> y2 = yieldsOf(b2);
+    if (p.guards.empty())
+      viol.push_back({LemmaAlign, -1, active && inTile && *ps.ub != *ub2.e, nullptr, (int)i});
+    bindBody(env, v2, *ps.k, ps.inner);
+    execOps(opsBefore(*v2.body, nullptr), env, active && cont && real, &events, i);
+    std::vector<Val> y2 = yieldsOf(v2);
     fixKinds(y2, ps.inner);
     // Tile transition: post1 with the K loop's results, next tile's pre1.
     z3::expr tileEnd = active && inTile && !cont;
     for (size_t a = 0; a < ps.inner.size(); ++a)
       env[p.l2->getResult(a)] = ps.inner[a];
-    execOps(opsAfter(b1, p.l2), env, tileEnd, &events, i);
-    std::vector<Val> y1 = yieldsOf(b1);
+    if (!acc.tileEnd) {
+      acc.tileEnd = tileEnd;
+      acc.anchorOut = active && !inTile;
+    }
+    execPost(p, env, tileEnd, &events, i, ps.conds);
+    std::vector<Val> y1 = yieldsOf(v1);
     fixKinds(y1, ps.outer);
     z3::expr t2 = *ps.t + *st1.e;
     z3::expr nextIn = t2 < *ub1.e;
     Env env2 = baseEnv(i);
     execOps(opsBefore(b, p.l1), env2, c.bool_val(true), nullptr, i);
-    env2[b1.getArgument(0)] = {Val::Int, t2, -1};
-    for (size_t a = 0; a < y1.size(); ++a)
-      env2[b1.getArgument(a + 1)] = y1[a];
-    execOps(opsBefore(b1, p.l2), env2, tileEnd && nextIn, &events, i);
-    Val lb2n = get(env2, p.l2->getOperand(0));
-    Val ub2n = get(env2, p.l2->getOperand(1));
+    bindBody(env2, v1, t2, y1);
+    std::vector<z3::expr> nextConds;
+    execPre(p, env2, tileEnd && nextIn, &events, i, nullptr, nextConds);
+    for (size_t d = 0; d < nextConds.size(); ++d)
+      ns.conds[d] = z3::ite(tileEnd, nextConds[d], ps.conds[d]);
+    Val lb2n = get(env2, v2.lb);
+    Val ub2n = get(env2, v2.ub);
     std::vector<Val> init2;
-    for (Value v : initOperands(p.l2))
+    for (Value v : v2.inits)
       init2.push_back(get(env2, v));
     fixKinds(init2, ps.inner);
     // Kernel exit: code after the tile loop sees its results.
@@ -327,8 +417,13 @@ State Encoder::step(const State &s, std::vector<Violation> &viol) {
   std::vector<z3::expr> &innerConts = acc.innerConts, &tileConts = acc.tileConts, &offsets = acc.offsets;
   State out = s;
   z3::expr active = !*s.done;
+  // Partitions with the deepest nest first: a tile-only partition follows their tile transitions.
   for (size_t i = 0; i < parts.size(); ++i)
-    stepPartition(i, s, out, active, acc, viol);
+    if (parts[i].depth == maxDepth)
+      stepPartition(i, s, out, active, acc, viol);
+  for (size_t i = 0; i < parts.size(); ++i)
+    if (parts[i].depth > 0 && parts[i].depth < maxDepth)
+      stepTileOnly(i, s, out, active, acc, viol);
   std::vector<z3::expr> &exits = acc.exits;
   // Lock-step alignment: all partitions continue, change tile or leave together.
   z3::expr aligned = c.bool_val(true);
@@ -339,6 +434,11 @@ State Encoder::step(const State &s, std::vector<Violation> &viol) {
   size_t per = maxDepth == 2 ? 4 : 2;
   for (size_t a = per; a < offsets.size(); ++a)
     aligned = aligned && offsets[a] == offsets[a % per];
+  for (size_t a = 1; a < acc.enables.size(); ++a) // guarded K loops: run in the same tiles, as many iterations
+    aligned = aligned && acc.enables[a] == acc.enables[0] &&
+              (!acc.enables[0] || acc.tripEnds[a] == acc.tripEnds[0]);
+  for (size_t a = 0; a < acc.tileOffsets.size(); ++a) // tile-only partitions: their tiles, those of the others
+    aligned = aligned && acc.tileOffsets[a] == offsets[a % 2];
   viol.push_back({LemmaAlign, -1, active && !aligned, nullptr, -1});
   // The kernel ends when every partition has left its loops (each ran the code after them once, at its own
   // step): partitions whose trip counts differ (a peeled first iteration, a different tile stride) each run all

@@ -1,0 +1,114 @@
+// Counted loops (Loops.h).
+#include "verifier/proof/Loops.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+
+#include <string>
+
+using namespace mlir;
+
+namespace tlxsim::verifier::proof {
+
+bool isLoop(Operation *op) {
+  llvm::StringRef n = op->getName().getStringRef();
+  return n == "scf.for" || n == "scf.while";
+}
+
+std::vector<Value> LoopView::yields() const {
+  std::vector<Value> out;
+  for (Value v : body->getTerminator()->getOperands())
+    out.push_back(v);
+  return out;
+}
+
+namespace {
+/// Whether `v` is defined outside `loop` (a value the loop does not change).
+bool definedOutside(Value v, Operation *loop) {
+  Region *r = v.getParentRegion();
+  return r && !loop->isAncestor(r->getParentOp()) && r->getParentOp() != loop;
+}
+
+std::optional<LoopView> whileView(Operation *op, std::string &why) {
+  if (op->getNumRegions() != 2 || op->getRegion(0).empty() || op->getRegion(1).empty()) {
+    why = "a malformed scf.while";
+    return std::nullopt;
+  }
+  Block &before = op->getRegion(0).front(), &after = op->getRegion(1).front();
+  Operation *cond = before.getTerminator();
+  if (!cond || cond->getName().getStringRef() != "scf.condition" || cond->getNumOperands() < 1 ||
+      cond->getNumOperands() - 1 != before.getNumArguments() || after.getNumArguments() != before.getNumArguments() ||
+      op->getNumOperands() != before.getNumArguments()) {
+    why = "an scf.while that does not forward its arguments";
+    return std::nullopt;
+  }
+  for (unsigned a = 0; a < before.getNumArguments(); ++a)
+    if (cond->getOperand(a + 1) != before.getArgument(a)) {
+      why = "an scf.while whose condition forwards other values than its arguments";
+      return std::nullopt;
+    }
+  for (Operation &o : before)
+    if (&o != cond && !o.getName().getStringRef().starts_with("arith.")) {
+      why = "an scf.while whose condition runs " + o.getName().getStringRef().str();
+      return std::nullopt;
+    }
+  auto cmp = cond->getOperand(0).getDefiningOp<arith::CmpIOp>();
+  Operation *yield = after.getTerminator();
+  if (cmp && cmp.getPredicate() == arith::CmpIPredicate::slt && yield &&
+      yield->getNumOperands() == after.getNumArguments())
+    for (unsigned j = 0; j < before.getNumArguments(); ++j) {
+      if (cmp.getLhs() != before.getArgument(j) || !definedOutside(cmp.getRhs(), op))
+        continue;
+      auto add = yield->getOperand(j).getDefiningOp<arith::AddIOp>();
+      if (!add)
+        continue;
+      Value iv = after.getArgument(j);
+      Value step = add.getLhs() == iv ? add.getRhs() : add.getRhs() == iv ? add.getLhs() : Value();
+      if (!step || !definedOutside(step, op))
+        continue;
+      LoopView v;
+      v.op = op;
+      v.lb = op->getOperand(j);
+      v.ub = cmp.getRhs();
+      v.step = step;
+      v.body = &after;
+      v.iv = iv;
+      for (unsigned a = 0; a < op->getNumOperands(); ++a) {
+        v.inits.push_back(op->getOperand(a));
+        v.carried.push_back(after.getArgument(a));
+      }
+      return v;
+    }
+  why = "an scf.while that is not counted (its condition is not `iv < bound` with `iv += step` in its body, bound "
+        "and step loop-invariant): a symbolic trip count the lock-step encoding cannot align";
+  return std::nullopt;
+}
+} // namespace
+
+std::optional<LoopView> loopView(Operation *op, std::string *why) {
+  std::string reason;
+  std::optional<LoopView> out;
+  if (op->getName().getStringRef() == "scf.for" && op->getNumRegions() == 1 && !op->getRegion(0).empty() &&
+      op->getNumOperands() >= 3) {
+    LoopView v;
+    v.op = op;
+    v.lb = op->getOperand(0);
+    v.ub = op->getOperand(1);
+    v.step = op->getOperand(2);
+    v.body = &op->getRegion(0).front();
+    v.iv = v.body->getArgument(0);
+    for (unsigned a = 3; a < op->getNumOperands(); ++a) {
+      v.inits.push_back(op->getOperand(a));
+      v.carried.push_back(v.body->getArgument(a - 2));
+    }
+    out = v;
+  } else if (op->getName().getStringRef() == "scf.while") {
+    out = whileView(op, reason);
+  } else {
+    reason = "not a loop";
+  }
+  if (!out && why)
+    *why = reason;
+  return out;
+}
+
+} // namespace tlxsim::verifier::proof
