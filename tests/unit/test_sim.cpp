@@ -5,6 +5,7 @@
 #include "sim/Engine.h"
 #include "sim/Lowering.h"
 #include "verifier/Verifier.h"
+#include "LowerText.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/FileSystem.h"
@@ -88,17 +89,7 @@ struct Run {
                                               " : !ttg.memdesc<1xi64, #shared1, #smem, mutable> loc(\"pp.py\":20:8)";
     std::string text = std::regex_replace(std::regex_replace(kPingPong, std::regex("CONSUMER_ARRIVES"), arrives),
                                           std::regex("PRODUCER_WAIT"), wait);
-    llvm::SmallString<128> path;
-    llvm::sys::fs::createTemporaryFile("tlxsim-sim", "ttgir", path);
-    std::ofstream(path.c_str()) << text;
-    std::string diag;
-    llvm::raw_string_ostream os(diag);
-    auto module = ir::readTTGIR(path, *ctx, os);
-    llvm::sys::fs::remove(path);
-    REQUIRE_MESSAGE(module, diag);
-    auto lowered = sim::lowerModule(*module);
-    REQUIRE(lowered);
-    program = std::move(*lowered);
+    program = testing::lowerText(*ctx, text);
     auto model = sim::GpuModel::load("h200", TLXSIM_SOURCE_DIR "/models");
     REQUIRE(model);
     sim::Launch launch;

@@ -6,6 +6,7 @@
 #include "sim/Engine.h"
 #include "sim/Lowering.h"
 #include "verifier/Verifier.h"
+#include "LowerText.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/FileSystem.h"
@@ -68,17 +69,7 @@ struct Case {
     std::string text = std::regex_replace(kKernel, std::regex("COND"), cond);
     text = std::regex_replace(text, std::regex("BODY"), body);
     text = std::regex_replace(text, std::regex("DONE_COUNT"), std::to_string(doneCount));
-    llvm::SmallString<128> path;
-    llvm::sys::fs::createTemporaryFile("tlxsim-warps", "ttgir", path);
-    std::ofstream(path.c_str()) << text;
-    std::string diag;
-    llvm::raw_string_ostream os(diag);
-    auto module = ir::readTTGIR(path, *ctx, os);
-    llvm::sys::fs::remove(path);
-    REQUIRE_MESSAGE(module, diag);
-    auto lowered = sim::lowerModule(*module);
-    REQUIRE(lowered);
-    program = std::move(*lowered);
+    program = testing::lowerText(*ctx, text);
   }
   bool perWarp() const { return program->warpSpecializes.at(0).workers.at(0).perWarp; }
   /// Simulates one CTA with the checkers; the agents' partition names in start order.

@@ -115,6 +115,14 @@ Protocol extractProtocol(ModuleOp module) {
       parts.push_back(p);
     }
   }
+  // Registers the group of allocation `op`, its name made unique ("name#index" after the first).
+  auto addGroup = [&](Operation &op, Group g) {
+    for (const Group &other : groups)
+      if (other.name == g.name)
+        g.name += "#" + std::to_string(groups.size());
+    groupOfAlloc[&op] = static_cast<int>(groups.size());
+    groups.push_back(std::move(g));
+  };
   auto addBarrier = [&](Operation &op, bool local) {
     if (op.getName().getStringRef() != "ttg.local_alloc" || op.getNumResults() != 1 || groupOfAlloc.count(&op))
       return;
@@ -131,11 +139,7 @@ Protocol extractProtocol(ModuleOp module) {
     if (g.slots < 1 || g.slots > 64)
       throw Unsupported{"barrier array '" + g.name + "' has " + std::to_string(g.slots) + " slots"};
     g.count.assign(g.slots, 1);
-    for (const Group &other : groups)
-      if (other.name == g.name)
-        g.name += "#" + std::to_string(groups.size());
-    groupOfAlloc[&op] = static_cast<int>(groups.size());
-    groups.push_back(g);
+    addGroup(op, std::move(g));
   };
   for (Operation &op : body)
     addBarrier(op, false);
@@ -156,11 +160,7 @@ Protocol extractProtocol(ModuleOp module) {
                         t.getAllocShape().front() <= 64;
           g.slots = staged ? static_cast<int>(t.getAllocShape().front()) : 1;
           g.count.assign(g.slots, 1);
-          for (const Group &other : groups)
-            if (other.name == g.name)
-              g.name += "#" + std::to_string(groups.size());
-          groupOfAlloc[&op] = static_cast<int>(groups.size());
-          groups.push_back(g);
+          addGroup(op, std::move(g));
         }
   });
   for (size_t i = 0; i < parts.size(); ++i) {
