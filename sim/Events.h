@@ -190,6 +190,26 @@ struct AgentWork {
     barrierWait[alloc] += span;
     ++barrierResumes[alloc];
   }
+  /// Proton instrumentation (Op::ProtonRecord): cycles between each start record of scope `id` (Program::protonScopes)
+  /// and its end record, summed, as Proton's decoder measures a scope (from the start record's clock read to the end
+  /// record's); `protonOpen[id]` the time of the open start record, or -1.
+  std::vector<Cycle> protonScope;
+  std::vector<int64_t> protonOpen;
+  /// A proton.record of scope `id` at `now`: opens the scope (`start`) or closes it, adding its span.
+  void protonRecord(int32_t id, bool start, Cycle now) {
+    if (id < 0)
+      return;
+    if (protonScope.size() <= static_cast<size_t>(id)) {
+      protonScope.resize(id + 1);
+      protonOpen.resize(id + 1, -1);
+    }
+    if (start) {
+      protonOpen[id] = static_cast<int64_t>(now);
+    } else if (protonOpen[id] >= 0) {
+      protonScope[id] += now - static_cast<Cycle>(protonOpen[id]);
+      protonOpen[id] = -1;
+    }
+  }
 };
 
 /// An agent that cannot progress when the simulation stalls.

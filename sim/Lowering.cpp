@@ -160,8 +160,17 @@ void Lowerer::lowerOp(Operation &op, std::vector<Instr> &out) {
       return;
   if (isRegisterTensorOp(name))
     return (void)tensorOp(op, name, isSfuOp(name) ? 1 : 0, out);
-  if (name == "proton.record")
-    return out.push_back(make(Op::ProtonRecord, op));
+  if (name == "proton.record") { // Proton's scope marker: its scope by name, start or end (Op::ProtonRecord)
+    Instr instr = make(Op::ProtonRecord, op);
+    auto scope = op.getAttrOfType<StringAttr>("name");
+    std::string id = scope ? scope.getValue().str() : "";
+    auto it = llvm::find(p.protonScopes, id);
+    instr.imm = it - p.protonScopes.begin();
+    if (it == p.protonScopes.end())
+      p.protonScopes.push_back(id);
+    instr.sub = op.hasAttr("isStart") ? 1 : 0;
+    return out.push_back(instr);
+  }
   if (isHint(name))
     return; // no instruction (ttg.local_dealloc: shared-memory reuse is not modeled)
   if (op.getNumRegions() > 0 && holdsSideEffects(op))

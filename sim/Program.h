@@ -103,7 +103,7 @@ enum class Op : uint8_t {
                   ///< first CTA (query_cancel.get_first_ctaid, as tt.get_program_id counts), -1 if none
   /// `proton.record` (Proton's instrumentation mode, triton/third_party/proton): each warp of the partition reads
   /// the SM clock and one lane stores an 8-byte record into the profile buffer in shared memory; costs
-  /// `proton_record_cycles` of issue (0 when the model lacks it).
+  /// `proton_record_cycles` of issue (0 when the model lacks it). imm = scope (Program::protonScopes), sub = 1 start.
   ProtonRecord,
   Unknown,        ///< an op the simulator has no semantics for; name in Program::unknownOps[imm]
 };
@@ -217,6 +217,7 @@ struct Program {
   std::vector<KernelArg> args;
   std::vector<WarpSpecialize> warpSpecializes;
   std::vector<std::string> unknownOps; ///< names of ops lowered to Op::Unknown
+  std::vector<std::string> protonScopes; ///< names of the Proton scopes of Op::ProtonRecord (Instr::imm)
   /// Per tmem_load / tmem_store (Instr::aux): the tile of each warp of the executing partition (warp i = the
   /// partition's i-th warp).
   std::vector<std::vector<TmemWarpTile>> tmemWarpTiles;

@@ -65,6 +65,8 @@ void SummaryView::onAgentEnd(int32_t agent, Cycle t) {
 void SummaryView::onAgentWork(int32_t agent, const AgentWork &w) {
   PartitionStats &s = stats(agent);
   s.tensorQueueBlocked += static_cast<double>(w.tensorQueueBlocked);
+  for (Cycle span : w.protonScope)
+    s.protonScope += static_cast<double>(span);
   for (size_t i = 0; i < kNumOps; ++i) {
     Op op = static_cast<Op>(i);
     if (w.operandWait[i] > 0) { // stalls on operands: a register scoreboard, or the tensor cores (register MMAs)
@@ -248,11 +250,14 @@ llvm::json::Object SummaryView::toJson(const SimResult &r) const {
     llvm::json::Array waits;
     for (const auto &[what, span] : waitsOf(s))
       waits.push_back(llvm::json::Object{{"barrier", what}, {"frac", std::min(1.0, span / life)}});
-    parts.push_back(llvm::json::Object{{"name", s.name},
-                                       {"num_warps", s.numWarps},
-                                       {"busy_frac", std::min(1.0, s.busy / life)},
-                                       {"wait_frac", std::min(1.0, s.wait / life)},
-                                       {"waits", std::move(waits)}});
+    llvm::json::Object part{{"name", s.name},
+                            {"num_warps", s.numWarps},
+                            {"busy_frac", std::min(1.0, s.busy / life)},
+                            {"wait_frac", std::min(1.0, s.wait / life)},
+                            {"waits", std::move(waits)}};
+    if (!program_.protonScopes.empty()) // an instrumented capture: the time in its scopes, as Proton measures it
+      part["proton_scope_frac"] = std::min(1.0, s.protonScope / life);
+    parts.push_back(std::move(part));
   }
   llvm::json::Array units;
   for (const auto &[name, utilization] : d.units)

@@ -35,6 +35,10 @@ private:
     double lifetime = 0, busy = 0, wait = 0;
     /// The part of `busy` its warps were held at wgmma issue by a full tensor-pipe queue (AgentWork).
     double tensorQueueBlocked = 0;
+    /// Cycles its warps spent inside Proton scopes (AgentWork::protonScope summed over scopes): what Proton's
+    /// decoder reports as the partition's wait time when every scope marks a wait (--proton-waits, pl.enter_scope
+    /// around waits); compared with Proton by `xcheck --proton`.
+    double protonScope = 0;
     /// Cycles waited, by what was waited on (SummaryView::waitNames_: a barrier array, "wgmma", "tma store", ...);
     /// `waited` marks the entries a wait touched (a zero-cycle wait still names its barrier).
     std::vector<double> waitSpan;

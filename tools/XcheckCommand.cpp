@@ -101,7 +101,9 @@ Prediction predictRecord(const xcheck::TraceRecord &record) {
     for (const json::Value &v : *parts)
       if (const json::Object *part = v.getAsObject())
         if (auto name = part->getString("name"))
-          p.waitFrac[name->str()] = part->getNumber("wait_frac").value_or(0);
+          // an instrumented capture: the time inside its Proton scopes, which is what Proton's wait_frac measures
+          p.waitFrac[name->str()] =
+              part->getNumber("proton_scope_frac").value_or(part->getNumber("wait_frac").value_or(0));
   return p;
 }
 

@@ -118,6 +118,7 @@ Step Engine::Impl::execScalar(Agent &a, const Instr &in, Cycle now) {
     busyCycles(a, in, scalarCycles);
     return next(a);
   case Op::ProtonRecord: // a clock read and a record store per warp (Program.h)
+    a.work.protonRecord(static_cast<int32_t>(in.imm), in.sub == 1, a.time);
     busy(a, in, costs.protonRecord > 0 ? costs.protonRecord : 0.0);
     return next(a);
   case Op::Unknown:
