@@ -388,6 +388,9 @@ struct Engine::Impl {
   /// ttg.barrier / gpu.barrier (bar.sync over the partition's threads) in a per-warp partition: a rendezvous of its
   /// warps' agents (a named barrier of its own, NamedBarriers id partitionBarrierId) that blocks until all arrive.
   Step partitionBarrier(Agent &a, const Instr &in);
+  /// `threads` of agent `a` arrive on named barrier `id` of its CTA (bar.sync when `sync`: blocks until `count` threads
+  /// arrived), emits the NamedBarrierEvent and wakes the agents the rendezvous releases (ops/NamedBarrier.cpp).
+  Step namedBarrierArrive(Agent &a, const Instr &in, int64_t id, int64_t count, int64_t threads, bool sync);
   /// The lag of `a` after an mbarrier wait under SimOptions::warpLagCycles (0 but for warps > 0 of per-warp agents).
   Cycle warpLag(const Agent &a) const { return a.info.warp > 0 ? options.warpLagCycles * a.info.warp : 0; }
 

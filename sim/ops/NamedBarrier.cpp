@@ -5,9 +5,27 @@ namespace tlxsim::sim {
 
 using namespace engine;
 
+Step Engine::Impl::namedBarrierArrive(Agent &a, const Instr &in, int64_t id, int64_t count, int64_t threads,
+                                      bool sync) {
+  Cta &cta = *a.cta;
+  NamedBarriers::Result r = cta.named.arrive(id, count, threads, a.info.id, sync);
+  NamedBarrierEvent e{a.time, cta.id, a.info.id, in.loc, id, count, threads, sync, r.expected, r.arrived,
+                      r.generation, r.completed};
+  emit<EvNamedBarrier>([&](Listener &l) { l.onNamedBarrier(e); });
+  for (int32_t w : r.released)
+    wake(w, a.time);
+  if (sync && !r.completed) {
+    a.state = Agent::Blocked;
+    a.waitKind = BlockedAgent::Named;
+    a.waitNamed = id;
+    a.waitLoc = in.loc;
+    return Step::Suspend;
+  }
+  return next(a);
+}
+
 /// NamedBarrier, CtaBarrier.
 Step Engine::Impl::execNamedBarrier(Agent &a, const Instr &in, Cycle now) {
-  Cta &cta = *a.cta;
   switch (in.op) {
   case Op::NamedBarrier: {
     if (in.sub == 2)
@@ -19,20 +37,7 @@ Step Engine::Impl::execNamedBarrier(Agent &a, const Instr &in, Cycle now) {
     bool sync = in.sub == 1;
     // counted per warp: the agent's warps (one for the agent of one warp of a per-warp partition)
     int64_t threads = static_cast<int64_t>(a.info.warp >= 0 ? 1 : a.info.numWarps) * program.threadsPerWarp;
-    NamedBarriers::Result r = cta.named.arrive(id, count, threads, a.info.id, sync);
-    NamedBarrierEvent e{a.time, cta.id, a.info.id, in.loc, id, count, threads, sync, r.expected, r.arrived,
-                        r.generation, r.completed};
-    emit<EvNamedBarrier>([&](Listener &l) { l.onNamedBarrier(e); });
-    for (int32_t w : r.released)
-      wake(w, a.time);
-    if (sync && !r.completed) {
-      a.state = Agent::Blocked;
-      a.waitKind = BlockedAgent::Named;
-      a.waitNamed = id;
-      a.waitLoc = in.loc;
-      return Step::Suspend;
-    }
-    return next(a);
+    return namedBarrierArrive(a, in, id, count, threads, sync);
   }
   case Op::CtaBarrier:
     busy(a, in, costs.ctaBarrier);

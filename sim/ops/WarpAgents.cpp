@@ -45,21 +45,9 @@ Step Engine::Impl::skipInWarp(Agent &a, const Instr &in) {
 
 Step Engine::Impl::partitionBarrier(Agent &a, const Instr &in) {
   busy(a, in, costs.ctaBarrier);
-  int64_t id = partitionBarrierId(a.info.warpGroup);
   int64_t count = static_cast<int64_t>(a.info.numWarps) * program.threadsPerWarp;
-  NamedBarriers::Result r = a.cta->named.arrive(id, count, program.threadsPerWarp, a.info.id, /*sync=*/true);
-  NamedBarrierEvent e{a.time, a.cta->id, a.info.id, in.loc, id, count, program.threadsPerWarp, true, r.expected,
-                      r.arrived, r.generation, r.completed};
-  emit<EvNamedBarrier>([&](Listener &l) { l.onNamedBarrier(e); });
-  for (int32_t w : r.released)
-    wake(w, a.time);
-  if (r.completed)
-    return next(a);
-  a.state = Agent::Blocked;
-  a.waitKind = BlockedAgent::Named;
-  a.waitNamed = id;
-  a.waitLoc = in.loc;
-  return Step::Suspend;
+  return namedBarrierArrive(a, in, partitionBarrierId(a.info.warpGroup), count, program.threadsPerWarp,
+                            /*sync=*/true);
 }
 
 } // namespace tlxsim::sim
