@@ -70,6 +70,7 @@ struct Prediction {
   std::string bound;
   std::string error; ///< non-empty when the record could not be predicted
   std::map<std::string, double> waitFrac; ///< predicted wait fraction per partition
+  bool instrumented = false;              ///< the capture holds Proton scopes (predict's proton_scope_frac)
   int32_t stackFrameBytes = 0;            ///< the binary's stack frame per thread
   std::string spill;                      ///< spillWarning: non-empty when the binary spills (not in the gate)
 };
@@ -100,10 +101,12 @@ Prediction predictRecord(const xcheck::TraceRecord &record) {
   if (const json::Array *parts = out.getArray("partitions"))
     for (const json::Value &v : *parts)
       if (const json::Object *part = v.getAsObject())
-        if (auto name = part->getString("name"))
+        if (auto name = part->getString("name")) {
           // an instrumented capture: the time inside its Proton scopes, which is what Proton's wait_frac measures
-          p.waitFrac[name->str()] =
-              part->getNumber("proton_scope_frac").value_or(part->getNumber("wait_frac").value_or(0));
+          auto scopes = part->getNumber("proton_scope_frac");
+          p.instrumented = p.instrumented || scopes;
+          p.waitFrac[name->str()] = scopes.value_or(part->getNumber("wait_frac").value_or(0));
+        }
   return p;
 }
 
@@ -161,7 +164,10 @@ struct XcheckRun {
   std::vector<xcheck::TraceRecord> summaries; ///< native Proton summaries (--proton): no measured time
   std::vector<Prediction> summaryPredictions;
   std::vector<PartitionDiff> partitions; ///< every Proton-measured partition, of records then summaries
-  size_t otherBuildSummaries = 0; ///< records whose Proton fractions are of another build (protonOnOtherBuild)
+  /// Records with Proton fractions whose capture is not instrumented: Proton measured its instrumented build, a
+  /// different binary (ptxas compiles it differently, e.g. serializes its wgmma pipeline: sim/Binary.h), so they are
+  /// not compared with this capture's prediction.
+  size_t otherBuildSummaries = 0;
   ErrorStats heldout, fit;
   std::map<std::string, ErrorStats> perKernel; ///< held-out statistics per kernel
   std::vector<std::string> failures;
@@ -231,7 +237,7 @@ void comparePartitions(XcheckRun &run) {
           run.failures.push_back(r.file + ": " + predictions[i].error);
         continue;
       }
-      if (r.protonOnOtherBuild) { // measured on the instrumented build, not on the capture that is predicted
+      if (!fromSummary && !r.protonWaitFrac.empty() && !predictions[i].instrumented) { // Proton: another build
         ++run.otherBuildSummaries;
         continue;
       }

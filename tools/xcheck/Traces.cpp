@@ -178,10 +178,6 @@ Error readFile(StringRef path, std::vector<TraceRecord> &out) {
     r.ttgir = *ttgir;
     r.launch = json::Object(*launch);
     r.protonWaitFrac = protonWaitFractions(*rec);
-    if (!r.protonWaitFrac.empty()) {
-      auto text = MemoryBuffer::getFile(r.ttgir);
-      r.protonOnOtherBuild = text && !(*text)->getBuffer().contains("proton.record");
-    }
     out.push_back(std::move(r));
   }
   return Error::success();

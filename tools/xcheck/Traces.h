@@ -23,10 +23,6 @@ struct TraceRecord {
   /// Proton instrumentation (where recorded): per tlx-sim partition name, the fraction of the
   /// CTA lifetime its warps spent in wait scopes (`proton.summary.partitions.*.wait_frac`).
   std::vector<std::pair<std::string, double>> protonWaitFrac;
-  /// The record's Proton fractions were measured on a Proton-instrumented build of the kernel, but its capture
-  /// (`ttgir`) holds no `proton.record`: a different binary (ptxas compiles the instrumented one differently, e.g.
-  /// serializes its wgmma pipeline: sim/Binary.h), so its partitions are not compared with this capture's prediction.
-  bool protonOnOtherBuild = false;
 };
 
 /// Reads every trace file under `paths` (a folder: its `*.json` files that hold `records`,
