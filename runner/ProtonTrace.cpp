@@ -118,6 +118,20 @@ std::optional<std::pair<uint64_t, uint64_t>> ctaSpan(const CtaTrace &cta) {
   return std::make_pair(start, end);
 }
 
+/// The first start cycle among a warp's kept events (its events are in record order, so a scope nested in an
+/// earlier one may start before the first event's start).
+uint64_t warpStart(const WarpTrace &w) {
+  uint64_t start = std::numeric_limits<uint64_t>::max();
+  for (const ScopeEvent &e : w.events)
+    start = std::min(start, e.startCycle);
+  return start;
+}
+
+/// Whether every warp of the CTA kept all its entries (no circular segment overflowed).
+bool complete(const CtaTrace &cta) {
+  return std::none_of(cta.warps.begin(), cta.warps.end(), [](const WarpTrace &w) { return w.droppedEntries > 0; });
+}
+
 bool isWait(llvm::StringRef name) { return name.starts_with("wait_") || name.ends_with("_wait"); }
 
 } // namespace
@@ -156,6 +170,7 @@ llvm::json::Value chromeTrace(const DecodedProfile &profile, const ScopeTable &s
 llvm::json::Value partitionSummary(const DecodedProfile &profile, const ScopeTable &scopes, const PartitionMap &parts) {
   std::map<std::string, std::map<std::string, double>> sums; // partition -> scope -> sum of per-warp fractions
   std::map<std::string, uint64_t> warps;                     // partition -> warps (over all CTAs)
+  std::map<std::string, double> observed;                    // partition -> sum of per-warp window / lifetime
   std::vector<double> lifetimes;
   for (const CtaTrace &cta : profile.ctas) {
     auto span = ctaSpan(cta);
@@ -179,8 +194,14 @@ llvm::json::Value partitionSummary(const DecodedProfile &profile, const ScopeTab
         part = "partition" + std::to_string(index);
       }
       warps[part]++;
+      // A warp whose circular segment overflowed kept only its newest entries: its fractions are taken over the
+      // window its entries cover (its first kept start to the CTA's end), not over the CTA's lifetime, which the
+      // other warps' older entries may reach back to (Proton's own summary divides by the lifetime: a wait share
+      // that shrinks with the share of the entries dropped).
+      const double window = w.droppedEntries ? double(span->second - warpStart(w)) : life;
+      observed[part] += life > 0 ? window / life : 0.0;
       for (const ScopeEvent &e : w.events)
-        sums[part][scopes.name(e.scopeId)] += life > 0 ? double(e.endCycle - e.startCycle) / life : 0.0;
+        sums[part][scopes.name(e.scopeId)] += window > 0 ? double(e.endCycle - e.startCycle) / window : 0.0;
     }
   }
   llvm::json::Object partitions;
@@ -195,6 +216,7 @@ llvm::json::Value partitionSummary(const DecodedProfile &profile, const ScopeTab
     }
     partitions[part] = llvm::json::Object{{"warps_per_cta", int64_t(warps[part] / std::max<size_t>(1, lifetimes.size()))},
                                           {"wait_frac", waits},
+                                          {"observed_frac", observed[part] / double(warps[part])},
                                           {"scopes", std::move(fractions)}};
   }
   llvm::json::Value mean = nullptr;
@@ -213,7 +235,7 @@ llvm::json::Value globalTimerSummary(const DecodedProfile &profile) {
   size_t n = 0;
   for (const CtaTrace &cta : profile.ctas) {
     auto span = ctaSpan(cta);
-    if (!span || cta.preFinalTimeNs <= cta.initTimeNs)
+    if (!span || cta.preFinalTimeNs <= cta.initTimeNs || !complete(cta))
       continue;
     ns += double(cta.preFinalTimeNs - cta.initTimeNs);
     cycles += double(span->second - span->first);

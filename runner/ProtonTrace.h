@@ -61,11 +61,17 @@ llvm::json::Value chromeTrace(const DecodedProfile &profile, const ScopeTable &s
 /// scope start to its last scope end (cycles / 1000, record.py's "us"); per warp each scope's summed
 /// duration over that lifetime, averaged over the partition's warps; wait_frac sums the scopes named
 /// wait_* or *_wait. CTAs without events are left out, as they have no process in Proton's trace.
+/// A warp whose circular segment overflowed (WarpTrace::droppedEntries) kept only its newest entries; its
+/// fractions are taken over the window they cover, from its first kept start to the CTA's last end, so that a
+/// wait share is not diluted by the part of the lifetime whose entries were dropped (record.py, which sees only
+/// Proton's decoded trace, cannot tell and divides by the lifetime). "observed_frac": the mean share of the
+/// lifetime that a partition's warps' windows cover (1 when nothing overflowed).
 llvm::json::Value partitionSummary(const DecodedProfile &profile, const ScopeTable &scopes, const PartitionMap &parts);
 
 /// The CTAs' %globaltimer spans, ns: {"init_to_prefinal_ns_mean", "cycles_per_ns"} where
 /// cycles_per_ns is the mean scope lifetime in cycles over the mean init-to-prefinal time (an SM
-/// clock estimate in GHz, lower bound: the lifetime excludes the code before the first scope).
+/// clock estimate in GHz, lower bound: the lifetime excludes the code before the first scope). Only CTAs whose
+/// warps kept every entry count (an overflowed segment shortens the lifetime the entries show); {"ctas": 0} if none.
 llvm::json::Value globalTimerSummary(const DecodedProfile &profile);
 
 /// What a capture needs for `--proton`: a profile scratch in its metadata, its scope table

@@ -253,6 +253,32 @@ TEST_CASE("proton: partition summary equals record.py proton_summary") {
   CHECK(*w.getNumber("wait_frac") == doctest::Approx(0.35));
 }
 
+TEST_CASE("proton: a warp whose segment overflowed is measured over the window its kept entries cover") {
+  // One CTA, 5 warps, 4 entries (2 scopes) per segment. The producer (warp 4) waits the first 50 of every 100
+  // cycles from 0 to 400 and keeps (200, 250), (300, 350); a consumer warp (warp 0) waits the last 30 of every 50
+  // and keeps (320, 350), (370, 400). The kept entries span the CTA from 200 to 400: over that lifetime warp 0
+  // would wait 60 / 200 = 0.3 (Proton's own summary); over its window 320..400 it waits 60 / 80 = 0.75.
+  BufferBuilder b(1, 5, 4);
+  for (uint64_t t = 0; t < 400; t += 100)
+    b.scope(0, 4, 2, t, t + 50);
+  for (uint64_t t = 0; t < 400; t += 50)
+    b.scope(0, 0, 0, t + 20, t + 50);
+  auto p = decodeProfileBuffer(b.bytes, b.layout());
+  REQUIRE(static_cast<bool>(p));
+  CHECK(p->problems.wrappedWarps == 2);
+  auto s = partitionSummary(*p, table(), PartitionMap{4, {1}});
+  const llvm::json::Object &o = *s.getAsObject();
+  CHECK(*o.getNumber("lifetime_us_mean") == doctest::Approx(0.2));
+  const llvm::json::Object &def = *o.getObject("partitions")->getObject("default");
+  CHECK(*def.getNumber("wait_frac") == doctest::Approx(0.75));
+  CHECK(*def.getNumber("observed_frac") == doctest::Approx(0.4));
+  const llvm::json::Object &w = *o.getObject("partitions")->getObject("partition0");
+  CHECK(*w.getNumber("wait_frac") == doctest::Approx(0.5));
+  CHECK(*w.getNumber("observed_frac") == doctest::Approx(1.0));
+  // No CTA kept every entry: the clock estimate has nothing to go on.
+  CHECK(*globalTimerSummary(*p).getAsObject()->getInteger("ctas") == 0);
+}
+
 TEST_CASE("proton: Chrome trace in Proton's format, overlapping scopes on separate lines, CTA limit") {
   BufferBuilder b(3, 2, 16);
   b.record(0, 1, true, 3, 100);
