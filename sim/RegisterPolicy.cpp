@@ -39,26 +39,40 @@ int64_t threadsRunning(Operation *op, int32_t baseWarps, int32_t threadsPerWarp)
   return int64_t(baseWarps) * threadsPerWarp;
 }
 
-/// 32-bit registers per thread of the largest register tensor that stays live across a loop (an `scf.for`
-/// iteration value: accumulators, running statistics) or that a dot produces (elements x bits / 32 over the
-/// threads that run the op). Tensors that are only streamed through (load, scale, store) ptxas keeps in few
+/// 32-bit registers per thread of one CTA's part of `tensor` over `threads` threads (elements x bits / 32; a CGA
+/// layout's split over the cluster taken out, ir/Cga.h). 0 for a tensor of pointers or other non-numbers.
+int64_t tensorRegisters(Type type, int64_t threads) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  if (!tensor || !tensor.getElementType().isIntOrFloat())
+    return 0;
+  int64_t bits = ir::elementsPerCta(tensor) * std::max<int64_t>(tensor.getElementTypeBitWidth(), 8);
+  return llvm::divideCeil(bits, 32 * threads);
+}
+
+/// The register tensors ptxas must hold whole, per thread (see RegisterPolicy::estimated): the largest that stays
+/// live across a loop (an `scf.for` iteration value: accumulators, running statistics) or that a dot produces
+/// (`carried`), and the largest that a read of memory into registers produces (`loaded`: its loads are issued
+/// together, before the first use). Tensors that are only streamed through elementwise ops ptxas keeps in few
 /// registers at a time, so they do not count.
-int32_t largestTensorRegisters(ModuleOp module, int32_t baseWarps, int32_t threadsPerWarp) {
-  int64_t most = 0;
+struct WholeTensors {
+  int64_t carried = 0, loaded = 0;
+};
+WholeTensors wholeTensorRegisters(ModuleOp module, int32_t baseWarps, int32_t threadsPerWarp) {
+  WholeTensors most;
   module.walk([&](Operation *op) {
     StringRef name = op->getName().getStringRef();
-    if (name != "scf.for" && name != "tt.dot" && name != "tt.dot_scaled" && name != "ttng.warp_group_dot")
+    bool carried = name == "scf.for" || name == "tt.dot" || name == "tt.dot_scaled" || name == "ttng.warp_group_dot";
+    bool loaded = name == "ttg.local_load" || name == "ttng.tmem_load" || name == "tt.load" ||
+                  name == "tt.descriptor_load" || name == "tt.descriptor_gather";
+    if (!carried && !loaded)
       return;
+    int64_t threads = threadsRunning(op, baseWarps, threadsPerWarp);
     for (Value result : op->getResults()) {
-      auto tensor = dyn_cast<RankedTensorType>(result.getType());
-      if (!tensor || !tensor.getElementType().isIntOrFloat())
-        continue;
-      // one CTA's part of a tensor that a CGA layout splits over the cluster (ir/Cga.h)
-      int64_t bits = ir::elementsPerCta(tensor) * std::max<int64_t>(tensor.getElementTypeBitWidth(), 8);
-      most = std::max<int64_t>(most, llvm::divideCeil(bits, 32 * threadsRunning(op, baseWarps, threadsPerWarp)));
+      int64_t regs = tensorRegisters(result.getType(), threads);
+      (carried ? most.carried : most.loaded) = std::max(carried ? most.carried : most.loaded, regs);
     }
   });
-  return static_cast<int32_t>(most);
+  return most;
 }
 
 } // namespace
@@ -91,14 +105,17 @@ RegisterPolicy tritonRegisterPolicy(ModuleOp module) {
   auto estimate = [&](RegisterPolicy policy) {
     if (policy.maxnreg > 0)
       return policy;
-    int32_t largest = largestTensorRegisters(module, baseWarps, threadsPerWarp);
+    WholeTensors whole = wholeTensorRegisters(module, baseWarps, threadsPerWarp);
+    int64_t byCarried = llvm::alignTo(whole.carried * 5 / 4 + 24, 8);
+    int64_t byLoaded = llvm::alignTo(whole.loaded + 8, 8);
     // never more than the whole register file for one CTA: an estimate must not refuse a kernel that runs
     int32_t wholeFile = 64 * 1024 / totalWarps / threadsPerWarp / 8 * 8;
-    policy.maxnreg = std::min<int32_t>({kMaxRegistersPerThread, wholeFile,
-                                        static_cast<int32_t>(llvm::alignTo(largest * 5 / 4 + 24, 8))});
+    policy.maxnreg = static_cast<int32_t>(
+        std::min<int64_t>({kMaxRegistersPerThread, wholeFile, std::max(byCarried, byLoaded)}));
     policy.estimated = true;
-    policy.source = "estimate: 1.25 x the largest loop-carried or dot register tensor (" + std::to_string(largest) +
-                    " registers per thread) + 24, rounded up to 8";
+    policy.source = "estimate: the larger of 1.25 x the largest loop-carried or dot register tensor (" +
+                    std::to_string(whole.carried) + " registers per thread) + 24 and the largest tensor read from " +
+                    "memory (" + std::to_string(whole.loaded) + ") + 8, rounded up to 8";
     return policy;
   };
   if (specializes.empty())
