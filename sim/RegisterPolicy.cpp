@@ -1,6 +1,6 @@
 #include "sim/RegisterPolicy.h"
 
-#include "ir/Cga.h"
+#include "sim/TensorRegisters.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -21,32 +21,6 @@ constexpr int32_t kMaxRegistersPerThread = 255; // ptxas: registers per thread (
 int32_t intAttr(ModuleOp module, StringRef name, int32_t otherwise) {
   auto attr = module->getAttrOfType<IntegerAttr>(name);
   return attr ? static_cast<int32_t>(attr.getInt()) : otherwise;
-}
-
-/// Threads that run `op`: those of its warp_specialize partition, else the module's num-warps.
-int64_t threadsRunning(Operation *op, int32_t baseWarps, int32_t threadsPerWarp) {
-  for (Operation *parent = op->getParentOp(); parent; parent = parent->getParentOp()) {
-    if (parent->getName().getStringRef() != "ttg.warp_specialize.partitions")
-      continue;
-    auto ws = parent->getParentOp();
-    auto warps = ws ? ws->getAttrOfType<DenseI32ArrayAttr>("partitionNumWarps") : DenseI32ArrayAttr();
-    Region *region = op->getParentRegion();
-    while (region && region->getParentOp() != parent)
-      region = region->getParentOp()->getParentRegion();
-    if (warps && region && region->getRegionNumber() < warps.size())
-      return int64_t(warps[region->getRegionNumber()]) * threadsPerWarp;
-  }
-  return int64_t(baseWarps) * threadsPerWarp;
-}
-
-/// 32-bit registers per thread of one CTA's part of `tensor` over `threads` threads (elements x bits / 32; a CGA
-/// layout's split over the cluster taken out, ir/Cga.h). 0 for a tensor of pointers or other non-numbers.
-int64_t tensorRegisters(Type type, int64_t threads) {
-  auto tensor = dyn_cast<RankedTensorType>(type);
-  if (!tensor || !tensor.getElementType().isIntOrFloat())
-    return 0;
-  int64_t bits = ir::elementsPerCta(tensor) * std::max<int64_t>(tensor.getElementTypeBitWidth(), 8);
-  return llvm::divideCeil(bits, 32 * threads);
 }
 
 /// The register tensors ptxas must hold whole, per thread (see RegisterPolicy::estimated): the largest that stays
@@ -75,13 +49,28 @@ WholeTensors wholeTensorRegisters(ModuleOp module, int32_t baseWarps, int32_t th
   return most;
 }
 
+/// AMD (no .maxnreg; the LLVM AMDGPU backend chooses the VGPRs): 3/4 of the peak live tensor registers, rounded
+/// up to the VGPR granule of 8, at most one CTA's share of the SIMDs' 512 VGPRs per lane (RegisterPolicy::estimated).
+RegisterPolicy amdEstimate(ModuleOp module) {
+  RegisterPolicy policy;
+  int32_t warps = intAttr(module, "ttg.num-warps", 4), threadsPerWarp = intAttr(module, "ttg.threads-per-warp", 64);
+  int64_t peak = peakLiveTensorRegisters(module, warps, threadsPerWarp);
+  // 512 VGPRs per lane per SIMD (CDNA3/CDNA4), a CU's 4 SIMDs sharing the CTA's waves
+  int64_t wholeFile = 512 * 4 / std::max(warps, 4) / 8 * 8;
+  policy.maxnreg = static_cast<int32_t>(std::min<int64_t>(wholeFile, std::max<int64_t>(8, llvm::alignTo(peak * 3 / 4, 8))));
+  policy.estimated = true;
+  policy.source = "estimate: 3/4 of the peak live tensor registers (" + std::to_string(peak) +
+                  " per thread), rounded up to 8";
+  return policy;
+}
+
 } // namespace
 
 RegisterPolicy tritonRegisterPolicy(ModuleOp module) {
   RegisterPolicy policy;
   auto target = module->getAttrOfType<StringAttr>("ttg.target");
   if (target && target.getValue().starts_with("hip:"))
-    return policy; // AMD: no .maxnreg; the VGPR count is the compiler's choice
+    return amdEstimate(module); // AMD: no .maxnreg; the VGPR count is the compiler's choice
   if (auto user = module->getAttrOfType<IntegerAttr>("ttg.maxnreg")) {
     policy.maxnreg = std::min<int32_t>(kMaxRegistersPerThread, static_cast<int32_t>(user.getInt()));
     policy.source = "ttg.maxnreg";
