@@ -278,8 +278,8 @@ struct Tile {
 };
 
 /// GenericSwizzling.cpp optimalSwizzlingTile; `cvtFail` set when a layout is outside what this computes with.
-std::optional<Vec> swizzlingTile(const Flat &a, const Flat &b, int32_t nRegA, int32_t nRegB, const std::vector<int32_t> &idsA,
-                                 const std::vector<int32_t> &idsB, bool &cvtFail) {
+std::optional<Vec> swizzlingTile(const Flat &a, const Flat &b, int32_t nRegA, int32_t nRegB,
+                                 const std::vector<int32_t> &idsA, const std::vector<int32_t> &idsB, bool &cvtFail) {
   if (nRegA < nRegB)
     return swizzlingTile(b, a, nRegB, nRegA, idsB, idsA, cvtFail);
   auto common = intersection(a.reg, b.reg);
@@ -394,8 +394,8 @@ std::pair<std::vector<Tile>, std::vector<Tile>> nvidiaTiles(int32_t capability, 
 
 } // namespace
 
-std::optional<int64_t> swizzledCvtScratchElements(const RegisterLayout &src, const RegisterLayout &dst, int32_t bitwidth,
-                                                  CvtTarget target) {
+std::optional<int64_t> swizzledCvtScratchElements(const RegisterLayout &src, const RegisterLayout &dst,
+                                                  int32_t bitwidth, CvtTarget target) {
   if (src.shape != dst.shape || bitwidth < 8 || bitwidth > 128 || !llvm::isPowerOf2_32(bitwidth))
     return std::nullopt;
   int32_t dim = src.log2Elements();

@@ -23,7 +23,7 @@ struct CvtTarget {
 /// swizzled layout's segment bases that are registers in both layouts (buildReps). Register broadcasts are removed
 /// first (actionRemoveBroadcastedRegs). nullopt where a step needs more than the power-of-two bases this computes
 /// with (a layout whose register or lane bases are not single bits, or whose bases are dependent).
-std::optional<int64_t> swizzledCvtScratchElements(const RegisterLayout &src, const RegisterLayout &dst, int32_t bitwidth,
-                                                  CvtTarget target);
+std::optional<int64_t> swizzledCvtScratchElements(const RegisterLayout &src, const RegisterLayout &dst,
+                                                  int32_t bitwidth, CvtTarget target);
 
 } // namespace tlxsim::sim

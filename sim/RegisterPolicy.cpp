@@ -57,7 +57,8 @@ RegisterPolicy amdEstimate(ModuleOp module) {
   int64_t peak = peakLiveTensorRegisters(module, warps, threadsPerWarp);
   // 512 VGPRs per lane per SIMD (CDNA3/CDNA4), a CU's 4 SIMDs sharing the CTA's waves
   int64_t wholeFile = 512 * 4 / std::max(warps, 4) / 8 * 8;
-  policy.maxnreg = static_cast<int32_t>(std::min<int64_t>(wholeFile, std::max<int64_t>(8, llvm::alignTo(peak * 3 / 4, 8))));
+  int64_t estimate = std::max<int64_t>(8, llvm::alignTo(peak * 3 / 4, 8));
+  policy.maxnreg = static_cast<int32_t>(std::min(wholeFile, estimate));
   policy.estimated = true;
   policy.source = "estimate: 3/4 of the peak live tensor registers (" + std::to_string(peak) +
                   " per thread), rounded up to 8";
