@@ -77,6 +77,21 @@ struct Builder {
   }
 };
 
+bool allPowersOf2(ArrayRef<int64_t> values) {
+  return llvm::all_of(values, [](int64_t v) { return v > 0 && llvm::isPowerOf2_64(v); });
+}
+
+/// `order` holds each of 0 .. size-1 once.
+bool isPermutation(ArrayRef<int64_t> order) {
+  std::vector<bool> seen(order.size(), false);
+  for (int64_t d : order) {
+    if (d < 0 || d >= static_cast<int64_t>(order.size()) || seen[d])
+      return false;
+    seen[d] = true;
+  }
+  return true;
+}
+
 /// True when the encoding splits the tensor over the CTAs of a cluster (not modeled here).
 bool hasCgaSplit(ir::EncodingAttr encoding) {
   for (int64_t s : encoding.getIntArray("CTASplitNum"))
@@ -90,7 +105,8 @@ std::optional<RegisterLayout> blocked(ir::EncodingAttr e, ArrayRef<int64_t> shap
   auto spt = e.getIntArray("sizePerThread"), tpw = e.getIntArray("threadsPerWarp"), wpc = e.getIntArray("warpsPerCTA"),
        order = e.getIntArray("order");
   size_t rank = shape.size();
-  if (spt.size() != rank || tpw.size() != rank || wpc.size() != rank || order.size() != rank)
+  if (spt.size() != rank || tpw.size() != rank || wpc.size() != rank || order.size() != rank ||
+      !allPowersOf2(spt) || !allPowersOf2(tpw) || !allPowersOf2(wpc) || !isPermutation(order))
     return std::nullopt;
   Builder b(rank);
   for (int64_t d : order)
@@ -138,8 +154,8 @@ std::optional<RegisterLayout> mfma(ir::EncodingAttr e, ArrayRef<int64_t> shape) 
   for (int64_t t : e.getIntArray("tilesPerWarp"))
     if (t != 1)
       return std::nullopt;
-  if (shape.size() != 2 || wpc.size() != 2 || instr.empty() || (instr[0] != 32 && instr[0] != 16) ||
-      e.getInt("elementBitWidth").value_or(32) != 32)
+  if (shape.size() != 2 || wpc.size() != 2 || !allPowersOf2(wpc) || instr.empty() ||
+      (instr[0] != 32 && instr[0] != 16) || e.getInt("elementBitWidth").value_or(32) != 32)
     return std::nullopt;
   bool transposed = false;
   if (auto t = dyn_cast_or_null<BoolAttr>(e.getParams().get("isTransposed")))
@@ -167,7 +183,8 @@ std::optional<RegisterLayout> mfmaDot(ir::EncodingAttr parent, int64_t opIdx, in
   for (int64_t t : parent.getIntArray("tilesPerWarp"))
     if (t != 1)
       return std::nullopt;
-  if (shape.size() != 2 || wpc.size() != 2 || instr.empty() || (instr[0] != 32 && instr[0] != 16) || kWidth < 1)
+  if (shape.size() != 2 || wpc.size() != 2 || !allPowersOf2(wpc) || instr.empty() ||
+      (instr[0] != 32 && instr[0] != 16) || kWidth < 1 || !llvm::isPowerOf2_64(kWidth))
     return std::nullopt;
   int64_t m = instr[0];
   size_t kDim = opIdx == 0 ? 1 : 0, nonK = 1 - kDim;
@@ -190,9 +207,11 @@ std::optional<RegisterLayout> mfmaDot(ir::EncodingAttr parent, int64_t opIdx, in
 std::optional<RegisterLayout> nvidiaMma(ir::EncodingAttr e, ArrayRef<int64_t> shape) {
   auto instr = e.getIntArray("instrShape"), wpc = e.getIntArray("warpsPerCTA");
   int64_t version = e.getInt("versionMajor").value_or(0);
-  if (shape.size() != 2 || wpc.size() != 2 || (version != 2 && version != 3))
+  if (shape.size() != 2 || wpc.size() != 2 || !allPowersOf2(wpc) || (version != 2 && version != 3))
     return std::nullopt;
   int64_t n = version == 3 && instr.size() >= 2 ? instr[1] : 8;
+  if (n < 8 || !llvm::isPowerOf2_64(n))
+    return std::nullopt;
   Builder b(2);
   b.reg = {b.unit(1, 1), b.unit(0, 8)};
   for (int64_t v = 8; v < n; v *= 2)
