@@ -1,6 +1,6 @@
 #include "sim/RegisterPolicy.h"
 
-#include "ir/Cga.h"
+#include "sim/TensorRegisters.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -23,42 +23,46 @@ int32_t intAttr(ModuleOp module, StringRef name, int32_t otherwise) {
   return attr ? static_cast<int32_t>(attr.getInt()) : otherwise;
 }
 
-/// Threads that run `op`: those of its warp_specialize partition, else the module's num-warps.
-int64_t threadsRunning(Operation *op, int32_t baseWarps, int32_t threadsPerWarp) {
-  for (Operation *parent = op->getParentOp(); parent; parent = parent->getParentOp()) {
-    if (parent->getName().getStringRef() != "ttg.warp_specialize.partitions")
-      continue;
-    auto ws = parent->getParentOp();
-    auto warps = ws ? ws->getAttrOfType<DenseI32ArrayAttr>("partitionNumWarps") : DenseI32ArrayAttr();
-    Region *region = op->getParentRegion();
-    while (region && region->getParentOp() != parent)
-      region = region->getParentOp()->getParentRegion();
-    if (warps && region && region->getRegionNumber() < warps.size())
-      return int64_t(warps[region->getRegionNumber()]) * threadsPerWarp;
-  }
-  return int64_t(baseWarps) * threadsPerWarp;
-}
-
-/// 32-bit registers per thread of the largest register tensor that stays live across a loop (an `scf.for`
-/// iteration value: accumulators, running statistics) or that a dot produces (elements x bits / 32 over the
-/// threads that run the op). Tensors that are only streamed through (load, scale, store) ptxas keeps in few
+/// The register tensors ptxas must hold whole, per thread (see RegisterPolicy::estimated): the largest that stays
+/// live across a loop (an `scf.for` iteration value: accumulators, running statistics) or that a dot produces
+/// (`carried`), and the largest that a read of memory into registers produces (`loaded`: its loads are issued
+/// together, before the first use). Tensors that are only streamed through elementwise ops ptxas keeps in few
 /// registers at a time, so they do not count.
-int32_t largestTensorRegisters(ModuleOp module, int32_t baseWarps, int32_t threadsPerWarp) {
-  int64_t most = 0;
+struct WholeTensors {
+  int64_t carried = 0, loaded = 0;
+};
+WholeTensors wholeTensorRegisters(ModuleOp module, int32_t baseWarps, int32_t threadsPerWarp) {
+  WholeTensors most;
   module.walk([&](Operation *op) {
     StringRef name = op->getName().getStringRef();
-    if (name != "scf.for" && name != "tt.dot" && name != "tt.dot_scaled" && name != "ttng.warp_group_dot")
+    bool carried = name == "scf.for" || name == "tt.dot" || name == "tt.dot_scaled" || name == "ttng.warp_group_dot";
+    bool loaded = name == "ttg.local_load" || name == "ttng.tmem_load" || name == "tt.load" ||
+                  name == "tt.descriptor_load" || name == "tt.descriptor_gather";
+    if (!carried && !loaded)
       return;
+    int64_t threads = threadsRunning(op, baseWarps, threadsPerWarp);
     for (Value result : op->getResults()) {
-      auto tensor = dyn_cast<RankedTensorType>(result.getType());
-      if (!tensor || !tensor.getElementType().isIntOrFloat())
-        continue;
-      // one CTA's part of a tensor that a CGA layout splits over the cluster (ir/Cga.h)
-      int64_t bits = ir::elementsPerCta(tensor) * std::max<int64_t>(tensor.getElementTypeBitWidth(), 8);
-      most = std::max<int64_t>(most, llvm::divideCeil(bits, 32 * threadsRunning(op, baseWarps, threadsPerWarp)));
+      int64_t regs = tensorRegisters(result.getType(), threads);
+      (carried ? most.carried : most.loaded) = std::max(carried ? most.carried : most.loaded, regs);
     }
   });
-  return static_cast<int32_t>(most);
+  return most;
+}
+
+/// AMD (no .maxnreg; the LLVM AMDGPU backend chooses the VGPRs): 3/4 of the peak live tensor registers, rounded
+/// up to the VGPR granule of 8, at most one CTA's share of the SIMDs' 512 VGPRs per lane (RegisterPolicy::estimated).
+RegisterPolicy amdEstimate(ModuleOp module) {
+  RegisterPolicy policy;
+  int32_t warps = intAttr(module, "ttg.num-warps", 4), threadsPerWarp = intAttr(module, "ttg.threads-per-warp", 64);
+  int64_t peak = peakLiveTensorRegisters(module, warps, threadsPerWarp);
+  // 512 VGPRs per lane per SIMD (CDNA3/CDNA4), a CU's 4 SIMDs sharing the CTA's waves
+  int64_t wholeFile = 512 * 4 / std::max(warps, 4) / 8 * 8;
+  int64_t estimate = std::max<int64_t>(8, llvm::alignTo(peak * 3 / 4, 8));
+  policy.maxnreg = static_cast<int32_t>(std::min(wholeFile, estimate));
+  policy.estimated = true;
+  policy.source = "estimate: 3/4 of the peak live tensor registers (" + std::to_string(peak) +
+                  " per thread), rounded up to 8";
+  return policy;
 }
 
 } // namespace
@@ -67,7 +71,7 @@ RegisterPolicy tritonRegisterPolicy(ModuleOp module) {
   RegisterPolicy policy;
   auto target = module->getAttrOfType<StringAttr>("ttg.target");
   if (target && target.getValue().starts_with("hip:"))
-    return policy; // AMD: no .maxnreg; the VGPR count is the compiler's choice
+    return amdEstimate(module); // AMD: no .maxnreg; the VGPR count is the compiler's choice
   if (auto user = module->getAttrOfType<IntegerAttr>("ttg.maxnreg")) {
     policy.maxnreg = std::min<int32_t>(kMaxRegistersPerThread, static_cast<int32_t>(user.getInt()));
     policy.source = "ttg.maxnreg";
@@ -91,14 +95,17 @@ RegisterPolicy tritonRegisterPolicy(ModuleOp module) {
   auto estimate = [&](RegisterPolicy policy) {
     if (policy.maxnreg > 0)
       return policy;
-    int32_t largest = largestTensorRegisters(module, baseWarps, threadsPerWarp);
+    WholeTensors whole = wholeTensorRegisters(module, baseWarps, threadsPerWarp);
+    int64_t byCarried = llvm::alignTo(whole.carried * 5 / 4 + 24, 8);
+    int64_t byLoaded = llvm::alignTo(whole.loaded + 8, 8);
     // never more than the whole register file for one CTA: an estimate must not refuse a kernel that runs
     int32_t wholeFile = 64 * 1024 / totalWarps / threadsPerWarp / 8 * 8;
-    policy.maxnreg = std::min<int32_t>({kMaxRegistersPerThread, wholeFile,
-                                        static_cast<int32_t>(llvm::alignTo(largest * 5 / 4 + 24, 8))});
+    policy.maxnreg = static_cast<int32_t>(
+        std::min<int64_t>({kMaxRegistersPerThread, wholeFile, std::max(byCarried, byLoaded)}));
     policy.estimated = true;
-    policy.source = "estimate: 1.25 x the largest loop-carried or dot register tensor (" + std::to_string(largest) +
-                    " registers per thread) + 24, rounded up to 8";
+    policy.source = "estimate: the larger of 1.25 x the largest loop-carried or dot register tensor (" +
+                    std::to_string(whole.carried) + " registers per thread) + 24 and the largest tensor read from " +
+                    "memory (" + std::to_string(whole.loaded) + ") + 8, rounded up to 8";
     return policy;
   };
   if (specializes.empty())

@@ -1,10 +1,13 @@
 #include "sim/SharedScratch.h"
 
+#include "sim/CvtSwizzle.h"
+#include "sim/RegisterLayout.h"
 #include "sim/WarpOwners.h"
 
 #include "ir/Types.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Operation.h"
 
@@ -85,6 +88,22 @@ llvm::Expected<ScratchSize> reduceScratch(Operation *op) {
   return s;
 }
 
+/// What the module's `ttg.target` lets a layout conversion use: NVIDIA's tiles by compute capability, AMD's
+/// ld/st (nullopt: AMD's padded scratch, `amdgpu.use_padded_scratch_shmem`, or no target).
+std::optional<CvtTarget> cvtTarget(Operation *op) {
+  auto module = op->getParentOfType<ModuleOp>();
+  auto target = module ? module->getAttrOfType<StringAttr>("ttg.target") : StringAttr();
+  if (!target)
+    return std::nullopt;
+  StringRef value = target.getValue();
+  if (value.starts_with("hip:"))
+    return op->hasAttr("amdgpu.use_padded_scratch_shmem") ? std::nullopt : std::optional<CvtTarget>(CvtTarget{});
+  int32_t capability = 0;
+  if (!value.consume_front("cuda:") || value.getAsInteger(10, capability))
+    return std::nullopt;
+  return CvtTarget{true, capability};
+}
+
 llvm::Expected<ScratchSize> convertScratch(Operation *op) {
   ScratchSize s;
   auto src = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
@@ -106,8 +125,18 @@ llvm::Expected<ScratchSize> convertScratch(Operation *op) {
     crossesWarps = ((*to)[i] & ~(*from)[i]) != 0;
   if (!crossesWarps)
     return s;
+  // Triton's getBitwidth: pointers 64 bits, at least 8
+  int32_t bitwidth = static_cast<int32_t>(std::max<int64_t>(8, scratchElementBits(src.getElementType())));
+  auto target = cvtTarget(op);
+  auto srcLayout = toRegisterLayout(src.getEncoding(), src.getShape());
+  auto dstLayout = toRegisterLayout(dst.getEncoding(), dst.getShape());
+  if (target && srcLayout && dstLayout)
+    if (auto elements = swizzledCvtScratchElements(*srcLayout, *dstLayout, bitwidth, *target)) {
+      s.bytes = *elements * bitwidth / 8;
+      return s;
+    }
   s.bytes = bytes;
-  s.estimate = "elements x element bytes (Triton divides by the repetitions of its optimal swizzling)";
+  s.estimate = "elements x element bytes (a layout Triton's optimal swizzling is not computed for)";
   return s;
 }
 

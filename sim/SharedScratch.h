@@ -28,8 +28,10 @@ struct ScratchSize {
 ///   getCaptureSize / getCaptureAlign);
 /// - `tt.reduce` whose reduced axis spans several warps: the operand shape with that axis cut to the warps along
 ///   it, times the bytes of all operand element types (ReduceOpHelper::getScratchSizeInBytes);
-/// - `ttg.convert_layout` that moves data between warps: the tensor's elements times the element bytes (an
-///   estimate: Triton divides by the repetitions of its optimal swizzling, GenericSwizzling.cpp);
+/// - `ttg.convert_layout` that moves data between warps: Triton's swizzled scratch, the tensor's elements divided by
+///   the repetitions of its optimal swizzling, times the element bytes (sim/CvtSwizzle.h; NVIDIA with ldmatrix /
+///   stmatrix tiles, AMD with ld/st); an estimate of all the elements where a layout is not one
+///   sim/RegisterLayout.h converts;
 /// - `ttng.tensormap_create`: 128 bytes; scalar atomics whose result is used: one element.
 /// Fails on a layout it cannot read.
 llvm::Expected<ScratchSize> scratchSize(mlir::Operation *op, mlir::Operation *func);
