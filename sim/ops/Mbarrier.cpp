@@ -2,6 +2,9 @@
 // wait, phase flips waking waiters, and asynchronous signals (complete-tx, tcgen05 arrives).
 #include "sim/EngineState.h"
 
+#include <algorithm>
+#include <cmath>
+
 namespace tlxsim::sim {
 
 using namespace engine;
@@ -159,7 +162,10 @@ Step Engine::Impl::execMbarrier(Agent &a, const Instr &in, Cycle now) {
                  "CTA's shared memory)");
     MBarrier &bar = barrier(cta, key);
     if (bar.initialized() && bar.testWaitParity(parity)) {
-      busy(a, in, costs.mbarOp);
+      // A passing wait still holds the warp for the try_wait's round trip through shared memory: the wait loop's
+      // branch needs its predicate (PTX ISA 9.1 9.7.13.15.16; `mbarrier_try_wait_cycles`, M-H200
+      // tools/bench/mbarrier_bench.cu). Models without the knob charge the issue cost only.
+      busy(a, in, std::isnan(costs.mbarTryWait) ? costs.mbarOp : std::max(costs.mbarOp, costs.mbarTryWait));
       barrierEvent(a.time, BarrierAction::WaitPass, key, bar, a.info.id, in.loc, parity,
                    BarrierStatus::Ok);
       a.time += warpLag(a);

@@ -63,6 +63,7 @@ constexpr Knob kKnobs[] = {
     {"wgmma_queue_depth", &Costs::wgmmaQueueDepth, Knob::Count, /*optional=*/true},
     {"wgmma_retire_latency_cycles", &Costs::wgmmaRetireLatency, Knob::NonNegative, /*optional=*/true},
     {"proton_record_cycles", &Costs::protonRecord, Knob::NonNegative, /*optional=*/true},
+    {"mbarrier_try_wait_cycles", &Costs::mbarTryWait, Knob::NonNegative, /*optional=*/true},
 };
 
 } // namespace

@@ -98,10 +98,13 @@ __global__ void wgmmaKernel(int iters, int wgs, int copier, const unsigned char 
     for (int i = 0; i < N / 2; ++i)
       d0[i] = d1[i] = 0.f;
     uint32_t aBase = sptr(base + wg * ACCS * 8192), bBase = sptr(bTile);
-    long long t0 = 0;
+    long long t0 = 0, issue = 0, i0 = 0;
     for (int it = 0; it < iters + kWarmup; ++it) {
-      if (it == kWarmup)
+      if (it == kWarmup) {
         t0 = clock64();
+        issue = 0;
+      }
+      i0 = clock64();
       asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
 #pragma unroll // accumulator-major, as Triton orders a 128-row tile's two m64 halves
       for (int c = 0; c < CHAIN; ++c)
@@ -112,6 +115,8 @@ __global__ void wgmmaKernel(int iters, int wgs, int copier, const unsigned char 
           mma<N>(d1, desc(aBase + 8192 + (c % 4) * 32, 16, 1024), desc(bBase + (c % 4) * 2048, 8192, 1024));
       }
       asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+      issue += clock64() - i0; // the group's issue: longer than its instructions' issue cost when the tensor pipe
+                               // holds the warp group at issue (a bounded wgmma queue)
       asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(WAIT) : "memory");
     }
     asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
@@ -121,6 +126,7 @@ __global__ void wgmmaKernel(int iters, int wgs, int copier, const unsigned char 
       s += d0[i] + (ACCS == 2 ? d1[i] : 0.f);
     if (threadIdx.x % 128 == 0) {
       out[blockIdx.x * 4 + wg] = t1 - t0;
+      out2[2 * gridDim.x + blockIdx.x * 4 + wg] = issue;
       atomicAdd(&doneCount, 1);
     }
     if (s == 1234.5f) // keeps the accumulators live; never true for uninitialized-but-finite data in practice
@@ -167,7 +173,7 @@ __global__ void wgmmaKernel(int iters, int wgs, int copier, const unsigned char 
 }
 
 struct Result {
-  double cyclesPerWgmma, flopsPerClkSm, copyBytesPerClk, mhz;
+  double cyclesPerWgmma, flopsPerClkSm, copyBytesPerClk, mhz, issuePerGroup;
 };
 
 template <int N, int CHAIN, int WAIT, int ACCS>
@@ -177,14 +183,14 @@ Result runOne(int grid, int wgs, int copier, int iters, const unsigned char *src
   CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
   unsigned long long *out, *out2;
   CK(cudaMalloc(&out, grid * 4 * 8));
-  CK(cudaMalloc(&out2, grid * 2 * 8));
+  CK(cudaMalloc(&out2, grid * 6 * 8));
   cudaEvent_t e0, e1;
   cudaEventCreate(&e0);
   cudaEventCreate(&e1);
   float ms = 0;
   for (int rep = 0; rep < 2; ++rep) { // rep 0 warms the clocks and L2
     CK(cudaMemset(out, 0, grid * 4 * 8));
-    CK(cudaMemset(out2, 0, grid * 2 * 8));
+    CK(cudaMemset(out2, 0, grid * 6 * 8));
     cudaEventRecord(e0);
     kernel<<<grid, wgs * 128 + (copier ? 32 : 0), smem>>>(iters, wgs, copier, src, srcBytes, out, out2);
     cudaEventRecord(e1);
@@ -192,13 +198,14 @@ Result runOne(int grid, int wgs, int copier, int iters, const unsigned char *src
     CK(cudaGetLastError());
     cudaEventElapsedTime(&ms, e0, e1);
   }
-  std::vector<unsigned long long> h(grid * 4), h2(grid * 2);
+  std::vector<unsigned long long> h(grid * 4), h2(grid * 6);
   CK(cudaMemcpy(h.data(), out, grid * 4 * 8, cudaMemcpyDeviceToHost));
-  CK(cudaMemcpy(h2.data(), out2, grid * 2 * 8, cudaMemcpyDeviceToHost));
-  double cyc = 0, maxCyc = 0, copyB = 0, copyC = 0;
+  CK(cudaMemcpy(h2.data(), out2, grid * 6 * 8, cudaMemcpyDeviceToHost));
+  double cyc = 0, maxCyc = 0, copyB = 0, copyC = 0, issue = 0;
   for (int c = 0; c < grid; ++c) {
     for (int w = 0; w < wgs; ++w) {
       cyc += (double)h[c * 4 + w];
+      issue += (double)h2[2 * grid + c * 4 + w];
       maxCyc = std::max(maxCyc, (double)h[c * 4 + w]);
     }
     copyB += (double)h[c * 4 + 3];
@@ -210,6 +217,7 @@ Result runOne(int grid, int wgs, int copier, int iters, const unsigned char *src
   r.flopsPerClkSm = wgs * (double)iters * CHAIN * ACCS * 2.0 * 64 * N * 16 / perWg;
   r.copyBytesPerClk = copier && copyC > 0 ? copyB / copyC : 0;
   r.mhz = maxCyc / (ms * 1e3);
+  r.issuePerGroup = issue / (grid * wgs) / iters;
   CK(cudaFree(out));
   CK(cudaFree(out2));
   return r;
@@ -219,9 +227,9 @@ template <int N, int CHAIN, int WAIT, int ACCS>
 void row(const char *mode, int grid, int wgs, int copier, int iters, const unsigned char *src, long long srcBytes) {
   Result r = runOne<N, CHAIN, WAIT, ACCS>(grid, wgs, copier, iters, src, srcBytes);
   printf("%-10s N=%-3d chain=%d wait=%d accs=%d wgs=%d copier=%d grid=%-3d  cycles/wgmma %8.1f  ideal %5.1f  "
-         "FLOP/clk/SM %6.0f (%5.1f %% of 4096)  copy B/clk %6.1f  ~MHz %5.0f\n",
+         "FLOP/clk/SM %6.0f (%5.1f %% of 4096)  copy B/clk %6.1f  ~MHz %5.0f  issue/group %7.1f\n",
          mode, N, CHAIN, WAIT, ACCS, wgs, copier, grid, r.cyclesPerWgmma, N / 2.0 * wgs, r.flopsPerClkSm,
-         100.0 * r.flopsPerClkSm / 4096, r.copyBytesPerClk, r.mhz);
+         100.0 * r.flopsPerClkSm / 4096, r.copyBytesPerClk, r.mhz, r.issuePerGroup);
   fflush(stdout);
 }
 
@@ -232,6 +240,17 @@ int main() {
   unsigned char *src;
   CK(cudaMalloc(&src, srcBytes));
   CK(cudaMemset(src, 0, srcBytes));
+  // `issue` mode (a bounded wgmma queue?): 1-3 warp groups each issue a group of 4 (or 8) m64nNk16 and wait for it
+  // (wait_group 0), as the TLX Hopper GEMM consumers do; issue/group is the time from the fence to the commit.
+  for (int wgs : {1, 2, 3}) {
+    row<128, 4, 0, 1>("issue", 1, wgs, 0, 1000, src, srcBytes);
+    row<128, 4, 0, 2>("issue", 1, wgs, 0, 1000, src, srcBytes);
+    row<256, 4, 0, 1>("issue", 1, wgs, 0, 1000, src, srcBytes);
+    row<64, 4, 0, 1>("issue", 1, wgs, 0, 1000, src, srcBytes);
+    row<128, 4, 1, 1>("issue", 1, wgs, 0, 1000, src, srcBytes);
+  }
+  if (getenv("WGMMA_BENCH_ISSUE_ONLY"))
+    return 0;
   for (int grid : {1, sms}) {
     row<64, 1, 0, 1>("latency", grid, 1, 0, 2000, src, srcBytes);
     row<128, 1, 0, 1>("latency", grid, 1, 0, 2000, src, srcBytes);
