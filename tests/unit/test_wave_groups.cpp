@@ -19,7 +19,8 @@ using namespace tlxsim;
 
 namespace {
 
-/// 8 waves; HIGH is the condition the first cond_barrier holds waves back with (BlockPingpong's `tid / 256 != 0`).
+/// 8 waves; HIGH is the condition the first cond_barrier holds waves back with (BlockPingpong's `tid / 256 != 0`), LOW
+/// the last one's (`tid / 256 == 0`: it re-aligns the groups).
 /// Waves 0-3 read `buf` before their 2nd barrier, waves 4-7 after theirs (the cond_barrier is their 2nd); BARRIER is
 /// then the 3rd barrier of waves 4-7, which waves 0-3's store follows (after their own 3rd, a gpu.barrier).
 const char *kKernel = R"(#blocked = #ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [8, 8], warpsPerCTA = [8, 1], order = [1, 0]}>
@@ -36,7 +37,7 @@ module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 8 : i32, ttg.targ
     gpu.barrier
     %tid = rocdl.workitem.id.x : i32
     %w = arith.divsi %tid, %c256 : i32
-    %low = arith.cmpi eq, %w, %c0 : i32
+    %low = LOW
     %high = HIGH
     amdg.cond_barrier %high
     %v = ttg.local_load %buf : !ttg.memdesc<64x64xf16, #shared, #smem, mutable> -> tensor<64x64xf16, #blocked>
@@ -49,7 +50,7 @@ module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 8 : i32, ttg.targ
 }
 )";
 
-const char *kPingpong = "arith.cmpi ne, %w, %c0 : i32";
+const char *kPingpong = "arith.cmpi ne, %w, %c0 : i32", *kPingpongLow = "arith.cmpi eq, %w, %c0 : i32";
 
 struct Case {
   std::unique_ptr<mlir::MLIRContext> ctx = ir::makeContext();
@@ -58,9 +59,10 @@ struct Case {
   std::vector<std::string> agents;
   bool stalled = false;
 
-  Case(const std::string &barrier, const std::string &high = kPingpong) {
+  Case(const std::string &barrier, const std::string &high = kPingpong, const std::string &low = kPingpongLow) {
     std::string text = std::regex_replace(kKernel, std::regex("BARRIER"), barrier);
     text = std::regex_replace(text, std::regex("HIGH"), high);
+    text = std::regex_replace(text, std::regex("LOW"), low);
     program = testing::lowerText(*ctx, text);
   }
   /// Simulates one CTA with the checkers; the agents' partition names in start order.
@@ -133,8 +135,12 @@ TEST_CASE("wave groups: a use of the loaded value retires the read (the compiler
 }
 
 TEST_CASE("wave groups: no split where no cond_barrier holds whole waves back") {
-  Case uniform("gpu.barrier", "arith.cmpi sge, %w, %c0 : i32"); // every wave: no phase shift
+  std::string all = "arith.cmpi sge, %w, %c0 : i32", half = "arith.cmpi slt, %tid, %c32 : i32";
+  Case uniform("gpu.barrier", all, all); // every wave: no phase shift
   CHECK(uniform.program->waveGroups.empty());
-  Case lanes("gpu.barrier", "arith.cmpi slt, %tid, %c32 : i32"); // half of wave 0: not whole waves
+  Case lanes("gpu.barrier", half, half); // half of wave 0: not whole waves
   CHECK(lanes.program->waveGroups.empty());
+  uniform.run(); // one agent: the cond_barriers are barriers of thread 0's path
+  CHECK(uniform.agents == std::vector<std::string>{"default"});
+  CHECK(uniform.findings.empty());
 }
