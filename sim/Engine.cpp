@@ -38,13 +38,30 @@ void Engine::Impl::startCta(int32_t smIndex, Cycle t) {
   }
   cta->flatBarriers.resize(barrierSlots);
   cta->flatWaiters.resize(barrierSlots);
-  Agent &main = newAgent(*cta, "default", program.numWarps, program.entryBlock, t);
-  main.frame = initialFrame;
-  main.stack.push_back(Ctl{Ctl::Root, program.entryBlock});
+  // The main function: one agent, or one per wave group of an AMD ping-pong (Program::waveGroups).
+  size_t groups = std::max<size_t>(1, program.waveGroups.size());
+  int32_t first = static_cast<int32_t>(agents.size());
+  for (size_t g = 0; g < groups; ++g) {
+    bool split = !program.waveGroups.empty();
+    const Program::WaveGroup group = split ? program.waveGroups[g] : Program::WaveGroup{0, program.numWarps};
+    std::string name = split ? "default waves " + std::to_string(group.firstWarp) + "-" +
+                                   std::to_string(group.firstWarp + group.numWarps - 1)
+                             : "default";
+    Agent &main = newAgent(*cta, name, group.numWarps, program.entryBlock, t);
+    if (split) {
+      main.info.warp = group.firstWarp;
+      main.info.waveGroupOf = first;
+    }
+    main.frame = initialFrame;
+    main.stack.push_back(Ctl{Ctl::Root, program.entryBlock});
+  }
   ctas.push_back(std::move(cta));
   ++result.ctasSimulated;
-  emit<EvAgentStart>([&](Listener &l) { l.onAgentStart(main.info, t); });
-  push(t, Event::RunAgent, main.info.id);
+  for (size_t g = 0; g < groups; ++g) {
+    const Agent &main = *agents[first + g];
+    emit<EvAgentStart>([&](Listener &l) { l.onAgentStart(main.info, t); });
+    push(t, Event::RunAgent, main.info.id);
+  }
 }
 
 Agent &Engine::Impl::newAgent(Cta &cta, const std::string &name, int32_t warps, int32_t block, Cycle t, int32_t parent) {
@@ -300,6 +317,7 @@ llvm::Expected<std::unique_ptr<Engine>> Engine::create(const Program &program, c
   auto impl = std::make_unique<Impl>(program, *costs, launch, options, std::move(*frame));
   impl->occupancy = *occupancy;
   impl->clustered = program.clusterSize() > 1;
+  impl->amd = program.target.rfind("hip:", 0) == 0;
   for (const Alloc &alloc : program.allocs) {
     int64_t slots = 1;
     for (int64_t d : alloc.shape)

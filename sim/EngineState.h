@@ -110,6 +110,13 @@ struct Agent {
   /// direct-to-LDS copy (async op id) the agent had issued before the load. vmcnt counts the wave's vector-memory
   /// loads in issue order, so the wait for that result retires the copy and every earlier one (awaitOperands).
   std::map<int32_t, int64_t> vmemAfter;
+  /// AMD: the agent's LDS reads (`local_load`: ds_read) that lgkmcnt has not retired, oldest first: (async op id,
+  /// ds_read instructions per thread). LGKM_CNT counts them until their data returns, in issue order (CDNA3 ISA 4.4
+  /// "Data Dependency Resolution"); until then another wave may overwrite what they read (ops/Amd.cpp).
+  std::deque<std::pair<int64_t, int64_t>> ldsReads;
+  /// AMD: frame slot of an LDS read's result (or of a value a yield passed it to) -> the read's async op id: the
+  /// first use of the value retires it (the `s_waitcnt lgkmcnt` LLVM's SIInsertWaitcnts puts before the use).
+  std::map<int32_t, int64_t> ldsSlots;
   Cycle smemWritesDone = 0; ///< when the agent's register -> shared stores have drained
   AgentWork work;           ///< its InstrEvent spans summed by op (Listener::onAgentWork)
   Cycle lastTc05Done = 0;
@@ -236,6 +243,7 @@ struct Engine::Impl {
   int64_t barrierSlots = 0;
   std::vector<Value> scratch; ///< reused by yield()
   bool clustered = false;     ///< the program's clusters have more than one CTA (set by Engine::create)
+  bool amd = false;           ///< an AMD target (`hip:`): LDS reads stay in flight until lgkmcnt retires them
   Cycle scalarCycles = 0;     ///< costs.scalarOp rounded up (engine::cycles), once: every scalar op costs it
 
   Impl(const Program &p, engine::Costs c, const Launch &l, SimOptions o, std::vector<Value> frame)
@@ -393,6 +401,19 @@ struct Engine::Impl {
   Step namedBarrierArrive(Agent &a, const Instr &in, int64_t id, int64_t count, int64_t threads, bool sync);
   /// The lag of `a` after an mbarrier wait under SimOptions::warpLagCycles (0 but for warps > 0 of per-warp agents).
   Cycle warpLag(const Agent &a) const { return a.info.warp > 0 ? options.warpLagCycles * a.info.warp : 0; }
+
+  // ---- AMD LDS reads in flight (ops/Amd.cpp) ------------------------------------------------------------------
+  /// A `local_load` of `a` became the LDS read `op` (an async op whose access lasts until lgkmcnt retires it).
+  void issueLdsRead(Agent &a, const Instr &in, int64_t op);
+  /// `s_waitcnt lgkmcnt(keep)`: retires `a`'s oldest LDS reads until at most `keep` of their instructions remain.
+  void retireLdsReads(Agent &a, int64_t keep);
+  /// The first use of an LDS read's value among `in`'s operands (from `first` on) retires it and every older one.
+  void awaitLdsReads(Agent &a, const Instr &in, size_t first);
+  /// Values move from slots `from[first + i]` to `to[i]` (a yield, a loop's inits): an LDS read in flight follows
+  /// its value; a slot that takes another value forgets it.
+  void forwardLdsReads(Agent &a, const std::vector<int32_t> &from, size_t first, const std::vector<int32_t> &to);
+  /// The slots a yield's `n` values go to in region `c` (ops/ControlFlow.cpp).
+  std::vector<int32_t> yieldTargets(const Ctl &c, size_t n) const;
 
   // ---- async copies (ops/AsyncCopy.cpp, ops/Amd.cpp) ----------------------------------------------------------
   /// Every cp.async of `a`, committed or not, completes by the returned cycle.

@@ -32,6 +32,10 @@ struct AgentInfo {
   /// partition. `numWarps` and `firstWarp` stay the partition's (its costs are the partition's).
   int32_t warp = -1;
   int32_t warpGroup = -1; ///< per-warp agents: the agent id of the partition's warp 0 (the same for all its warps)
+  /// Wave-group agents of a main function (Program::waveGroups): the agent id of the CTA's first group (the same for
+  /// all groups), -1 otherwise. Such an agent runs its group's `numWarps` warps on thread 32 x `warp`'s path (`warp`
+  /// = the group's first warp); its execution barriers are rendezvous of all the CTA's waves.
+  int32_t waveGroupOf = -1;
 };
 
 /// An mbarrier of one CTA: allocation plus slot index in it.
@@ -81,6 +85,7 @@ struct AccessEvent {
   Op op;                ///< the instruction (TmaLoad, TmaStore, WgmmaIssue, LocalStore, LocalLoad)
   /// tcgen05.ld / st: the tile of each warp of the agent (Program::tmemWarpTiles), or null if not known
   const std::vector<TmemWarpTile> *warpTiles = nullptr;
+  const Instr *instr = nullptr; ///< the instruction (Program::blocks), when the engine made the access
 };
 
 /// Every warp of an agent arrived on a hardware named barrier (`bar.arrive`, or `bar.sync`, which also

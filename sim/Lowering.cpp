@@ -45,6 +45,7 @@ llvm::Error Lowerer::lowerKernel(Operation *func) {
     return err;
   entrySyncAfter = entryClusterSync(func);
   p.entryBlock = lowerRegion(body);
+  splitWaveGroups(body);
   if (!error.empty() && unsupported)
     return llvm::make_error<UnsupportedError>(error);
   if (!error.empty())

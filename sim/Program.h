@@ -75,14 +75,17 @@ enum class Op : uint8_t {
                   ///< sub 1: imm = direct-to-LDS instructions that may stay pending (amdg.async_wait {num_inst}, vmcnt)
   Dot,            ///< args = a, b, c (registers); imm = FLOPs; sub = 0 mma.sync (mma v2), 1 AMD MFMA: issued by the
                   ///< partition's warps on the SM's tensor cores, result ready when done
-  CtaBarrier,     ///< execution barrier of the partition's warps (bar.sync 0, s_barrier, ttg.barrier, cond_barrier)
+  CtaBarrier,     ///< execution barrier of the partition's warps (bar.sync 0, s_barrier, ttg.barrier, cond_barrier);
+                  ///< imm2 = 1: a raw AMD s_barrier (`rocdl.s.barrier`, `amdg.cond_barrier`) without the release
+                  ///< fence (`s_waitcnt lgkmcnt(0)`) of the fenced forms; cond_barrier: args = its predicate
   ReadBarrierPhase, ///< args = bar; result = the barrier's current phase parity (AMD TLX spin loops)
   While,          ///< args = inits; block = before region (ends in Condition), block2 = after region
   Condition,      ///< args = cond, values passed to the after region (or to the while's results)
   Tc05Copy,       ///< args = src, dst, [bar]; imm = bytes; viewElems = src elements, dst columns: tcgen05.cp smem -> TMEM
   Sleep,          ///< imm = s_sleep argument (AMD): the wave idles imm x s_sleep_unit_cycles
-  NamedBarrier,   ///< args = id, thread count; sub = 1 bar.sync (waits), 0 bar.arrive; sub = 2 (no args): the
-                  ///< execution barrier (CtaBarrier) of a partition run as per-warp agents, a rendezvous of its warps
+  NamedBarrier,   ///< args = id, thread count; sub = 1 bar.sync (waits), 0 bar.arrive; sub = 2 (args and imm2 as
+                  ///< CtaBarrier): the execution barrier (CtaBarrier) of a partition run as per-warp agents, or of a
+                  ///< main function run as wave-group agents (Program::waveGroups), a rendezvous of its warps
   ClusterArrive,  ///< barrier.cluster.arrive
   ClusterWait,    ///< barrier.cluster.wait
   ClusterCtaRank, ///< result = the CTA's rank in its cluster (%cluster_ctarank; TLX cluster_cta_rank)
@@ -105,6 +108,9 @@ enum class Op : uint8_t {
   /// the SM clock and one lane stores an 8-byte record into the profile buffer in shared memory; costs
   /// `proton_record_cycles` of issue (0 when the model lacks it). imm = scope (Program::protonScopes), sub = 1 start.
   ProtonRecord,
+  /// AMD `s_waitcnt lgkmcnt(imm)` (`amdg.memory_counter_wait ds(imm)`, `rocdl.s.waitcnt` with its LGKM_CNT field):
+  /// the wave's LDS reads in flight retire, oldest first, until at most imm of their instructions are outstanding.
+  LgkmWait,
   Unknown,        ///< an op the simulator has no semantics for; name in Program::unknownOps[imm]
 };
 
@@ -224,8 +230,19 @@ struct Program {
   /// Per thread-id `scf.if` (Instr::aux of Op::If sub 1): the threads of each warp of the executing partition that
   /// take its then region (warp i = the partition's i-th warp).
   std::vector<std::vector<int32_t>> threadIfWarps;
-  /// Some worker partition runs as per-warp agents (WarpSpecialize::Worker::perWarp).
+  /// Some worker partition runs as per-warp agents (WarpSpecialize::Worker::perWarp), or the main function as
+  /// wave-group agents (`waveGroups`).
   bool hasPerWarpAgents = false;
+  /// A run of consecutive warps of the main function that takes the same side of every phase-shifting
+  /// `amdg.cond_barrier` (lowering/WarpDivergence.cpp).
+  struct WaveGroup {
+    int32_t firstWarp = 0, numWarps = 0;
+  };
+  /// AMD ping-pong / warp pipelines (Triton's BlockPingpong, ConvertWarpPipeline): a main function without
+  /// warp_specialize whose `amdg.cond_barrier`s hold some waves back by one s_barrier runs as one agent per wave
+  /// group, its execution barriers a rendezvous of all the CTA's waves (s_barrier counts waves: the k-th barrier of
+  /// one group meets the k-th of the other). Empty: one agent runs thread 0's path (the fast path).
+  std::vector<WaveGroup> waveGroups;
   /// Warps of all partitions (default + workers), as Triton's metadata counts them.
   int32_t totalWarps() const;
   /// Shared memory per CTA as Triton's allocator lays it out from this module (sim/SharedAllocation.h: the

@@ -28,6 +28,8 @@ void RaceChecker::onAgentStart(const AgentInfo &info, Cycle t) {
   warps_[info.id] = {info.firstWarp, info.numWarps};
   if (info.warpGroup >= 0)
     warpGroup_[info.id] = info.warpGroup;
+  if (info.waveGroupOf >= 0)
+    waveGroup_[info.id] = info.waveGroupOf;
   if (!tracked(info.cta))
     return;
   VectorClock &clock = clockOf(info.id);
@@ -344,10 +346,17 @@ void RaceChecker::report(const char *cls, const AccessEvent &now, const Epoch &n
   int64_t seen = clock.get(before.agent);
   if (before.thread != before.agent && before.agent != nowEpoch.agent && seen > before.issuerClock) {
     auto it = releaseLoc_.upper_bound({before.agent, seen});
+    bool lds = amd() && before.op == Op::LocalLoad; // an LDS read in flight at a bare s_barrier (lgkmcnt)
     if (it != releaseLoc_.begin() && (--it)->first.first == before.agent && it->first.second > before.issuerClock)
-      f.notes.emplace_back(loc(it->second), "partition '" + partition(nowEpoch.agent) + "' synchronized with partition '" +
-                                                partition(before.agent) + "' through this release, which does not wait for " +
-                                                describe(before) + " to complete");
+      f.notes.emplace_back(
+          loc(it->second),
+          lds ? "partition '" + partition(nowEpoch.agent) + "' synchronized with partition '" + partition(before.agent) +
+                    "' through this s_barrier, which orders the waves' execution only: it does not wait for the LDS "
+                    "reads of " + describe(before) + " (lgkmcnt); a fenced barrier (ttg.barrier local / gpu.barrier: "
+                    "s_waitcnt lgkmcnt(0) first) or a use of the loaded values must come before it"
+              : "partition '" + partition(nowEpoch.agent) + "' synchronized with partition '" +
+                    partition(before.agent) + "' through this release, which does not wait for " + describe(before) +
+                    " to complete");
   }
   findings_.push_back(std::move(f));
 }
@@ -363,7 +372,8 @@ void RaceChecker::onAccess(const AccessEvent &e) {
     checkWarpTiles(e);
   ThreadId thread = e.asyncOp >= 0 ? asyncThread(e.asyncOp) : ThreadId(e.agent);
   const VectorClock &clock = clockOf(thread);
-  Epoch now{thread, clock.get(thread), e.agent, e.loc, e.iteration, e.op, e.asyncProxy, clock.get(e.agent), e.write};
+  Epoch now{thread, clock.get(thread), e.agent, e.loc, e.iteration, e.op, e.asyncProxy, clock.get(e.agent), e.write,
+            e.instr};
   // Warps of one per-warp partition (sim AgentInfo::warpGroup) are ordered between their shared-memory accesses by
   // the bar.sync Triton's membar pass inserts there (lib/Analysis/Membar.cpp: a barrier between conflicting accesses
   // of one partition), which the TTGIR does not show yet: not checked against each other, nor against the async ops
@@ -374,8 +384,21 @@ void RaceChecker::onAccess(const AccessEvent &e) {
     auto x = warpGroup_.find(before.agent), y = warpGroup_.find(e.agent);
     return x != warpGroup_.end() && y != warpGroup_.end() && x->second == y->second;
   };
+  // An AMD LDS read in flight (an async op, sim ops/Amd.cpp) and a later access of its own issuer: a wave's LDS
+  // instructions execute in order, and Triton's membar pass orders the waves of one agent.
+  auto ownLdsRead = [&](const Epoch &before) {
+    return before.op == Op::LocalLoad && before.thread != before.agent && before.agent == e.agent;
+  };
+  // Wave groups of one AMD main function (sim Program::waveGroups) executing the same op in the same iteration: the
+  // op's tensor is distributed over the CTA's waves, so each group touches its own elements (the simulator gives
+  // every group the whole view).
+  auto sameOpOtherWaves = [&](const Epoch &before) {
+    return before.agent != e.agent && before.instr && before.instr == e.instr && before.iteration == e.iteration &&
+           waveGroup_.count(before.agent) && waveGroup_.count(e.agent);
+  };
   auto ordered = [&](const Epoch &before) {
-    return before.clock <= clock.get(before.thread) || (!warpGroup_.empty() && sameWarpGroup(before));
+    return before.clock <= clock.get(before.thread) || (!warpGroup_.empty() && sameWarpGroup(before)) ||
+           ownLdsRead(before) || (!waveGroup_.empty() && sameOpOtherWaves(before));
   };
 
   std::vector<Shadow> &views = shadow_[{e.cta, e.alloc}];
@@ -438,8 +461,12 @@ void RaceChecker::onAccess(const AccessEvent &e) {
     exact->reads.clear();
     exact->fences.clear();
   } else {
-    auto same = std::find_if(exact->reads.begin(), exact->reads.end(),
-                             [&](const Epoch &read) { return read.thread == thread; });
+    // One epoch per reader: an AMD LDS read replaces its issuer's earlier ones (they retire in issue order, so
+    // whatever is ordered after it is ordered after them).
+    bool lds = e.op == Op::LocalLoad && e.asyncOp >= 0;
+    auto same = std::find_if(exact->reads.begin(), exact->reads.end(), [&](const Epoch &read) {
+      return read.thread == thread || (lds && read.op == Op::LocalLoad && read.agent == e.agent);
+    });
     if (same != exact->reads.end())
       *same = now;
     else

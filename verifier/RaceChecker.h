@@ -23,6 +23,11 @@
 //     TMEM layouts: a buffer's columns, a `ttng.tmem_subslice`'s first column, fp16 packed two per column or
 //     unpacked one per column by colStride); views of one allocation under other shapes and types (TLX storage
 //     aliasing, `memdesc_reinterpret`) overlap only where their columns do.
+//   AMD LDS reads (`local_load`, ds_read) are asynchronous operations that lgkmcnt retires (sim ops/Amd.cpp): the
+//     issuing agent acquires one at the first use of its value, at a fenced barrier (s_waitcnt lgkmcnt(0) first)
+//     or at an s_waitcnt lgkmcnt that covers it, not at a bare s_barrier (CDNA3 ISA 4.4); so another wave's write
+//     ordered only by a bare s_barrier after the read is race-war. The issuer's own later accesses are ordered after
+//     it (a wave's LDS instructions execute in order; Triton's membar pass orders the waves of one agent).
 //   missing-fence: an async-proxy access (TMA store source, wgmma operand) of data written
 //     through the generic proxy (local_store) with no fence.proxy.async on the causality path
 //     from the write to the access: a fence the write happens before and that happens before
@@ -101,6 +106,7 @@ private:
     bool asyncProxy;
     int64_t issuerClock; ///< the issuing agent's clock at the access (at issue for an async op)
     bool write = false;
+    const sim::Instr *instr = nullptr; ///< the instruction (AccessEvent::instr)
   };
   /// Shadow state of one shared-memory view.
   struct Shadow {
@@ -146,6 +152,7 @@ private:
   std::unordered_map<int32_t, std::pair<int32_t, int64_t>> lastCtaBarrier_; ///< agent -> (loc, its clock there)
   std::unordered_map<int32_t, std::pair<int32_t, int32_t>> warps_; ///< agent -> (first warp id, warps)
   std::unordered_map<int32_t, int32_t> warpGroup_; ///< per-warp agents -> the agent of their partition's warp 0
+  std::unordered_map<int32_t, int32_t> waveGroup_; ///< wave-group agents (sim AgentInfo::waveGroupOf) -> the first
   /// race-raw / race-waw: a warp's tcgen05.ld / st tile outside the lanes its warp id may access.
   void checkWarpTiles(const sim::AccessEvent &e);
   /// Whether two regions of allocation `alloc` overlap: element ranges in shared memory, 32-bit column ranges in

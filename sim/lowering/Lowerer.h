@@ -251,6 +251,11 @@ public:
   /// some warps take and others do not (or in other numbers) holds an mbarrier, named-barrier or shared / tensor
   /// memory op; the partition then runs as per-warp agents (lowering/WarpDivergence.cpp).
   bool warpsDiverge(Region &partition);
+  /// The wave groups of a kernel body without warp_specialize that `amdg.cond_barrier`s phase-shift (Triton's
+  /// BlockPingpong): sets Program::waveGroups and turns the execution barriers into rendezvous of the CTA's waves
+  /// (NamedBarrier sub 2); leaves one agent when no cond_barrier splits whole waves into runs of consecutive
+  /// warps (lowering/WarpDivergence.cpp). Call after the body is lowered.
+  void splitWaveGroups(Region &body);
 };
 
 } // namespace tlxsim::sim::lowering

@@ -10,6 +10,7 @@ void Engine::Impl::setResults(Agent &a, const Instr &owner, const std::vector<Va
     a.frame[owner.result + i] = values[i];
 }
 
+
 /// Leaves the innermost region: its owner's results take `values`, the parent goes on.
 void Engine::Impl::exitRegion(Agent &a, const std::vector<Value> &values) {
   const Instr *owner = a.stack.back().owner;
@@ -18,12 +19,36 @@ void Engine::Impl::exitRegion(Agent &a, const std::vector<Value> &values) {
   a.stack.back().pc++;
 }
 
+/// The slots a yield's `n` values go to in `c`'s region: the loop body's arguments while a loop goes on, the
+/// condition region's in a while, else the owner's results.
+std::vector<int32_t> Engine::Impl::yieldTargets(const Ctl &c, size_t n) const {
+  std::vector<int32_t> to;
+  if (c.kind == Ctl::For && c.owner) {
+    Ctl next = c;
+    if (next.advance() && next.inRange(next.iv)) {
+      const Block &body = program.blocks[c.block];
+      to.assign(body.args.begin() + (body.args.empty() ? 0 : 1), body.args.end());
+      return to;
+    }
+  }
+  if (c.kind == Ctl::While && c.owner) {
+    to = program.blocks[c.owner->block].args;
+    return to;
+  }
+  if (c.owner)
+    for (int32_t i = 0; i < c.owner->numResults && static_cast<size_t>(i) < n; ++i)
+      to.push_back(c.owner->result + i);
+  return to;
+}
+
 Step Engine::Impl::yield(Agent &a, const Instr &in) {
   std::vector<Value> &values = scratch; // copied first: a yield may permute the block's arguments
   values.clear();
   for (int32_t s : in.args)
     values.push_back(a.frame[s]);
   Ctl &c = a.stack.back();
+  if (!a.ldsSlots.empty()) // AMD: LDS reads in flight follow their values (ops/Amd.cpp)
+    forwardLdsReads(a, in.args, 0, yieldTargets(c, in.args.size()));
   switch (c.kind) {
   case Ctl::For:
     if (c.advance() && c.inRange(c.iv)) {
@@ -78,12 +103,16 @@ int64_t Engine::Impl::threadMultiplicity(const Agent &a) const {
 }
 
 /// The threads of `a` that take the thread-id `scf.if` `in` (Op::If sub 1): the partition's (imm2), or for the agent
-/// of one warp of a per-warp partition that warp's (Program::threadIfWarps).
+/// of one warp of a per-warp partition that warp's, of a wave group its warps' (Program::threadIfWarps).
 int64_t Engine::Impl::threadsTaking(const Agent &a, const Instr &in) const {
   if (a.info.warp < 0 || in.aux < 0)
     return in.imm2;
   const std::vector<int32_t> &warps = program.threadIfWarps[in.aux];
-  return a.info.warp < static_cast<int32_t>(warps.size()) ? warps[a.info.warp] : 0;
+  int32_t last = a.info.waveGroupOf >= 0 ? a.info.warp + a.info.numWarps : a.info.warp + 1; // a wave group: its warps
+  int64_t n = 0;
+  for (int32_t w = a.info.warp; w < last && w < static_cast<int32_t>(warps.size()); ++w)
+    n += warps[w];
+  return n;
 }
 
 /// Whether `a` runs inside a thread-id `scf.if` (whose condition chose the warps that execute it).
@@ -118,6 +147,8 @@ Step Engine::Impl::execControlFlow(Agent &a, const Instr &in, Cycle now) {
     a.frame[body.args[0]] = Value::integer(lb);
     for (size_t i = 3; i < in.args.size() && i - 2 < body.args.size(); ++i)
       a.frame[body.args[i - 2]] = a.frame[in.args[i]];
+    if (!a.ldsSlots.empty())
+      forwardLdsReads(a, in.args, 3, std::vector<int32_t>(body.args.begin() + 1, body.args.end()));
     a.stack.push_back(loop);
     return Step::Continue;
   }

@@ -86,7 +86,7 @@ Step Engine::Impl::exec(Agent &a, const Instr &in, Cycle now) {
     return execNamedBarrier(a, in, now);
   case Op::ClusterArrive: case Op::ClusterWait: case Op::ClusterCtaRank: case Op::MapRemote: case Op::RemoteStore:
     return execCluster(a, in, now);
-  case Op::Sleep: case Op::ReadBarrierPhase:
+  case Op::Sleep: case Op::ReadBarrierPhase: case Op::LgkmWait:
     return execAmd(a, in, now);
   case Op::ClcTryCancel: case Op::ClcQuery: case Op::ClcLoad: case Op::ClcIsCanceled: case Op::ClcProgramId:
     return execClc(a, in, now);

@@ -40,6 +40,8 @@ Step Engine::Impl::execNamedBarrier(Agent &a, const Instr &in, Cycle now) {
     return namedBarrierArrive(a, in, id, count, threads, sync);
   }
   case Op::CtaBarrier:
+    if (in.imm2 == 0 && !a.ldsReads.empty()) // the fenced forms' release fence: s_waitcnt lgkmcnt(0)
+      retireLdsReads(a, 0);
     busy(a, in, costs.ctaBarrier);
     return next(a);
   default:

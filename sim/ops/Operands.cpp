@@ -113,6 +113,7 @@ void Engine::Impl::access(Agent &a, int64_t op, int32_t slot, int64_t elems, boo
                 kind};
   if (kind == Op::TensorOp && in.aux >= 0 && in.aux < static_cast<int32_t>(program.tmemWarpTiles.size()))
     e.warpTiles = &program.tmemWarpTiles[in.aux];
+  e.instr = &in;
   emit<EvAccess>([&](Listener &l) { l.onAccess(e); });
 }
 
@@ -120,6 +121,8 @@ void Engine::Impl::access(Agent &a, int64_t op, int32_t slot, int64_t elems, boo
 /// scoreboard for global loads and register MMAs in flight. The stall is reported as a
 /// wait on its operands.
 void Engine::Impl::awaitOperands(Agent &a, const Instr &in, size_t first) {
+  if (!a.ldsSlots.empty()) // AMD: the s_waitcnt lgkmcnt before the first use of an LDS read's value
+    awaitLdsReads(a, in, first);
   Cycle ready = a.time;
   int64_t vmemAfter = -1; // AMD: the newest direct-to-LDS copy an awaited load was issued after
   for (size_t i = first; i < in.args.size(); ++i)

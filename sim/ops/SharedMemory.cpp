@@ -55,6 +55,10 @@ Step Engine::Impl::execSharedMemory(Agent &a, const Instr &in, Cycle now) {
     if (store) {
       a.smemWritesDone = std::max(a.smemWritesDone, crossed);
       access(a, -1, in.args[1], in.viewElems[0], /*write=*/true, /*asyncProxy=*/false, in);
+    } else if (amd) { // ds_read: in flight until lgkmcnt retires it (ops/Amd.cpp)
+      int64_t op = issueAsync(a);
+      access(a, op, in.args[0], in.viewElems[0], /*write=*/false, /*asyncProxy=*/false, in);
+      issueLdsRead(a, in, op);
     } else {
       access(a, -1, in.args[0], in.viewElems[0], /*write=*/false, /*asyncProxy=*/false, in);
     }

@@ -1,5 +1,6 @@
 // Per-warp agents: a partition whose warps can diverge on synchronization (lowering/WarpDivergence.cpp) runs as one
-// agent per warp, warp w on thread 32 w's path. What the warps do together, Triton issues once: ops of one elected
+// agent per warp, warp w on thread 32 w's path; an AMD main function whose cond_barriers phase-shift its waves runs
+// as one agent per wave group (Program::waveGroups), on its first warp's path. What the warps do together, Triton issues once: ops of one elected
 // thread of the partition's warp 0 run in warp 0's agent only; the partition-wide execution barrier becomes a
 // rendezvous of the warps' agents.
 #include "sim/EngineState.h"
@@ -44,7 +45,22 @@ Step Engine::Impl::skipInWarp(Agent &a, const Instr &in) {
 }
 
 Step Engine::Impl::partitionBarrier(Agent &a, const Instr &in) {
+  if (a.info.waveGroupOf >= 0) { // a wave group of an AMD main function: s_barrier counts all the CTA's waves
+    bool take = true;
+    if (!in.args.empty() && !predicate(a, in.args[0], in, take)) // amdg.cond_barrier: only the waves it holds back
+      return Step::Error;
+    if (!take) {
+      busyCycles(a, in, scalarCycles);
+      return next(a);
+    }
+  }
+  if (in.imm2 == 0 && !a.ldsReads.empty()) // the fenced forms' release fence: s_waitcnt lgkmcnt(0)
+    retireLdsReads(a, 0);
   busy(a, in, costs.ctaBarrier);
+  if (a.info.waveGroupOf >= 0)
+    return namedBarrierArrive(a, in, partitionBarrierId(a.info.waveGroupOf),
+                              static_cast<int64_t>(program.numWarps) * program.threadsPerWarp,
+                              static_cast<int64_t>(a.info.numWarps) * program.threadsPerWarp, /*sync=*/true);
   int64_t count = static_cast<int64_t>(a.info.numWarps) * program.threadsPerWarp;
   return namedBarrierArrive(a, in, partitionBarrierId(a.info.warpGroup), count, program.threadsPerWarp,
                             /*sync=*/true);
