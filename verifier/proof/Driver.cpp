@@ -506,6 +506,10 @@ void Driver::runInduction() {
       return v.kind == LemmaTable || structOk;
     };
     z3::solver s = inductionSolver();
+    // Every violation at step k + 1 needs the kernel running at step k (events, the end check and the lemmas
+    // are guarded by it), and `done` only turns true: the window's first state is running too. Asserted, the
+    // value propagates (the lemmas `!done -> x == y` become equalities the tactic solves).
+    s.add(!*wstates[0].done);
     for (int i = 0; i <= k; ++i)
       s.add(!anyViol(i, i + 1, sel, wviol));
     s.add(anyViol(k + 1, k + 2, sel, wviol));

@@ -77,7 +77,10 @@ private:
   void takeSamples(z3::solver &sampler, std::vector<z3::model> &samples);
   /// One table lemma per (barrier slot, waiter) whose samples some key determines; returns the next lemma id.
   int learnTables(std::vector<SampleValues> &samples);
-  void learnRangeLemmas(std::vector<SampleValues> &samples, int lemmaId);
+  void addTable(int id, Table t);
+  int learnRangeLemmas(std::vector<SampleValues> &samples, int lemmaId); ///< returns the next lemma id
+  int learnOffsetLemmas(std::vector<SampleValues> &samples, int lemmaId); ///< returns the next lemma id
+  int learnWaiterLemmas(std::vector<SampleValues> &samples, int lemmaId); ///< returns the next lemma id
   std::optional<z3::expr> varExpr(const State &st, const Cand &cd);
   z3::expr remOf(const State &st);
   z3::expr tableAt(const Table &t, const State &st);
