@@ -2,6 +2,8 @@
 // the range lemmas on loop counters, and their refinement by base-case counterexamples.
 #include "verifier/proof/Driver.h"
 
+#include "ir/Location.h"
+
 #include "llvm/Support/raw_ostream.h"
 
 #include <climits>
@@ -60,6 +62,7 @@ void Driver::learnLemmas() {
     values.reserve(samples.size());
     for (const z3::model &m : samples)
       values.emplace_back(m, options.memoizeSamples);
+    measureOpSlots(values);
     int lemmaId = learnTables(values);
     lemmaId = learnRangeLemmas(values, lemmaId);
     lemmaId = learnOffsetLemmas(values, lemmaId);
@@ -202,6 +205,27 @@ void Driver::takeSamples(z3::solver &sampler, std::vector<z3::model> &samples) {
     }
     sample(z3::sum(firsts) >= 4);
     sample(z3::sum(firsts) >= 2 && z3::sum(notFirsts) >= 4);
+  }
+}
+
+/// The induction depth needs each waiter's previous wait on a slot inside the window: the period of a ring is
+/// the number of slots one op cycles through, which is the array's size unless several ops share the array (TLX's
+/// replicated consumers index `buf + S * cid`). Measured over the samples (every live step of every sample).
+void Driver::measureOpSlots(std::vector<SampleValues> &samples) {
+  std::map<std::pair<mlir::Operation *, int>, std::set<int64_t>> seen;
+  for (SampleValues &m : samples)
+    for (auto &[op, group, idx, guard] : slotUses)
+      if (m(guard) == 1)
+        seen[{op, group}].insert(m(idx));
+  for (auto &[use, slots] : seen) {
+    mlir::Operation *op = use.first;
+    opSlots = std::max(opSlots, static_cast<int>(slots.size()));
+    if (getenv("TLXSIM_PROOF_DEBUG")) {
+ llvm::errs() << "slots of " << groups[use.second].name << " at " << op->getName().getStringRef() << " at " << ir::pythonLocation(op->getLoc()).str() << ":";
+      for (int64_t v : slots)
+        llvm::errs() << " " << v;
+      llvm::errs() << "\n";
+    }
   }
 }
 

@@ -31,6 +31,8 @@ void Encoder::apply(Ghost &g, const std::vector<Event> &events, std::vector<Viol
     return z3::mk_or(any);
   };
   for (const Event &e : events) {
+    if (recordSlots && e.group >= 0 && !e.peer && e.k != Event::Alloc)
+      slotUses.emplace_back(e.op, e.group, e.idx, e.guard);
     if (e.k == Event::Alloc) {
       restart(g, e, viol);
       continue;
