@@ -41,6 +41,29 @@ TEST_CASE("proof lemmas: the smallest consistent key wins; none when no key dete
   CHECK_FALSE(chooseTableKey({{}, {}}, cands));
 }
 
+TEST_CASE("proof lemmas: the visited flag forced into the key gives the coarser second table") {
+  // A slot first visited at counter 0: in the samples, (counter mod 4 == 0, first iteration) says "not visited",
+  // which a later tile start at counter 4 S would contradict; keyed on the visited flag alone the value is the same.
+  std::vector<Cand> cands = {{0, -1, 1}, {0, 1, 4}};
+  std::vector<std::vector<Obs>> obs(2);
+  for (int64_t cnt = 0; cnt < 8; ++cnt) {
+    bool first = cnt == 0 || cnt == 5, visited = cnt > 0;
+    TableRow val = {visited ? 1 : 0, visited ? 1 : 0, visited ? 1 : 0};
+    obs[0].push_back({{0, first, visited, 0}, val});
+    obs[1].push_back({{cnt % 4, first, visited, 0}, val});
+  }
+  auto primary = chooseTableKey(obs, cands);
+  REQUIRE(primary);
+  CHECK((primary->mask & 4) == 0); // the visited flag in the value: residue and first iteration in the key
+  CHECK(primary->mask == 3);
+  auto second = chooseTableKey(obs, cands, 1);
+  REQUIRE(second);
+  CHECK(second->cand == 0);
+  CHECK(second->mask == 4); // the visited flag alone
+  CHECK(second->rows == std::map<TableKey, TableRow>{{{0, 0, 0, 0}, {0, 0, -1}}, {{0, 0, 1, 0}, {1, 1, -1}}});
+  CHECK(chooseTableKey(obs, cands, 0)->mask == primary->mask);
+}
+
 TEST_CASE("proof counterexamples: launch preferences put the first CTA, then the simulated launch, then sizes, "
           "then small sizes of the parameters the launch leaves free") {
   z3::context c;

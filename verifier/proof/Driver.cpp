@@ -55,6 +55,15 @@ ProofReport Driver::run() {
   clock.lap("window");
   learnLemmas();
   clock.lap("lemmas");
+  if (opSlots > 0 && !getenv("TLXSIM_PROOF_K")) {
+    // The depth from the slots one op reaches (a ring of S stages indexed `buf` and `buf + S` in an array of
+    // 2 S slots: S), never above the array-sized default (Budget.cpp proofDepths).
+    ProofDepths d = proofDepths(opSlots, options.bmcSteps, nullptr);
+    if (d.k < k) {
+      k = d.k;
+      N = std::max(d.bound, k);
+    }
+  }
   runBmc();
   clock.lap("bmc");
   runInduction();
@@ -79,12 +88,14 @@ bool Driver::unrollFromStart() {
       step(s0, none);
     }
     collecting = false;
+    recordSlots = true;
     viol.emplace_back();
     states.push_back(initial(viol.back()));
     for (int i = 0; i < depths.unroll; ++i) {
       viol.emplace_back();
       states.push_back(step(states.back(), viol.back()));
     }
+    recordSlots = false;
   } catch (const Unsupported &u) {
     report.notes.push_back("not analyzed: " + u.why);
     return false;
@@ -506,6 +517,10 @@ void Driver::runInduction() {
       return v.kind == LemmaTable || structOk;
     };
     z3::solver s = inductionSolver();
+    // Every violation at step k + 1 needs the kernel running at step k (events, the end check and the lemmas
+    // are guarded by it), and `done` only turns true: the window's first state is running too. Asserted, the
+    // value propagates (the lemmas `!done -> x == y` become equalities the tactic solves).
+    s.add(!*wstates[0].done);
     for (int i = 0; i <= k; ++i)
       s.add(!anyViol(i, i + 1, sel, wviol));
     s.add(anyViol(k + 1, k + 2, sel, wviol));

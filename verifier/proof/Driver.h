@@ -36,6 +36,7 @@ private:
   ProofDepths depths;
   int k = 1, N = 1;  ///< induction depth and BMC bound (depths.k, depths.bound)
   int maxSlots = 1;
+  int opSlots = 0; ///< the most distinct slots one barrier or buffer op reaches in the samples (0: none seen)
   std::vector<State> states;                ///< unrolled from the initial state
   std::vector<std::vector<Violation>> viol; ///< per step of `states`
   std::vector<State> wstates;               ///< the k-induction window: k + 1 steps from an arbitrary state
@@ -77,7 +78,11 @@ private:
   void takeSamples(z3::solver &sampler, std::vector<z3::model> &samples);
   /// One table lemma per (barrier slot, waiter) whose samples some key determines; returns the next lemma id.
   int learnTables(std::vector<SampleValues> &samples);
-  void learnRangeLemmas(std::vector<SampleValues> &samples, int lemmaId);
+  void measureOpSlots(std::vector<SampleValues> &samples); ///< sets opSlots
+  void addTable(int id, Table t);
+  int learnRangeLemmas(std::vector<SampleValues> &samples, int lemmaId); ///< returns the next lemma id
+  int learnOffsetLemmas(std::vector<SampleValues> &samples, int lemmaId); ///< returns the next lemma id
+  int learnWaiterLemmas(std::vector<SampleValues> &samples, int lemmaId); ///< returns the next lemma id
   std::optional<z3::expr> varExpr(const State &st, const Cand &cd);
   z3::expr remOf(const State &st);
   z3::expr tableAt(const Table &t, const State &st);

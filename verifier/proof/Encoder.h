@@ -12,6 +12,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -67,6 +68,11 @@ public:
   std::set<int> remoteData; ///< data buffers that other CTAs' multicasts write (stage-ownership not analyzed)
   int64_t ageCap = 1;       ///< the deepest warp_group_dot_wait pendings + 1 (ages beyond it all retire alike)
   bool collecting = false;  ///< dry run that only learns which partitions use which barrier
+  /// While true (the unrolling from the start), apply() records every barrier or stage access: its op, barrier or
+  /// buffer, slot index and guard (Driver::measureOpSlots sizes the induction depth from the slots one op reaches
+  /// in one array in the samples).
+  bool recordSlots = false;
+  std::vector<std::tuple<mlir::Operation *, int, z3::expr, z3::expr>> slotUses;
 
   // ---- symbolic execution (Encoder.cpp, Exec*.cpp) --------------------------------------------
   Val get(Env &env, mlir::Value v);

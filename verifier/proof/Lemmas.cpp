@@ -2,6 +2,8 @@
 // the range lemmas on loop counters, and their refinement by base-case counterexamples.
 #include "verifier/proof/Driver.h"
 
+#include "ir/Location.h"
+
 #include "llvm/Support/raw_ostream.h"
 
 #include <climits>
@@ -9,10 +11,10 @@
 namespace tlxsim::verifier::proof {
 
 std::optional<TableChoice> chooseTableKey(const std::vector<std::vector<Obs>> &obsPerCand,
-                                          const std::vector<Cand> &cands) {
+                                          const std::vector<Cand> &cands, int visitedInKey) {
   std::optional<TableChoice> chosen;
   // The visited flag is part of the value when some key determines it, else part of the key.
-  for (int hasInKey = 0; hasInKey < 2 && !chosen; ++hasInKey)
+  for (int hasInKey = std::max(visitedInKey, 0); hasInKey < (visitedInKey == 0 ? 1 : 2) && !chosen; ++hasInKey)
     for (int pop = 0; pop <= 4 && !chosen; ++pop)
       for (size_t ci = 0; ci < cands.size() && !chosen; ++ci)
         for (int mask = 0; mask < 16 && !chosen; ++mask) {
@@ -60,8 +62,11 @@ void Driver::learnLemmas() {
     values.reserve(samples.size());
     for (const z3::model &m : samples)
       values.emplace_back(m, options.memoizeSamples);
+    measureOpSlots(values);
     int lemmaId = learnTables(values);
-    learnRangeLemmas(values, lemmaId);
+    lemmaId = learnRangeLemmas(values, lemmaId);
+    lemmaId = learnOffsetLemmas(values, lemmaId);
+    learnWaiterLemmas(values, lemmaId);
   }
 }
 
@@ -203,6 +208,52 @@ void Driver::takeSamples(z3::solver &sampler, std::vector<z3::model> &samples) {
   }
 }
 
+/// The induction depth needs each waiter's previous wait on a slot inside the window: the period of a ring is
+/// the number of slots one op cycles through, which is the array's size unless several ops share the array (TLX's
+/// replicated consumers index `buf + S * cid`). Measured over the samples (every live step of every sample).
+void Driver::measureOpSlots(std::vector<SampleValues> &samples) {
+  std::map<std::pair<mlir::Operation *, int>, std::set<int64_t>> seen;
+  for (SampleValues &m : samples)
+    for (auto &[op, group, idx, guard] : slotUses)
+      if (m(guard) == 1)
+        seen[{op, group}].insert(m(idx));
+  for (auto &[use, slots] : seen) {
+    mlir::Operation *op = use.first;
+    opSlots = std::max(opSlots, static_cast<int>(slots.size()));
+    if (getenv("TLXSIM_PROOF_DEBUG")) {
+ llvm::errs() << "slots of " << groups[use.second].name << " at " << op->getName().getStringRef() << " at " << ir::pythonLocation(op->getLoc()).str() << ":";
+      for (int64_t v : slots)
+        llvm::errs() << " " << v;
+      llvm::errs() << "\n";
+    }
+  }
+}
+
+/// Registers table `t` as lemma `id`: its violation at every unrolled and window state, its report line.
+void Driver::addTable(int id, Table t) {
+  const Table &tab = tables[id] = std::move(t);
+  for (size_t j = 0; j < states.size(); ++j)
+    viol[j].push_back({LemmaTable, tab.key.first, tableAt(tab, states[j]), nullptr, tab.key.second, id});
+  for (size_t j = 0; j < wstates.size(); ++j)
+    wviol[j].push_back({LemmaTable, tab.key.first, tableAt(tab, wstates[j]), nullptr, tab.key.second, id});
+  std::string line;
+  llvm::raw_string_ostream os(line);
+  os << groups[tab.key.first].name << "[" << tab.slot << "]@" << tab.key.second << ": var " << tab.cd.part << "/"
+     << tab.cd.var << " mod " << tab.cd.mod << " mask " << tab.mask << ":";
+  for (auto &[k4, val] : tab.rows)
+    os << " (" << k4[0] << "," << k4[1] << "," << k4[2] << "," << k4[3] << ")->(" << val[0] << "," << val[1] << ","
+       << val[2] << ")";
+  report.tables.push_back(line);
+  if (getenv("TLXSIM_PROOF_DEBUG")) {
+    llvm::errs() << "lemma " << id << " " << groups[tab.key.first].name << "[" << tab.slot << "]@" << tab.key.second
+                 << ": var " << tab.cd.part << "/" << tab.cd.var << " mod " << tab.cd.mod << " mask " << tab.mask
+                 << ", " << tab.rows.size() << " rows\n";
+    for (auto &[k4, val] : tab.rows)
+      llvm::errs() << "  (" << k4[0] << "," << k4[1] << "," << k4[2] << "," << k4[3] << ") -> B=" << val[0]
+                   << " D=" << val[1] << " has=" << val[2] << "\n";
+  }
+}
+
 /// One table lemma per (barrier slot, waiter) whose samples some key determines; returns the next lemma id.
 /// Model evaluations are cached per (sample, state): the features shared by every candidate key (first, iterations
 /// left, done) once, each candidate's loop-carried value once for all slots, the ghost state once per slot.
@@ -235,6 +286,7 @@ int Driver::learnTables(std::vector<SampleValues> &samples) {
       }
     return it->second;
   };
+  std::vector<Table> alternatives; // second tables (visited flag in the key), registered after the first ones
   for (auto &[key, Bv] : states[0].ghost->B) {
     if (budget.exhausted())
       break; // no lemma without its samples' evaluation; the properties are then bounded at best
@@ -285,36 +337,22 @@ int Driver::learnTables(std::vector<SampleValues> &samples) {
           }
       }
       std::optional<TableChoice> choice = chooseTableKey(obsPerCand, cands);
-      if (choice) {
-        Table &t = tables[lemmaId] = Table{key, slot, cands[choice->cand], choice->mask, std::move(choice->rows)};
-        const Cand cd = t.cd;
-        const int mask = t.mask;
-        auto lemmaAt = [&](const State &st) { return tableAt(t, st); };
-        for (size_t j = 0; j < states.size(); ++j)
-          viol[j].push_back({LemmaTable, grp, lemmaAt(states[j]), nullptr, key.second, lemmaId});
-        for (size_t j = 0; j < wstates.size(); ++j)
-          wviol[j].push_back({LemmaTable, grp, lemmaAt(wstates[j]), nullptr, key.second, lemmaId});
-        {
-          std::string line;
-          llvm::raw_string_ostream os(line);
-          os << groups[grp].name << "[" << slot << "]@" << key.second << ": var " << cd.part << "/" << cd.var
-             << " mod " << cd.mod << " mask " << mask << ":";
-          for (auto &[k4, val] : t.rows)
-            os << " (" << k4[0] << "," << k4[1] << "," << k4[2] << "," << k4[3] << ")->(" << val[0] << ","
-               << val[1] << "," << val[2] << ")";
-          report.tables.push_back(line);
-        }
-        if (getenv("TLXSIM_PROOF_DEBUG"))
-          llvm::errs() << "lemma " << lemmaId << " " << groups[grp].name << "[" << slot << "]@" << key.second
-                       << ": var " << cd.part << "/" << cd.var << " mod " << cd.mod << " mask " << mask << ", "
-                       << t.rows.size() << " rows\n";
-        if (getenv("TLXSIM_PROOF_DEBUG"))
-          for (auto &[k4, val] : t.rows)
-            llvm::errs() << "  (" << k4[0] << "," << k4[1] << "," << k4[2] << "," << k4[3] << ") -> B=" << val[0]
-                         << " D=" << val[1] << " has=" << val[2] << "\n";
-      }
+      if (!choice)
+        continue;
+      // A key that determines the visited flag from loop values (a residue, the first iteration) may hold only
+      // on the samples' trip counts (a slot first visited at counter 0 and visited again at counter 2 S, which
+      // no sample reaches at a tile's start). A table with the visited flag in its key and fewer features (a
+      // coarser key), when the samples admit one, is a second lemma, so that the base case or the induction can
+      // drop the first alone.
+      if (!(choice->mask & 4))
+        if (std::optional<TableChoice> alt = chooseTableKey(obsPerCand, cands, 1);
+            alt && __builtin_popcount(alt->mask) < __builtin_popcount(choice->mask))
+          alternatives.push_back(Table{key, slot, cands[alt->cand], alt->mask, std::move(alt->rows)});
+      addTable(lemmaId, Table{key, slot, cands[choice->cand], choice->mask, std::move(choice->rows)});
     }
   }
+  for (Table &t : alternatives)
+    addTable(lemmaId++, std::move(t));
   return lemmaId;
 }
 
@@ -322,7 +360,7 @@ int Driver::learnTables(std::vector<SampleValues> &samples) {
 // non-negative in every sample is assumed non-negative (checked and dropped like the tables):
 // without it an arbitrary induction state may start at a negative counter, e.g. a stage index
 // (it - 1) % S = -1 that no run reaches.
-void Driver::learnRangeLemmas(std::vector<SampleValues> &samples, int lemmaId) {
+int Driver::learnRangeLemmas(std::vector<SampleValues> &samples, int lemmaId) {
   for (size_t q = 0; q < parts.size(); ++q) {
     if (parts[q].depth == 0)
       continue;
@@ -357,6 +395,115 @@ void Driver::learnRangeLemmas(std::vector<SampleValues> &samples, int lemmaId) {
       ++lemmaId;
     }
   }
+  return lemmaId;
+}
+
+// Offset lemmas: loop-carried integers of different partitions that differ by the same constant in every sample
+// (TLX's replicated `smem_accum_cnt`, counted alike by the producer and each consumer; a tile counter) keep that
+// difference. Without it an arbitrary induction state lets one partition's ring index run ahead of another's, and
+// the learned tables, keyed on one partition's value each, cannot tie their waits and arrivals together. Each
+// value is tied to the first value of another partition it keeps an offset to (checked and dropped like the
+// tables).
+int Driver::learnOffsetLemmas(std::vector<SampleValues> &samples, int lemmaId) {
+  std::vector<Cand> vars;
+  for (size_t q = 0; q < parts.size(); ++q) {
+    if (parts[q].depth == 0)
+      continue;
+    const PState &p0 = states[0].parts[q];
+    for (size_t i = 0; i < p0.inner.size(); ++i)
+      if (p0.inner[i].k == Val::Int)
+        vars.push_back({static_cast<int>(q), static_cast<int>(i) + 1, 1});
+    for (size_t i = 0; i < p0.outer.size(); ++i)
+      if (p0.outer[i].k == Val::Int)
+        vars.push_back({static_cast<int>(q), static_cast<int>(i) + 100, 1});
+  }
+  // The constant difference a - b over every live state of every sample, if there is one.
+  auto offset = [&](const Cand &a, const Cand &b) -> std::optional<int64_t> {
+    std::optional<int64_t> d;
+    for (SampleValues &m : samples)
+      for (const State &st : states) {
+        if (m(*st.done))
+          break;
+        auto x = varExpr(st, a), y = varExpr(st, b);
+        if (!x || !y)
+          return std::nullopt;
+        int64_t vx = m(*x), vy = m(*y);
+        if (vx == INT64_MIN || vy == INT64_MIN || (d && *d != vx - vy))
+          return std::nullopt;
+        d = vx - vy;
+      }
+    return d;
+  };
+  for (size_t i = 0; i < vars.size(); ++i)
+    for (size_t j = 0; j < i; ++j) {
+      if (vars[j].part == vars[i].part)
+        continue;
+      std::optional<int64_t> d = offset(vars[i], vars[j]);
+      if (!d)
+        continue;
+      auto lemmaAt = [&, a = vars[i], b = vars[j], d = *d](const State &st) {
+        return !*st.done && *varExpr(st, a) - *varExpr(st, b) != c.int_val(d);
+      };
+      for (size_t s = 0; s < states.size(); ++s)
+        viol[s].push_back({LemmaTable, -1, lemmaAt(states[s]), nullptr, vars[i].part, lemmaId});
+      for (size_t s = 0; s < wstates.size(); ++s)
+        wviol[s].push_back({LemmaTable, -1, lemmaAt(wstates[s]), nullptr, vars[i].part, lemmaId});
+      if (getenv("TLXSIM_PROOF_DEBUG"))
+        llvm::errs() << "lemma " << lemmaId << ": partition " << vars[i].part << " var " << vars[i].var
+                     << " - partition " << vars[j].part << " var " << vars[j].var << " == " << *d << "\n";
+      ++lemmaId;
+      break; // tied to its first partner; the partners' own lemmas chain the rest
+    }
+  return lemmaId;
+}
+
+// Barriers that several partitions wait on (TLX's replicated consumers: `full_a[buf + 4 * cid]`): each waiter's
+// ghost balance on a slot it has not waited on is the slot's arrivals, the same as every other such waiter's (both
+// start at zero, arrivals add to both, only a waiter's own wait changes its balance and sets its visited flag), and
+// its first-wait flag is clear (Properties.cpp applySlots). checkEnd judges such a slot by the first waiter when
+// none has waited; these lemmas tie the others' balances to it. A slot a waiter never visits in any sample (the
+// other consumer's half of the array) stays unvisited: a lemma too, without which an arbitrary induction state
+// could mark it visited with any balance. All are checked and dropped like the tables.
+int Driver::learnWaiterLemmas(std::vector<SampleValues> &samples, int lemmaId) {
+  auto add = [&](int group, int part, const std::function<z3::expr(const State &)> &bad, const char *what) {
+    for (size_t j = 0; j < states.size(); ++j)
+      viol[j].push_back({LemmaTable, group, !*states[j].done && bad(states[j]), nullptr, part, lemmaId});
+    for (size_t j = 0; j < wstates.size(); ++j)
+      wviol[j].push_back({LemmaTable, group, !*wstates[j].done && bad(wstates[j]), nullptr, part, lemmaId});
+    if (getenv("TLXSIM_PROOF_DEBUG"))
+      llvm::errs() << "lemma " << lemmaId << " " << groups[group].name << "@" << part << ": " << what << "\n";
+    ++lemmaId;
+  };
+  for (size_t gi = 0; gi < groups.size(); ++gi) {
+    const Group &grp = groups[gi];
+    if (grp.waiters.size() < 2)
+      continue;
+    const int g = static_cast<int>(gi), w0 = *grp.waiters.begin();
+    for (int w : grp.waiters) {
+      auto key = std::make_pair(g, w), key0 = std::make_pair(g, w0);
+      if (!states[0].ghost->has.count(key))
+        continue;
+      for (int s = 0; s < grp.slots; ++s) {
+        add(g, w, [&, key, s](const State &st) { return !st.ghost->has.at(key)[s] && st.ghost->D.at(key)[s]; },
+            "not visited: first-wait flag clear");
+        if (w != w0)
+          add(g, w, [&, key, key0, s](const State &st) {
+            const Ghost &gh = *st.ghost;
+            return !gh.has.at(key)[s] && !gh.has.at(key0)[s] && gh.B.at(key)[s] != gh.B.at(key0)[s];
+          }, "not visited by either: the first waiter's balance");
+        bool visited = samples.empty();
+        for (SampleValues &m : samples)
+          for (const State &st : states) {
+            if (m(*st.done))
+              break;
+            visited |= m(st.ghost->has.at(key)[s]) != 0;
+          }
+        if (!visited)
+          add(g, w, [&, key, s](const State &st) { return st.ghost->has.at(key)[s]; }, "never visited");
+      }
+    }
+  }
+  return lemmaId;
 }
 
 bool Driver::refineTable(int lemma, const z3::model &m, size_t d, std::set<int> &refinedNow) {

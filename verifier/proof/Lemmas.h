@@ -81,7 +81,8 @@ struct TableChoice {
 /// candidate `cands[i]`): the visited flag in the value before in the key, then the fewest features, then the
 /// candidate order, then the lowest mask; a candidate without a variable has no residue feature and one with a
 /// variable always has it. nullopt when no key is consistent (or no candidate has observations).
+/// `visitedInKey`: 0 or 1 forces the visited flag into the value (0) or the key (1); -1 tries both in that order.
 std::optional<TableChoice> chooseTableKey(const std::vector<std::vector<Obs>> &obsPerCand,
-                                          const std::vector<Cand> &cands);
+                                          const std::vector<Cand> &cands, int visitedInKey = -1);
 
 } // namespace tlxsim::verifier::proof

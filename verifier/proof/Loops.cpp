@@ -1,7 +1,10 @@
 // Counted loops (Loops.h).
 #include "verifier/proof/Loops.h"
 
+#include "ir/Location.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 #include <string>
 
@@ -26,6 +29,34 @@ namespace {
 bool definedOutside(Value v, Operation *loop) {
   Region *r = v.getParentRegion();
   return r && !loop->isAncestor(r->getParentOp()) && r->getParentOp() != loop;
+}
+
+/// The `ttng.clc_query_cancel` a while loop's continuation depends on: the condition's operands are computed (in
+/// the before region) from arguments whose yielded values (in the after region) depend on the query; null if none.
+Operation *clcSource(Block &before, Block &after, Operation *cond) {
+  Operation *yield = after.getTerminator();
+  if (!yield || yield->getNumOperands() != before.getNumArguments())
+    return nullptr;
+  llvm::SmallVector<Value> todo;
+  llvm::SmallPtrSet<Operation *, 16> seen;
+  if (cond->getNumOperands() > 0)
+    todo.push_back(cond->getOperand(0));
+  while (!todo.empty()) {
+    Value v = todo.pop_back_val();
+    if (auto arg = dyn_cast<BlockArgument>(v)) {
+      if (arg.getOwner() == &before)
+        todo.push_back(yield->getOperand(arg.getArgNumber()));
+      continue;
+    }
+    Operation *def = v.getDefiningOp();
+    if (!def || !seen.insert(def).second)
+      continue;
+    if (def->getName().getStringRef() == "ttng.clc_query_cancel")
+      return def;
+    for (Value o : def->getOperands())
+      todo.push_back(o);
+  }
+  return nullptr;
 }
 
 std::optional<LoopView> whileView(Operation *op, std::string &why) {
@@ -80,6 +111,11 @@ std::optional<LoopView> whileView(Operation *op, std::string &why) {
     }
   why = "an scf.while that is not counted (its condition is not `iv < bound` with `iv += step` in its body, bound "
         "and step loop-invariant): a symbolic trip count the lock-step encoding cannot align";
+  if (Operation *clc = clcSource(before, after, cond))
+    why = "a CLC tile loop (" + ir::pythonLocation(clc->getLoc()).str() +
+          "): an scf.while that runs while the tile id from ttng.clc_query_cancel is valid; its trip count is the "
+          "sequence of the hardware's cancellation responses (PTX ISA clusterlaunchcontrol.query_cancel), which "
+          "the lock-step encoding does not model as a tile count shared by the partitions";
   return std::nullopt;
 }
 } // namespace

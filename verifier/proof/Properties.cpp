@@ -31,6 +31,8 @@ void Encoder::apply(Ghost &g, const std::vector<Event> &events, std::vector<Viol
     return z3::mk_or(any);
   };
   for (const Event &e : events) {
+    if (recordSlots && e.group >= 0 && !e.peer && e.k != Event::Alloc)
+      slotUses.emplace_back(e.op, e.group, e.idx, e.guard);
     if (e.k == Event::Alloc) {
       restart(g, e, viol);
       continue;
@@ -207,8 +209,15 @@ void Encoder::checkEnd(const Ghost &g, const z3::expr &when, std::vector<Violati
           others.push_back(h2[s]);
       z3::expr mine = g.has.at(key)[s] || !z3::mk_or(others);
       z3::expr over = grp.asyncSignals ? mine && B[s] > hi : c.bool_val(false);
-      viol.push_back({PhaseBalance, key.first, when && (B[s] < 0 || over || z3::mod(B[s], (int)n) != 0), nullptr,
-                      key.second});
+      // Several waiters: a waiter's balance on a slot it has not waited on is the slot's arrivals, the same
+      // in every such waiter's, and a waiter that has waited there has the same arrivals modulo the count less
+      // the phases it consumed: the slot is judged by the waiters that waited on it, or, when none has, by the
+      // first waiter alone (its balance equals the others', Lemmas.cpp learnGhostLemmas).
+      z3::expr judged = c.bool_val(true);
+      if (grp.waiters.size() > 1)
+        judged = key.second == *grp.waiters.begin() ? mine : g.has.at(key)[s];
+      viol.push_back({PhaseBalance, key.first,
+                      when && judged && (B[s] < 0 || over || z3::mod(B[s], (int)n) != 0), nullptr, key.second});
     }
   }
   for (size_t gi = 0; gi < groups.size(); ++gi)

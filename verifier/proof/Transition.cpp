@@ -50,6 +50,11 @@ State Encoder::freshState(const std::string &tag) {
       ps.k = fresh(tag + p.name + "k");
       freshArgs(p.l1, ps.outer, "ot");
       freshArgs(p.l2, ps.inner, "it");
+      // A counted scf.while carries its induction variable (Loops.h): that carried value is the tile index in
+      // every reachable state (both start at the lower bound and advance by the step together), so it is `t`.
+      for (size_t a = 0; a < p.v1->carried.size() && a < ps.outer.size(); ++a)
+        if (p.v1->carried[a] == p.v1->iv && ps.outer[a].k == Val::Int)
+          ps.outer[a].e = *ps.t;
     }
     s.parts.push_back(ps);
   }
