@@ -99,6 +99,26 @@ SmallVector<int64_t> EncodingAttr::getIntArray(StringRef key) const {
   }
   return out;
 }
+std::optional<std::vector<std::vector<int64_t>>> EncodingAttr::getBases(StringRef key, size_t rank) const {
+  auto array = dyn_cast_or_null<ArrayAttr>(getParams().get(key));
+  if (!array)
+    return std::nullopt;
+  std::vector<std::vector<int64_t>> out;
+  for (Attribute basis : array) {
+    auto vec = dyn_cast<ArrayAttr>(basis);
+    if (!vec || vec.size() != rank)
+      return std::nullopt;
+    std::vector<int64_t> b;
+    for (Attribute x : vec) {
+      auto i = dyn_cast<IntegerAttr>(x);
+      if (!i)
+        return std::nullopt;
+      b.push_back(i.getInt());
+    }
+    out.push_back(std::move(b));
+  }
+  return out;
+}
 static constexpr StringLiteral kPaddingKey = "paddingIntervals";
 SmallVector<std::pair<int64_t, int64_t>> EncodingAttr::getPaddingIntervals() const {
   SmallVector<std::pair<int64_t, int64_t>> out;

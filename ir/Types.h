@@ -11,6 +11,7 @@
 #include "mlir/IR/Types.h"
 
 #include <optional>
+#include <vector>
 
 namespace tlxsim::ir {
 
@@ -109,6 +110,9 @@ public:
   std::optional<int64_t> getInt(llvm::StringRef key) const;
   /// Integer-array parameter `key` (`[1, 2]` or `array<i32: ...>`), empty if absent.
   llvm::SmallVector<int64_t> getIntArray(llvm::StringRef key) const;
+  /// A `#ttg.linear` basis list `key` (`register`, `lane`, `warp`, `block`: `[[0, 1], [2, 0]]`), each basis of
+  /// `rank` integers; nullopt when the parameter is absent or a basis is not `rank` integers.
+  std::optional<std::vector<std::vector<int64_t>>> getBases(llvm::StringRef key, size_t rank) const;
   /// `#ttg.padded_shared` intervals and paddings (`[32:+4, 64:+8]` -> {32, 4}, {64, 8}).
   llvm::SmallVector<std::pair<int64_t, int64_t>> getPaddingIntervals() const;
   /// Builds the encoding in the dialect named `dialect` (which must be loaded). `params`

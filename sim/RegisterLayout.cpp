@@ -122,23 +122,10 @@ std::optional<RegisterLayout> blocked(ir::EncodingAttr e, ArrayRef<int64_t> shap
 std::optional<RegisterLayout> linear(ir::EncodingAttr e, ArrayRef<int64_t> shape) {
   Builder b(shape.size());
   auto read = [&](StringRef key, Bases &out) {
-    auto array = dyn_cast_or_null<ArrayAttr>(e.getParams().get(key));
-    if (!array)
-      return false;
-    for (Attribute basis : array) {
-      auto vec = dyn_cast<ArrayAttr>(basis);
-      if (!vec || vec.size() != shape.size())
-        return false;
-      Basis v;
-      for (Attribute x : vec) {
-        auto i = dyn_cast<IntegerAttr>(x);
-        if (!i)
-          return false;
-        v.push_back(i.getInt());
-      }
-      out.push_back(v);
-    }
-    return true;
+    auto bases = e.getBases(key, shape.size());
+    if (bases)
+      out.insert(out.end(), bases->begin(), bases->end());
+    return bases.has_value();
   };
   Bases block;
   if (!read("register", b.reg) || !read("lane", b.lane) || !read("warp", b.warp) ||

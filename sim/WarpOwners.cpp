@@ -120,22 +120,10 @@ std::optional<TiledLayout> mmaTiles(ir::EncodingAttr mma, size_t rank) {
 
 std::optional<std::vector<uint64_t>> ownersOfLinear(ir::EncodingAttr linear, ArrayRef<int64_t> shape) {
   auto basesOf = [&](StringRef key, std::vector<std::vector<int64_t>> &out) {
-    auto array = dyn_cast_or_null<ArrayAttr>(linear.getParams().get(key));
-    if (!array)
-      return false;
-    for (Attribute basis : array) {
-      auto vec = dyn_cast<ArrayAttr>(basis);
-      if (!vec || vec.size() != shape.size())
-        return false;
-      std::vector<int64_t> b;
-      for (Attribute x : vec)
-        if (auto i = dyn_cast<IntegerAttr>(x))
-          b.push_back(i.getInt());
-        else
-          return false;
-      out.push_back(b);
-    }
-    return true;
+    auto bases = linear.getBases(key, shape.size());
+    if (bases)
+      out.insert(out.end(), bases->begin(), bases->end());
+    return bases.has_value();
   };
   std::vector<std::vector<int64_t>> inWarp, warp;
   if (!basesOf("register", inWarp) || !basesOf("lane", inWarp) || !basesOf("warp", warp) || warp.size() > 6 ||

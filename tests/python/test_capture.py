@@ -203,7 +203,14 @@ class KernelKinds(unittest.TestCase):
                 ttgir = (cdir / f"{kernel}.ttgir").read_text()
                 self.assertIn(f'ttg.target = "{spec["target"]}"', ttgir)
                 files = set(re.findall(r'loc\("([^"]*)":\d+:\d+\)', ttgir))
-                self.assertIn(spec["module"], files)
+                if spec["module"] not in files:
+                    # a module that runs a sibling module's @jit kernel (kernels/amd/pingpong_gemm.py: gemm.py's
+                    # kernel with 8 waves) is located by the sibling's lines
+                    module = ROOT / spec["module"]
+                    self.assertTrue(module.is_file(), spec["module"])
+                    siblings = {str(Path(spec["module"]).parent / f"{name}.py")
+                                for name in re.findall(r"^from \. import (\w+)", module.read_text(), re.M)}
+                    self.assertTrue(files & siblings, f"{spec['module']}: no line of it or of {sorted(siblings)}")
                 self.assertEqual([f for f in files if f.startswith("/")], [])
                 self.assertNotIn(str(ROOT), ttgir)
                 self.assertNotIn('"/', (cdir / f"{kernel}.json").read_text())

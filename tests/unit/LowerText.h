@@ -3,7 +3,9 @@
 #pragma once
 
 #include "ir/Reader.h"
+#include "sim/Engine.h"
 #include "sim/Lowering.h"
+#include "verifier/Verifier.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
@@ -15,6 +17,7 @@
 
 #include <fstream>
 #include <string>
+#include <vector>
 
 namespace tlxsim::testing {
 
@@ -32,6 +35,37 @@ inline sim::Program lowerText(mlir::MLIRContext &ctx, const std::string &text) {
   auto lowered = sim::lowerModule(*module);
   REQUIRE(lowered);
   return std::move(*lowered);
+}
+
+/// What one checked simulation of a lowered program gave (checkedRun).
+struct CheckedRun {
+  std::vector<verifier::Finding> findings;
+  std::vector<std::string> agents; ///< the agents' partition names, in start order
+  bool stalled = false;
+};
+
+/// Simulates one CTA of `program` on GPU model `model` (models/<model>.json) with the dynamic checkers attached.
+inline CheckedRun checkedRun(const sim::Program &program, const char *model, const char *modelsDir) {
+  CheckedRun out;
+  struct Names : sim::Listener {
+    std::vector<std::string> *names;
+    void onAgentStart(const sim::AgentInfo &info, sim::Cycle) override { names->push_back(info.partition); }
+  } names;
+  names.names = &out.agents;
+  auto gpu = sim::GpuModel::load(model, modelsDir);
+  REQUIRE(gpu);
+  sim::Launch launch;
+  REQUIRE_FALSE(llvm::errorToBool(launch.setGrid("1")));
+  auto engine = sim::Engine::create(program, *gpu, launch, {});
+  REQUIRE(engine);
+  verifier::Verifier checks(program);
+  checks.attach(**engine);
+  (*engine)->addListener(&names);
+  auto r = (*engine)->run();
+  REQUIRE_MESSAGE(r, llvm::toString(r.takeError()));
+  out.stalled = r->stalled;
+  out.findings = checks.findings();
+  return out;
 }
 
 } // namespace tlxsim::testing

@@ -67,24 +67,10 @@ struct Case {
   }
   /// Simulates one CTA with the checkers; the agents' partition names in start order.
   void run() {
-    struct Names : sim::Listener {
-      std::vector<std::string> *out;
-      void onAgentStart(const sim::AgentInfo &info, sim::Cycle) override { out->push_back(info.partition); }
-    } names;
-    names.out = &agents;
-    auto model = sim::GpuModel::load("mi300x", TLXSIM_SOURCE_DIR "/models");
-    REQUIRE(model);
-    sim::Launch launch;
-    REQUIRE_FALSE(llvm::errorToBool(launch.setGrid("1")));
-    auto engine = sim::Engine::create(*program, *model, launch, {});
-    REQUIRE(engine);
-    verifier::Verifier checks(*program);
-    checks.attach(**engine);
-    (*engine)->addListener(&names);
-    auto r = (*engine)->run();
-    REQUIRE_MESSAGE(r, llvm::toString(r.takeError()));
-    stalled = r->stalled;
-    findings = checks.findings();
+    testing::CheckedRun r = testing::checkedRun(*program, "mi300x", TLXSIM_SOURCE_DIR "/models");
+    findings = std::move(r.findings);
+    agents = std::move(r.agents);
+    stalled = r.stalled;
   }
   bool split() const {
     return program->waveGroups.size() == 2 && program->waveGroups[0].firstWarp == 0 &&

@@ -80,6 +80,7 @@ private:
   int learnTables(std::vector<SampleValues> &samples);
   void measureOpSlots(std::vector<SampleValues> &samples); ///< sets opSlots
   void addTable(int id, Table t);
+  void appendIntCarried(size_t q, std::vector<Cand> &out) const; ///< partition q's loop-carried integers
   int learnRangeLemmas(std::vector<SampleValues> &samples, int lemmaId); ///< returns the next lemma id
   int learnOffsetLemmas(std::vector<SampleValues> &samples, int lemmaId); ///< returns the next lemma id
   int learnWaiterLemmas(std::vector<SampleValues> &samples, int lemmaId); ///< returns the next lemma id

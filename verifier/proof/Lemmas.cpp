@@ -356,6 +356,18 @@ int Driver::learnTables(std::vector<SampleValues> &samples) {
   return lemmaId;
 }
 
+// The loop-carried integers of partition `q` as key candidates (modulo 1): the innermost loop's carried values
+// (Cand::var 1..) and the tile loop's (100..).
+void Driver::appendIntCarried(size_t q, std::vector<Cand> &out) const {
+  const PState &p0 = states[0].parts[q];
+  for (size_t i = 0; i < p0.inner.size(); ++i)
+    if (p0.inner[i].k == Val::Int)
+      out.push_back({static_cast<int>(q), static_cast<int>(i) + 1, 1});
+  for (size_t i = 0; i < p0.outer.size(); ++i)
+    if (p0.outer[i].k == Val::Int)
+      out.push_back({static_cast<int>(q), static_cast<int>(i) + 100, 1});
+}
+
 // Range lemmas: a loop-carried counter (iteration index, stage counter, tile counter) that is
 // non-negative in every sample is assumed non-negative (checked and dropped like the tables):
 // without it an arbitrary induction state may start at a negative counter, e.g. a stage index
@@ -365,13 +377,7 @@ int Driver::learnRangeLemmas(std::vector<SampleValues> &samples, int lemmaId) {
     if (parts[q].depth == 0)
       continue;
     std::vector<Cand> vars = {{static_cast<int>(q), 0, 1}};
-    const PState &p0 = states[0].parts[q];
-    for (size_t i = 0; i < p0.inner.size(); ++i)
-      if (p0.inner[i].k == Val::Int)
-        vars.push_back({static_cast<int>(q), static_cast<int>(i) + 1, 1});
-    for (size_t i = 0; i < p0.outer.size(); ++i)
-      if (p0.outer[i].k == Val::Int)
-        vars.push_back({static_cast<int>(q), static_cast<int>(i) + 100, 1});
+    appendIntCarried(q, vars);
     for (const Cand &cd : vars) {
       bool nonNegative = !samples.empty();
       for (SampleValues &m : samples)
@@ -407,15 +413,8 @@ int Driver::learnRangeLemmas(std::vector<SampleValues> &samples, int lemmaId) {
 int Driver::learnOffsetLemmas(std::vector<SampleValues> &samples, int lemmaId) {
   std::vector<Cand> vars;
   for (size_t q = 0; q < parts.size(); ++q) {
-    if (parts[q].depth == 0)
-      continue;
-    const PState &p0 = states[0].parts[q];
-    for (size_t i = 0; i < p0.inner.size(); ++i)
-      if (p0.inner[i].k == Val::Int)
-        vars.push_back({static_cast<int>(q), static_cast<int>(i) + 1, 1});
-    for (size_t i = 0; i < p0.outer.size(); ++i)
-      if (p0.outer[i].k == Val::Int)
-        vars.push_back({static_cast<int>(q), static_cast<int>(i) + 100, 1});
+    if (parts[q].depth != 0)
+      appendIntCarried(q, vars);
   }
   // The constant difference a - b over every live state of every sample, if there is one.
   auto offset = [&](const Cand &a, const Cand &b) -> std::optional<int64_t> {
