@@ -26,9 +26,9 @@ KNOWN = {}
 
 
 # The counts this run must give (asserted, so that a change of either shows up here and in the READMEs that quote them)
-EXPECTED_SHARED_EQUAL = 196
-EXPECTED_OCC_EQUAL = 196
-EXPECTED_TOTAL = 196
+EXPECTED_SHARED_EQUAL = 197
+EXPECTED_OCC_EQUAL = 197
+EXPECTED_TOTAL = 197
 
 
 def known_reason(rel):
