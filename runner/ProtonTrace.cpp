@@ -103,28 +103,26 @@ std::vector<int> assignLines(const std::vector<ScopeEvent> &events) {
   return line;
 }
 
-/// (first start, last end) over a CTA's events, cycles; nullopt when it has none.
-std::optional<std::pair<uint64_t, uint64_t>> ctaSpan(const CtaTrace &cta) {
-  uint64_t start = std::numeric_limits<uint64_t>::max(), end = 0;
-  bool any = false;
-  for (const WarpTrace &w : cta.warps)
-    for (const ScopeEvent &e : w.events) {
-      start = std::min(start, e.startCycle);
-      end = std::max(end, e.endCycle);
-      any = true;
-    }
-  if (!any)
+/// (first start, last end) over a warp's kept events, cycles (its events are in record order, so a scope nested in
+/// an earlier one may start before the first event's start); nullopt when it has none.
+std::optional<std::pair<uint64_t, uint64_t>> warpSpan(const WarpTrace &w) {
+  if (w.events.empty())
     return std::nullopt;
+  uint64_t start = std::numeric_limits<uint64_t>::max(), end = 0;
+  for (const ScopeEvent &e : w.events) {
+    start = std::min(start, e.startCycle);
+    end = std::max(end, e.endCycle);
+  }
   return std::make_pair(start, end);
 }
 
-/// The first start cycle among a warp's kept events (its events are in record order, so a scope nested in an
-/// earlier one may start before the first event's start).
-uint64_t warpStart(const WarpTrace &w) {
-  uint64_t start = std::numeric_limits<uint64_t>::max();
-  for (const ScopeEvent &e : w.events)
-    start = std::min(start, e.startCycle);
-  return start;
+/// (first start, last end) over a CTA's events, cycles; nullopt when it has none.
+std::optional<std::pair<uint64_t, uint64_t>> ctaSpan(const CtaTrace &cta) {
+  std::optional<std::pair<uint64_t, uint64_t>> span;
+  for (const WarpTrace &w : cta.warps)
+    if (auto ws = warpSpan(w))
+      span = span ? std::make_pair(std::min(span->first, ws->first), std::max(span->second, ws->second)) : *ws;
+  return span;
 }
 
 /// Whether every warp of the CTA kept all its entries (no circular segment overflowed).
@@ -198,7 +196,7 @@ llvm::json::Value partitionSummary(const DecodedProfile &profile, const ScopeTab
       // window its entries cover (its first kept start to the CTA's end), not over the CTA's lifetime, which the
       // other warps' older entries may reach back to (Proton's own summary divides by the lifetime: a wait share
       // that shrinks with the share of the entries dropped).
-      const double window = w.droppedEntries ? double(span->second - warpStart(w)) : life;
+      const double window = w.droppedEntries ? double(span->second - warpSpan(w)->first) : life;
       observed[part] += life > 0 ? window / life : 0.0;
       for (const ScopeEvent &e : w.events)
         sums[part][scopes.name(e.scopeId)] += window > 0 ? double(e.endCycle - e.startCycle) / window : 0.0;

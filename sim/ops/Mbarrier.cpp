@@ -163,8 +163,8 @@ Step Engine::Impl::execMbarrier(Agent &a, const Instr &in, Cycle now) {
     MBarrier &bar = barrier(cta, key);
     if (bar.initialized() && bar.testWaitParity(parity)) {
       // A passing wait still holds the warp for the try_wait's round trip through shared memory: the wait loop's
-      // branch needs its predicate (PTX ISA 9.1 9.7.13.15.16; `mbarrier_try_wait_cycles`, M-H200
-      // tools/bench/mbarrier_bench.cu). Models without the knob charge the issue cost only.
+      // branch needs its predicate (PTX ISA 9.1 9.7.13.15.16; `mbarrier_try_wait_cycles`, whose source the model
+      // file gives). Models without the knob charge the issue cost only.
       busy(a, in, std::isnan(costs.mbarTryWait) ? costs.mbarOp : std::max(costs.mbarOp, costs.mbarTryWait));
       barrierEvent(a.time, BarrierAction::WaitPass, key, bar, a.info.id, in.loc, parity,
                    BarrierStatus::Ok);

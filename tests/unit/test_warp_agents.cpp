@@ -58,12 +58,9 @@ module attributes {"ttg.num-warps" = 4 : i32, ttg.target = "cuda:90", "ttg.threa
 
 const char *kArriveIf = "scf.if %c { ttng.arrive_barrier %d, 1 : !ttg.memdesc<1xi64, #shared1, #smem, mutable> }";
 
-struct Case {
+struct Case : testing::CheckedRun { // findings, agents, stalled: of the last run()
   std::unique_ptr<mlir::MLIRContext> ctx = ir::makeContext();
   std::optional<sim::Program> program;
-  std::vector<verifier::Finding> findings;
-  std::vector<std::string> agents;
-  bool stalled = false;
 
   Case(const std::string &cond, const std::string &body, int doneCount = 1) {
     std::string text = std::regex_replace(kKernel, std::regex("COND"), cond);
@@ -74,10 +71,7 @@ struct Case {
   bool perWarp() const { return program->warpSpecializes.at(0).workers.at(0).perWarp; }
   /// Simulates one CTA with the checkers; the agents' partition names in start order.
   void run() {
-    testing::CheckedRun r = testing::checkedRun(*program, "h200", TLXSIM_SOURCE_DIR "/models");
-    findings = std::move(r.findings);
-    agents = std::move(r.agents);
-    stalled = r.stalled;
+    static_cast<testing::CheckedRun &>(*this) = testing::checkedRun(*program, "h200", TLXSIM_SOURCE_DIR "/models");
   }
 };
 

@@ -52,12 +52,9 @@ module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 8 : i32, ttg.targ
 
 const char *kPingpong = "arith.cmpi ne, %w, %c0 : i32", *kPingpongLow = "arith.cmpi eq, %w, %c0 : i32";
 
-struct Case {
+struct Case : testing::CheckedRun { // findings, agents, stalled: of the last run()
   std::unique_ptr<mlir::MLIRContext> ctx = ir::makeContext();
   std::optional<sim::Program> program;
-  std::vector<verifier::Finding> findings;
-  std::vector<std::string> agents;
-  bool stalled = false;
 
   Case(const std::string &barrier, const std::string &high = kPingpong, const std::string &low = kPingpongLow) {
     std::string text = std::regex_replace(kKernel, std::regex("BARRIER"), barrier);
@@ -67,10 +64,7 @@ struct Case {
   }
   /// Simulates one CTA with the checkers; the agents' partition names in start order.
   void run() {
-    testing::CheckedRun r = testing::checkedRun(*program, "mi300x", TLXSIM_SOURCE_DIR "/models");
-    findings = std::move(r.findings);
-    agents = std::move(r.agents);
-    stalled = r.stalled;
+    static_cast<testing::CheckedRun &>(*this) = testing::checkedRun(*program, "mi300x", TLXSIM_SOURCE_DIR "/models");
   }
   bool split() const {
     return program->waveGroups.size() == 2 && program->waveGroups[0].firstWarp == 0 &&
