@@ -1,4 +1,4 @@
-# Emits the wgmma wrappers of tools/bench/wgmma_bench.cu (inline PTX needs one operand per accumulator register).
+# Emits the wgmma wrappers of tools/bench/wgmma_wrappers.cuh (inline PTX needs one operand per accumulator register).
 out = []
 for n in (64, 128, 256):
     r = n // 2
