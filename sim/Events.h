@@ -175,7 +175,7 @@ struct AsyncEvent {
 /// `barrierWait[alloc]` is the time it spent blocked on mbarriers of allocation `alloc` (from its WaitBlock to its
 /// WaitResume BarrierEvent), over `barrierResumes[alloc]` waits.
 /// `tensorQueueBlocked` is the part of cycles[WgmmaIssue] it spent held at issue because the tensor pipe's wgmma
-/// queue was full (units/TensorPipe.h issueRelease) or, in a binary whose wgmma pipeline ptxas serialized
+/// queue was full (units/TensorPipe.h issueWgmmas) or, in a binary whose wgmma pipeline ptxas serialized
 /// (SimOptions::wgmmaSerialized), waiting for each wgmma before the next: busy for the partition, and the evidence that
 /// the tensor core bounds it.
 struct AgentWork {

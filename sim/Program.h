@@ -124,6 +124,8 @@ enum BinaryKind : int16_t {
 
 struct Instr {
   Op op = Op::Unknown;
+  /// The op's variant (BinaryKind for Binary, the arrive kind for ArriveBarrier, ...); WgmmaIssue: N of one of its
+  /// wgmma.mma_async instructions (8-256), whose issue cost grows with it (units/TensorPipe.h wgmmaIssueCycles).
   int16_t sub = 0;
   uint8_t bits = 64;         ///< width of a scalar result (1, 8, 16, 32, 64)
   int32_t loc = -1;          ///< index into Program::locs

@@ -27,10 +27,17 @@ int64_t elementBytes(ir::MemDescType type) {
 /// The wgmma.mma_async instructions of an M x N x K dot (PTX ISA 9.1 9.7.15.5.1, shapes m64nNk{K0}): M / 64 row
 /// blocks x N / n column blocks x K / K0 steps, where K0 is 32 bytes of the B element (k16 for fp16 / bf16, k32
 /// for fp8, k8 for tf32) and n the largest multiple of 8 up to 256 that divides N (Triton's instrShape choice).
-int64_t wgmmaInstructions(int64_t m, int64_t n, int64_t k, int64_t bElementBytes) {
+/// N of one wgmma.mma_async instruction of a dot with `n` columns: the widest multiple of 8 up to 256 that divides
+/// n (PTX ISA 9.1 9.7.15.5.1: N = 8 ... 256 in steps of 8; Triton's mmaVersionToInstrShape picks it so).
+int64_t wgmmaInstrN(int64_t n) {
   int64_t instrN = 256;
   while (instrN > 8 && n % instrN != 0)
     instrN -= 8;
+  return instrN;
+}
+
+int64_t wgmmaInstructions(int64_t m, int64_t n, int64_t k, int64_t bElementBytes) {
+  int64_t instrN = wgmmaInstrN(n);
   int64_t instrK = std::max<int64_t>(1, 32 / std::max<int64_t>(1, bElementBytes));
   auto ceilDiv = [](int64_t x, int64_t y) { return (x + y - 1) / y; };
   return ceilDiv(m, 64) * ceilDiv(n, instrN) * ceilDiv(k, instrK);
@@ -74,6 +81,7 @@ bool Lowerer::lowerWgmma(Operation &op, StringRef name, std::vector<Instr> &out)
     instr.aux = static_cast<int32_t>(std::min<int64_t>(
         wgmmaInstructions(dType.getShape()[0], dType.getShape()[1], k, elementBytes(cast<ir::MemDescType>(bType))),
         INT32_MAX));
+    instr.sub = static_cast<int16_t>(wgmmaInstrN(dType.getShape()[1]));
     out.push_back(instr);
     if (!op.hasAttr("isAsync")) { // a synchronous wgmma waits for itself
       Instr wait;

@@ -35,7 +35,7 @@ Cycle Engine::Impl::serializedWgmmas(Agent &a, const Instr &in, Cycle duration, 
   Cycle first = 0;
   for (int64_t i = 0; i < count; ++i) {
     if (i > 0)
-      busy(a, in, costs.wgmmaIssue);
+      busy(a, in, wgmmaIssueCycles(costs, in.sub));
     Cycle begin = sm.tensor.run(a.time, each, powerCycles, /*math=*/true, weight);
     if (i == 0)
       first = begin;
@@ -54,7 +54,8 @@ Step Engine::Impl::execWgmma(Agent &a, const Instr &in, Cycle now) {
   switch (in.op) {
   case Op::WgmmaIssue: {
     awaitOperands(a, in);
-    busy(a, in, costs.wgmmaIssue);
+    Cycle issueEach = wgmmaIssueCycles(costs, in.sub);
+    busy(a, in, issueEach); // the first instruction
     Cycle duration = cycles(static_cast<double>(in.imm) / costs.tensorFlopsPerClk);
     double weight = tensorPowerWeight(costs, in.operandBytes, static_cast<double>(in.imm));
     Cycle begin, done;
@@ -62,11 +63,21 @@ Step Engine::Impl::execWgmma(Agent &a, const Instr &in, Cycle now) {
       begin = serializedWgmmas(a, in, duration, weight);
       done = a.time;
     } else {
-      begin = sm.tensor.run(a.time, duration, powerCycles, /*math=*/true, weight);
-      // A full wgmma queue holds the issuing warp group: it is issuing (busy, as Proton sees it), not in a wait.
-      if (Cycle release = TensorPipe::issueRelease(begin, duration, in.aux, costs.wgmmaQueueDepth); release > a.time) {
-        a.work.tensorQueueBlocked += release - a.time;
-        busyCycles(a, in, release - a.time);
+      int64_t count = std::max<int64_t>(in.aux, 1);
+      // The pipe cannot run ahead of the issue: a dot of narrow wgmmas whose issue outlasts their work keeps the
+      // pipe for its issue time (its math counted once).
+      Cycle each = cycles(static_cast<double>(duration) / static_cast<double>(count));
+      Cycle span = std::max(duration, (count - 1) * issueEach + each);
+      begin = sm.tensor.run(a.time, span, powerCycles, /*math=*/true,
+                            weight * static_cast<double>(duration) / static_cast<double>(std::max<Cycle>(span, 1)));
+      // The rest of the dot's instructions issue one after another, each held while the SM's wgmma queue is full:
+      // the warp group is issuing (busy, as Proton sees it), not in a wait.
+      Cycle issued = sm.tensor.issueWgmmas(a.time, issueEach, begin, span / count, count, costs.wgmmaQueueDepth);
+      if (issued > a.time) {
+        Cycle plain = (count - 1) * issueEach;
+        if (issued - a.time > plain)
+          a.work.tensorQueueBlocked += issued - a.time - plain;
+        busyCycles(a, in, issued - a.time);
       }
       done = sm.tensor.free() + cycles(costs.wgmmaLatency);
     }

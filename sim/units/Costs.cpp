@@ -64,6 +64,7 @@ constexpr Knob kKnobs[] = {
     {"wgmma_retire_latency_cycles", &Costs::wgmmaRetireLatency, Knob::NonNegative, /*optional=*/true},
     {"proton_record_cycles", &Costs::protonRecord, Knob::NonNegative, /*optional=*/true},
     {"mbarrier_try_wait_cycles", &Costs::mbarTryWait, Knob::NonNegative, /*optional=*/true},
+    {"wgmma_issue_cycles_per_n", &Costs::wgmmaIssuePerN, Knob::NonNegative, /*optional=*/true},
 };
 
 } // namespace

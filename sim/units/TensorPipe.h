@@ -2,7 +2,13 @@
 // Internal to sim/.
 #pragma once
 
+#include "sim/units/Clock.h"
+#include "sim/units/Costs.h"
 #include "sim/units/Pipe.h"
+
+#include <cmath>
+
+#include <deque>
 
 namespace tlxsim::sim::engine {
 
@@ -23,19 +29,44 @@ struct TensorPipe {
   /// When the work issued so far is done.
   Cycle free() const { return pipe.free; }
 
-  /// When a warp group that issued `instructions` wgmma.mma_async instructions of one dot, which run back to back
-  /// on the pipe from `begin` for `duration` cycles, is done issuing if at most `depth` issued wgmmas may wait for
-  /// the pipe (`wgmma_queue_depth`): its last instruction issues once the instruction `depth` places ahead of it
-  /// starts, begin + (instructions - 1 - depth) x duration / instructions. Until then the warp group is held at
-  /// issue (busy, not in a wait). `depth` NaN or < 1 (no such knob): never held (returns 0).
-  static Cycle issueRelease(Cycle begin, Cycle duration, int64_t instructions, double depth) {
-    if (!(depth >= 1) || instructions <= 1)
-      return 0;
-    double ahead = static_cast<double>(instructions - 1) - depth;
-    if (ahead <= 0)
-      return 0;
-    return begin + static_cast<Cycle>(ahead * static_cast<double>(duration) / static_cast<double>(instructions));
+  /// Completion cycles of the SM's most recent wgmma.mma_async instructions in pipe order, at most
+  /// `wgmma_queue_depth` of them (issueWgmmas keeps it).
+  std::deque<Cycle> wgmmaDone;
+
+  /// Issues the `count` wgmma.mma_async instructions of one dot whose work runs back to back on this pipe from
+  /// `begin`, `each` cycles apiece, the first issued at `firstIssue` and each next one `issueEach` cycles after the
+  /// one before. At most `depth` wgmma instructions of the SM may be issued and not yet complete
+  /// (`wgmma_queue_depth`): an instruction waits at issue until the one `depth` places ahead of it in the pipe has
+  /// completed. Returns the cycle the last instruction issued, when the warp group can go on (until then it is
+  /// issuing: busy, as Proton sees it). `depth` NaN or < 1 (no such knob): no bound.
+  /// Measured on the H200 (tools/bench/wgmma_bench_issue_run1.txt): a warp group issuing 4 m64n128k16 next to a
+  /// second warp group's 4 in flight takes 149 clk, next to 8 in flight 516 (held until the other's complete).
+  Cycle issueWgmmas(Cycle firstIssue, Cycle issueEach, Cycle begin, Cycle each, int64_t count, double depth) {
+    bool bounded = depth >= 1;
+    size_t q = bounded ? static_cast<size_t>(depth) : 0;
+    Cycle t = firstIssue;
+    for (int64_t j = 0; j < count; ++j) {
+      if (j > 0)
+        t += issueEach;
+      if (!bounded)
+        continue;
+      if (wgmmaDone.size() >= q)
+        t = std::max(t, wgmmaDone[wgmmaDone.size() - q]);
+      wgmmaDone.push_back(begin + (j + 1) * each);
+      while (wgmmaDone.size() > q)
+        wgmmaDone.pop_front();
+    }
+    return t;
   }
 };
+
+/// Cycles a warp group spends issuing one wgmma.mma_async of `n` columns: `wgmma_issue_cycles` +
+/// `wgmma_issue_cycles_per_n` x n (the second knob optional; an n of 0, unknown, adds nothing). Measured on the
+/// H200 (tools/bench/wgmma_bench_issue_run1.txt, consumer_loop_run1.txt): a group of 4 m64nNk16 takes 84 / 99-117 /
+/// 157-187 clk from fence to commit for N = 64 / 128 / 256.
+inline Cycle wgmmaIssueCycles(const Costs &costs, int64_t n) {
+  double perN = std::isnan(costs.wgmmaIssuePerN) ? 0.0 : costs.wgmmaIssuePerN;
+  return cycles(costs.wgmmaIssue + perN * static_cast<double>(std::max<int64_t>(n, 0)));
+}
 
 } // namespace tlxsim::sim::engine

@@ -136,16 +136,35 @@ TEST_CASE("tensor core: a dense m64nNk16 wgmma costs N/2 cycles; back-to-back wg
   }
 }
 
-TEST_CASE("wgmma queue: the issuing warp group is held until its last instruction is at most depth deep") {
+TEST_CASE("wgmma queue: an instruction waits at issue until the one depth places ahead of it has completed") {
   using sim::engine::TensorPipe;
-  // A 128x128x64 fp16 dot is 8 m64n128k16 instructions of 64 cycles: from begin 1000, with depth 1 the last one
-  // issues when the 7th (index 6) starts, 1000 + 6 x 64.
-  CHECK(TensorPipe::issueRelease(1000, 512, 8, 1) == 1000 + 6 * 64);
-  CHECK(TensorPipe::issueRelease(1000, 512, 8, 2) == 1000 + 5 * 64);
-  // A dot of no more instructions than depth + 1, a model without the knob (NaN) or depth 0: never held.
-  CHECK(TensorPipe::issueRelease(1000, 128, 2, 1) == 0);
-  CHECK(TensorPipe::issueRelease(1000, 512, 8, std::nan("")) == 0);
-  CHECK(TensorPipe::issueRelease(1000, 512, 8, 0) == 0);
+  // Warp group A issues a 128x128x64 fp16 dot: 8 m64n128k16 instructions of 64 cycles each, the pipe running them
+  // from 1000, the first issued at 1000 and each next 20 cycles later. With depth 8 none of A's waits.
+  TensorPipe pipe;
+  CHECK(pipe.issueWgmmas(1000, 20, 1000, 64, 8, 8) == 1000 + 7 * 20);
+  // Warp group B then issues its 8 from 1200, queued behind A's on the pipe (from 1512): its j-th instruction waits
+  // for A's j-th to complete (1000 + (j + 1) x 64), so the last issues at A's last completion, 1512.
+  CHECK(pipe.issueWgmmas(1200, 20, 1512, 64, 8, 8) == 1512);
+  // Depth 2 on a fresh pipe: the third instruction waits for the first to complete (1064), the fourth for the
+  // second (1128).
+  TensorPipe shallow;
+  CHECK(shallow.issueWgmmas(1000, 20, 1000, 64, 4, 2) == 1000 + 2 * 64);
+  // A model without the knob (NaN) or depth 0: never held, and nothing is tracked.
+  TensorPipe unbounded;
+  CHECK(unbounded.issueWgmmas(1000, 20, 1000, 64, 8, std::nan("")) == 1000 + 7 * 20);
+  CHECK(unbounded.issueWgmmas(1000, 20, 1000, 64, 8, 0) == 1000 + 7 * 20);
+  CHECK(unbounded.wgmmaDone.empty());
+}
+
+TEST_CASE("wgmma issue cost grows with the instruction's N") {
+  sim::engine::Costs costs{};
+  costs.wgmmaIssue = 16;
+  costs.wgmmaIssuePerN = std::nan("");
+  CHECK(sim::engine::wgmmaIssueCycles(costs, 256) == 16); // no per-N knob: the constant
+  costs.wgmmaIssuePerN = 0.125;
+  CHECK(sim::engine::wgmmaIssueCycles(costs, 64) == 24);
+  CHECK(sim::engine::wgmmaIssueCycles(costs, 256) == 48);
+  CHECK(sim::engine::wgmmaIssueCycles(costs, 0) == 16); // N unknown
 }
 
 namespace {
