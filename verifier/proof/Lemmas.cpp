@@ -371,8 +371,8 @@ void Driver::appendIntCarried(size_t q, std::vector<Cand> &out) const {
 // Range lemmas: a loop-carried counter (iteration index, stage counter, tile counter) that is
 // non-negative in every sample is assumed non-negative (checked and dropped like the tables):
 // without it an arbitrary induction state may start at a negative counter, e.g. a stage index
-// (it - 1) % S = -1 that no run reaches. One whose least sampled value is -1 (a CLC tile id: a tile, or -1 once
-// no cluster is left) is assumed >= -1 alike.
+// (it - 1) % S = -1 that no run reaches. A CLC tile loop's tile id whose least sampled value is -1 (a tile, or -1
+// once no cluster is left) is assumed >= -1 alike.
 int Driver::learnRangeLemmas(std::vector<SampleValues> &samples, int lemmaId) {
   for (size_t q = 0; q < parts.size(); ++q) {
     if (parts[q].depth == 0)
@@ -392,7 +392,11 @@ int Driver::learnRangeLemmas(std::vector<SampleValues> &samples, int lemmaId) {
             known = false;
           least = std::min(least, x);
         }
-      if (!known || least < -1)
+      // A CLC tile loop's tile id (LoopView::clc): the tile index of a tile-only partition, or the carried id.
+      const LoopView &tiles = *parts[q].v1;
+      bool clcId = tiles.clc && ((parts[q].depth == 1 && cd.var == 0) ||
+                                 (parts[q].depth == 2 && cd.var == 100 + static_cast<int>(tiles.ivIndex)));
+      if (!known || least < (clcId ? -1 : 0))
         continue;
       auto lemmaAt = [&, cd, least](const State &st) {
         std::optional<z3::expr> v = varExpr(st, cd);
