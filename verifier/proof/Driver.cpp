@@ -559,7 +559,7 @@ void Driver::runInduction() {
       break;
     }
     z3::model m = *found;
-    size_t before = active.size() + dropped.size() + (structOk ? 1 : 0);
+    bool removed = false; // a property, lemma or the structural lemmas left the set
     for (const Violation &v : wviol[k + 1]) {
       if (!sel(v) || (v.kind == LemmaTable && dropped.count(v.lemma)) || !m.eval(v.cond, true).is_true())
         continue;
@@ -567,13 +567,15 @@ void Driver::runInduction() {
         llvm::errs() << "induction step violates " << kindName(v.kind) << " "
                      << (v.group >= 0 ? groups[v.group].name : "") << " lemma " << v.lemma << "\n";
       if (v.kind < LemmaAlign)
-        active.erase(resultOf.at({v.kind, v.group}));
+        removed |= active.erase(resultOf.at({v.kind, v.group})) > 0;
       else if (v.kind == LemmaTable)
-        dropped.insert(v.lemma);
-      else
+        removed |= dropped.insert(v.lemma).second;
+      else {
+        removed |= structOk;
         structOk = false;
+      }
     }
-    if (active.size() + dropped.size() + (structOk ? 1 : 0) == before) { // nothing removed: stay sound
+    if (!removed) { // nothing removed (the sum of the sets' sizes can stay equal: one out, one dropped): stay sound
       unknownSeen = true;
       break;
     }
