@@ -196,12 +196,14 @@ RECIPES: dict[str, Recipe] = {
         "blackwell_fa_ws_pipelined_persistent.py", "attention", attention_causal, ATTN, "_attn_fwd_ws",
         {"kv3": dict(NUM_BUFFERS_KV=3, GROUP_SIZE_N=1, RESCALE_OPT=False, USE_WHERE=False, USE_WARP_BARRIER=False),
          "kv3_rescale_where": dict(NUM_BUFFERS_KV=3, GROUP_SIZE_N=1, RESCALE_OPT=True, USE_WHERE=True,
-                                   USE_WARP_BARRIER=False)}, ["cuda:100"]),
+                                   USE_WARP_BARRIER=False)}, ["cuda:100"],
+        preconditions=ATTN_PRE),
     "blackwell_fa_clc": Recipe(
         "blackwell_fa_clc.py", "attention", attention_causal, ATTN, "_attn_fwd_clc",
         {"kv3": dict(NUM_BUFFERS_KV=3, GROUP_SIZE_N=1, RESCALE_OPT=False, USE_WHERE=False, USE_WARP_BARRIER=False),
          "kv3_rescale_where": dict(NUM_BUFFERS_KV=3, GROUP_SIZE_N=1, RESCALE_OPT=True, USE_WHERE=True,
-                                   USE_WARP_BARRIER=False)}, ["cuda:100"]),
+                                   USE_WARP_BARRIER=False)}, ["cuda:100"],
+        preconditions=ATTN_PRE),
     "blackwell_gemm_ws": Recipe(
         "blackwell_gemm_ws.py", "matmul", gemm, GEMM_4K, "matmul_kernel_tma_ws_blackwell",
         {"bm256_bn128_s4_t2_sub2": dict(BLOCK_SIZE_N=128, NUM_SMEM_BUFFERS=4, NUM_TMEM_BUFFERS=2, EPILOGUE_SUBTILE=2,
@@ -219,7 +221,8 @@ RECIPES: dict[str, Recipe] = {
         {"bn256_bk64_s4_t2": dict(BLOCK_SIZE_N=256, BLOCK_SIZE_K=64, NUM_SMEM_BUFFERS=4, NUM_TMEM_BUFFERS=2,
                                   USE_WARP_BARRIER=False),
          "bn128_bk64_s3_t3": dict(BLOCK_SIZE_N=128, BLOCK_SIZE_K=64, NUM_SMEM_BUFFERS=3, NUM_TMEM_BUFFERS=3,
-                                  USE_WARP_BARRIER=False)}, ["cuda:100"]),
+                                  USE_WARP_BARRIER=False)}, ["cuda:100"],
+        preconditions=GEMM_HOST_DESC_PRE),  # blackwell_gemm_clc.py:244 TensorDescriptor(a, a.shape, ...)
     "blackwell_fa_ws": Recipe(
         "blackwell_fa_ws.py", "attention", attention, ATTN, "_attn_fwd_ws",
         {"bm256_kv3": dict(BLOCK_M=256, NUM_BUFFERS_KV=3)}, ["cuda:100"]),

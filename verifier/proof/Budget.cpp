@@ -99,9 +99,10 @@ z3::check_result QueryBudget::check(z3::solver &s, double &seconds, uint64_t que
   bool budgetCapped = unitsLeft() < perQuery;
   double wallQuery = wallClockNet(options.timeoutSeconds);
   bool wallCapped = wallLeft < wallQuery;
+  unsigned given = queryRlimit(std::min(perQuery, unitsLeft()));
   {
     z3::params p(s.ctx());
-    p.set("rlimit", queryRlimit(std::min(perQuery, unitsLeft())));
+    p.set("rlimit", given);
     p.set("timeout", queryMilliseconds(std::min(wallQuery, wallLeft)));
     s.set(p);
   }
@@ -118,7 +119,9 @@ z3::check_result QueryBudget::check(z3::solver &s, double &seconds, uint64_t que
   used += spent;
   if (r == z3::unknown) {
     std::string reason = s.reason_unknown();
-    if (reason.find("resource") != std::string::npos) {
+    // A tactic solver (the induction step's, Driver::inductionSolver) stopped by its rlimit answers "canceled",
+    // as a wall-clock timeout does: the units it spent tell them apart.
+    if (reason.find("resource") != std::string::npos || spent >= given) {
       lastStop = budgetCapped ? "proof-budget" : "rlimit";
       budgetExhausted |= budgetCapped;
     } else if (reason.find("timeout") != std::string::npos || reason.find("canceled") != std::string::npos) {

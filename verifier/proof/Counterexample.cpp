@@ -212,10 +212,13 @@ void Driver::describeCounterexample(z3::model &m, int kind, int group, ProofResu
         if (st == 0)
           it = "before the loop";
         else {
+          // A CLC tile loop's index is the tile id the last response gave (-1: none left), not a count.
+          const Part &part = parts[v.part];
+          bool clc = part.v1 && part.v1->clc;
           if (ps.t)
-            it = "tile iteration " + val(ps.t) + ", ";
+            it = (clc ? "tile id " : "tile iteration ") + val(ps.t) + ", ";
           if (ps.k)
-            it += "loop iteration " + val(ps.k);
+            it += (clc && part.depth == 1 ? "tile id " : "loop iteration ") + val(ps.k);
         }
         r.iteration = it;
       }

@@ -516,23 +516,50 @@ void Driver::runInduction() {
         return false;
       return v.kind == LemmaTable || structOk;
     };
-    z3::solver s = inductionSolver();
-    // Every violation at step k + 1 needs the kernel running at step k (events, the end check and the lemmas
-    // are guarded by it), and `done` only turns true: the window's first state is running too. Asserted, the
-    // value propagates (the lemmas `!done -> x == y` become equalities the tactic solves).
-    s.add(!*wstates[0].done);
-    for (int i = 0; i <= k; ++i)
-      s.add(!anyViol(i, i + 1, sel, wviol));
-    s.add(anyViol(k + 1, k + 2, sel, wviol));
-    z3::check_result r = check(s, indSecs);
+    // The goals at step k + 1: all at once, or (TLXSIM_PROOF_SPLIT=1, an experiment) one query per barrier group,
+    // every query with all hypotheses: the same logical content (unsat iff every part is).
+    // TLXSIM_PROOF_SPLIT=2: each query's hypotheses are its group's and the loop lemmas' (group -1) only (cone of
+    // influence: a group's ghost state depends on the loop state and its own events).
+    std::vector<std::pair<Selector, Selector>> goals;
+    const char *split = getenv("TLXSIM_PROOF_SPLIT");
+    if (split) {
+      bool cone = std::string(split) == "2";
+      std::set<int> gs;
+      for (const Violation &v : wviol[k + 1])
+        if (sel(v))
+          gs.insert(v.group);
+      for (int g : gs)
+        goals.push_back({[&, g](const Violation &v) { return v.group == g && sel(v); },
+                         [&, g, cone](const Violation &v) {
+                           return sel(v) && (!cone || v.group == g || v.group == -1);
+                         }});
+    } else
+      goals.push_back({sel, sel});
+    z3::check_result r = z3::unsat;
+    std::optional<z3::model> found;
+    for (const auto &[goal, hyp] : goals) {
+      z3::solver s = inductionSolver();
+      // Every violation at step k + 1 needs the kernel running at step k (events, the end check and the lemmas
+      // are guarded by it), and `done` only turns true: the window's first state is running too. Asserted, the
+      // value propagates (the lemmas `!done -> x == y` become equalities the tactic solves).
+      s.add(!*wstates[0].done);
+      for (int i = 0; i <= k; ++i)
+        s.add(!anyViol(i, i + 1, hyp, wviol));
+      s.add(anyViol(k + 1, k + 2, goal, wviol));
+      r = check(s, indSecs);
+      if (r == z3::sat)
+        found = s.get_model();
+      if (r != z3::unsat)
+        break;
+    }
     if (r == z3::unsat)
       break;
     if (r == z3::unknown) {
       unknownSeen = true;
       break;
     }
-    z3::model m = s.get_model();
-    size_t before = active.size() + dropped.size() + (structOk ? 1 : 0);
+    z3::model m = *found;
+    bool removed = false; // a property, lemma or the structural lemmas left the set
     for (const Violation &v : wviol[k + 1]) {
       if (!sel(v) || (v.kind == LemmaTable && dropped.count(v.lemma)) || !m.eval(v.cond, true).is_true())
         continue;
@@ -540,13 +567,15 @@ void Driver::runInduction() {
         llvm::errs() << "induction step violates " << kindName(v.kind) << " "
                      << (v.group >= 0 ? groups[v.group].name : "") << " lemma " << v.lemma << "\n";
       if (v.kind < LemmaAlign)
-        active.erase(resultOf.at({v.kind, v.group}));
+        removed |= active.erase(resultOf.at({v.kind, v.group})) > 0;
       else if (v.kind == LemmaTable)
-        dropped.insert(v.lemma);
-      else
+        removed |= dropped.insert(v.lemma).second;
+      else {
+        removed |= structOk;
         structOk = false;
+      }
     }
-    if (active.size() + dropped.size() + (structOk ? 1 : 0) == before) { // nothing removed: stay sound
+    if (!removed) { // nothing removed (the sum of the sets' sizes can stay equal: one out, one dropped): stay sound
       unknownSeen = true;
       break;
     }

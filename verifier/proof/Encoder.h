@@ -106,7 +106,24 @@ public:
                 const std::vector<z3::expr> &conds);
   /// Binds `loop`'s body arguments: the carried values, then the induction variable to `iv`.
   void bindBody(Env &env, const LoopView &loop, const z3::expr &iv, const std::vector<Val> &carried);
+  /// Binds `loop`'s results to the carried values they are (LoopView::results) when it stops.
+  void bindResults(Env &env, const LoopView &loop, const std::vector<Val> &carried);
   State mergeState(const z3::expr &cond, const State &a, const State &b);
+  /// Whether `loop` runs an iteration at induction value `iv` against its bound `ub`: iv < ub (counted), iv != ub
+  /// (a CLC tile loop, LoopView::clc).
+  z3::expr loopRuns(const LoopView &loop, const z3::expr &iv, const z3::expr &ub);
+  /// `loop`'s step in `env` (0 for a CLC tile loop, whose partitions' tile ids themselves align); throws
+  /// Unsupported when it is not followed.
+  z3::expr loopStep(const LoopView &loop, Env &env, const std::string &who);
+  /// The induction value after the iteration at `iv` whose body `env` executed: iv + step, or the tile id a CLC
+  /// tile loop yields (from this step's cancellation response, `clcResponse`).
+  z3::expr loopNext(const LoopView &loop, Env &env, const z3::expr &iv, const std::string &who);
+  /// The response of this lock-step step's `ttng.clc_query_cancel`s (PTX ISA clusterlaunchcontrol.query_cancel):
+  /// the first CTA id of a cancelled cluster (>= 0) or -1 (no cluster left), one nondeterministic value per step
+  /// that every partition's query in the step reads (step() resets it). The partitions read the same response
+  /// because their tile transitions are aligned (the loop-alignment lemma) and the response buffer is written once
+  /// per tile, by the try_cancel that the phases of its barriers order (see verifier/proof/README.md).
+  std::optional<z3::expr> clcResponse;
 
   // ---- properties (Properties.cpp) -------------------------------------------------------------
   /// The events of one step on the ghost state, appending the properties' violation conditions.

@@ -224,6 +224,32 @@ void Encoder::execBarrier(OpCtx &x) {
     }
     return;
   }
+  if (name == "ttng.async_clc_try_cancel" || name == "ttng.clc_query_cancel") {
+    // Cluster launch control (fbtriton's TLX forms, sim/lowering/Clc.cpp). In a cluster kernel the response and
+    // its bytes reach every CTA of the cluster from the one that issues it: not encoded.
+    if (numCtas > 1)
+      throw Unsupported{ir::pythonLocation(op.getLoc()).str() + ": cluster kernel (ttg.num-ctas = " +
+                        std::to_string(numCtas) + "): " + name.str() + " (the response reaches the cluster's CTAs)"};
+    if (name == "ttng.async_clc_try_cancel") {
+      // PTX ISA clusterlaunchcontrol.try_cancel.async.shared::cta.mbarrier::complete_tx::bytes.b128: the 16-byte
+      // response is written asynchronously and completes 16 tx bytes on the mbarrier, like a TMA load.
+      if (auto bar = groupOperand("mbarAlloc"))
+        emit(Event::Tma, *bar, c.bool_val(true), c.int_val(0), 16);
+      return;
+    }
+    // clusterlaunchcontrol.query_cancel: the first CTA id of the cancelled cluster (x, then y and z), or -1 when
+    // the request failed (no cluster left): this step's response (Encoder::clcResponse), shared by every query
+    // of the step; y and z are not followed.
+    if (!clcResponse) {
+      z3::expr tile = fresh("clc_tile"), stop = fresh("clc_stop", true);
+      paramConstraints.push_back(tile >= 0);
+      clcResponse = z3::ite(stop, c.int_val(-1), tile);
+    }
+    x.opaque();
+    if (op.getNumResults() > 0 && op.getResult(0).getType().isInteger(32))
+      env[op.getResult(0)] = {Val::Int, *clcResponse, -1};
+    return;
+  }
   if (name == "ttng.tc_gen5_commit") {
     if (auto bar = groupOperand("barrier"))
       emit(Event::Arrive, *bar, predOf("pred"), c.int_val(0), 1);

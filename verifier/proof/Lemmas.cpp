@@ -371,7 +371,8 @@ void Driver::appendIntCarried(size_t q, std::vector<Cand> &out) const {
 // Range lemmas: a loop-carried counter (iteration index, stage counter, tile counter) that is
 // non-negative in every sample is assumed non-negative (checked and dropped like the tables):
 // without it an arbitrary induction state may start at a negative counter, e.g. a stage index
-// (it - 1) % S = -1 that no run reaches.
+// (it - 1) % S = -1 that no run reaches. A CLC tile loop's tile id whose least sampled value is -1 (a tile, or -1
+// once no cluster is left) is assumed >= -1 alike.
 int Driver::learnRangeLemmas(std::vector<SampleValues> &samples, int lemmaId) {
   for (size_t q = 0; q < parts.size(); ++q) {
     if (parts[q].depth == 0)
@@ -379,20 +380,27 @@ int Driver::learnRangeLemmas(std::vector<SampleValues> &samples, int lemmaId) {
     std::vector<Cand> vars = {{static_cast<int>(q), 0, 1}};
     appendIntCarried(q, vars);
     for (const Cand &cd : vars) {
-      bool nonNegative = !samples.empty();
+      bool known = !samples.empty();
+      int64_t least = 0;
       for (SampleValues &m : samples)
         for (const State &st : states) {
           if (m(*st.done))
             break;
           auto v = varExpr(st, cd);
-          if (!v || m(*v) < 0)
-            nonNegative = false;
+          int64_t x = v ? m(*v) : INT64_MIN;
+          if (x == INT64_MIN)
+            known = false;
+          least = std::min(least, x);
         }
-      if (!nonNegative)
+      // A CLC tile loop's tile id (LoopView::clc): the tile index of a tile-only partition, or the carried id.
+      const LoopView &tiles = *parts[q].v1;
+      bool clcId = tiles.clc && ((parts[q].depth == 1 && cd.var == 0) ||
+                                 (parts[q].depth == 2 && cd.var == 100 + static_cast<int>(tiles.ivIndex)));
+      if (!known || least < (clcId ? -1 : 0))
         continue;
-      auto lemmaAt = [&, cd](const State &st) {
+      auto lemmaAt = [&, cd, least](const State &st) {
         std::optional<z3::expr> v = varExpr(st, cd);
-        return !*st.done && *v < 0;
+        return !*st.done && *v < c.int_val(least);
       };
       for (size_t j = 0; j < states.size(); ++j)
         viol[j].push_back({LemmaTable, -1, lemmaAt(states[j]), nullptr, cd.part, lemmaId});

@@ -67,16 +67,23 @@ std::optional<LoopView> whileView(Operation *op, std::string &why) {
   Block &before = op->getRegion(0).front(), &after = op->getRegion(1).front();
   Operation *cond = before.getTerminator();
   if (!cond || cond->getName().getStringRef() != "scf.condition" || cond->getNumOperands() < 1 ||
-      cond->getNumOperands() - 1 != before.getNumArguments() || after.getNumArguments() != before.getNumArguments() ||
-      op->getNumOperands() != before.getNumArguments()) {
+      cond->getNumOperands() - 1 != after.getNumArguments() || op->getNumOperands() != before.getNumArguments()) {
     why = "an scf.while that does not forward its arguments";
     return std::nullopt;
   }
-  for (unsigned a = 0; a < before.getNumArguments(); ++a)
-    if (cond->getOperand(a + 1) != before.getArgument(a)) {
+  // The before block's arguments are the carried values; the condition forwards some of them (each once) to the
+  // after block's arguments and the loop's results.
+  std::vector<Value> carried(before.getNumArguments());
+  std::vector<unsigned> results;
+  for (unsigned i = 0; i + 1 < cond->getNumOperands(); ++i) {
+    auto arg = dyn_cast<BlockArgument>(cond->getOperand(i + 1));
+    if (!arg || arg.getOwner() != &before || carried[arg.getArgNumber()]) {
       why = "an scf.while whose condition forwards other values than its arguments";
       return std::nullopt;
     }
+    carried[arg.getArgNumber()] = after.getArgument(i);
+    results.push_back(arg.getArgNumber());
+  }
   for (Operation &o : before)
     if (&o != cond && !o.getName().getStringRef().starts_with("arith.")) {
       why = "an scf.while whose condition runs " + o.getName().getStringRef().str();
@@ -84,38 +91,59 @@ std::optional<LoopView> whileView(Operation *op, std::string &why) {
     }
   auto cmp = cond->getOperand(0).getDefiningOp<arith::CmpIOp>();
   Operation *yield = after.getTerminator();
-  if (cmp && cmp.getPredicate() == arith::CmpIPredicate::slt && yield &&
-      yield->getNumOperands() == after.getNumArguments())
+  if (!yield || yield->getNumOperands() != before.getNumArguments()) {
+    why = "an scf.while whose body does not yield one value per argument";
+    return std::nullopt;
+  }
+  auto view = [&](unsigned j) {
+    LoopView v;
+    v.op = op;
+    v.lb = op->getOperand(j);
+    v.body = &after;
+    v.iv = carried[j];
+    v.ivIndex = j;
+    v.ivCarried = true;
+    v.carried = carried;
+    v.results = results;
+    for (unsigned a = 0; a < op->getNumOperands(); ++a)
+      v.inits.push_back(op->getOperand(a));
+    return v;
+  };
+  if (cmp && cmp.getPredicate() == arith::CmpIPredicate::slt)
     for (unsigned j = 0; j < before.getNumArguments(); ++j) {
-      if (cmp.getLhs() != before.getArgument(j) || !definedOutside(cmp.getRhs(), op))
+      if (cmp.getLhs() != before.getArgument(j) || !definedOutside(cmp.getRhs(), op) || !carried[j])
         continue;
       auto add = yield->getOperand(j).getDefiningOp<arith::AddIOp>();
       if (!add)
         continue;
-      Value iv = after.getArgument(j);
+      Value iv = carried[j];
       Value step = add.getLhs() == iv ? add.getRhs() : add.getRhs() == iv ? add.getLhs() : Value();
       if (!step || !definedOutside(step, op))
         continue;
-      LoopView v;
-      v.op = op;
-      v.lb = op->getOperand(j);
+      LoopView v = view(j);
       v.ub = cmp.getRhs();
       v.step = step;
-      v.body = &after;
-      v.iv = iv;
-      for (unsigned a = 0; a < op->getNumOperands(); ++a) {
-        v.inits.push_back(op->getOperand(a));
-        v.carried.push_back(after.getArgument(a));
-      }
+      return v;
+    }
+  // A CLC tile loop: `a_j != stop` with a_j's next value from the cancellation response.
+  Operation *clc = clcSource(before, after, cond);
+  if (cmp && cmp.getPredicate() == arith::CmpIPredicate::ne && clc)
+    for (unsigned j = 0; j < before.getNumArguments(); ++j) {
+      Value arg = before.getArgument(j);
+      Value stop = cmp.getLhs() == arg ? cmp.getRhs() : cmp.getRhs() == arg ? cmp.getLhs() : Value();
+      if (!stop || !definedOutside(stop, op))
+        continue;
+      LoopView v = view(j);
+      v.clc = true;
+      v.ub = stop;
       return v;
     }
   why = "an scf.while that is not counted (its condition is not `iv < bound` with `iv += step` in its body, bound "
         "and step loop-invariant): a symbolic trip count the lock-step encoding cannot align";
-  if (Operation *clc = clcSource(before, after, cond))
+  if (clc)
     why = "a CLC tile loop (" + ir::pythonLocation(clc->getLoc()).str() +
-          "): an scf.while that runs while the tile id from ttng.clc_query_cancel is valid; its trip count is the "
-          "sequence of the hardware's cancellation responses (PTX ISA clusterlaunchcontrol.query_cancel), which "
-          "the lock-step encoding does not model as a tile count shared by the partitions";
+          "): an scf.while whose condition is not `tile_id != stop` on a loop-carried tile id (stop loop-invariant) "
+          "with the tile id from ttng.clc_query_cancel";
   return std::nullopt;
 }
 } // namespace
@@ -135,6 +163,7 @@ std::optional<LoopView> loopView(Operation *op, std::string *why) {
     for (unsigned a = 3; a < op->getNumOperands(); ++a) {
       v.inits.push_back(op->getOperand(a));
       v.carried.push_back(v.body->getArgument(a - 2));
+      v.results.push_back(a - 3);
     }
     out = v;
   } else if (op->getName().getStringRef() == "scf.while") {

@@ -17,17 +17,28 @@ namespace tlxsim::verifier::proof {
 /// - `scf.for %iv = lb to ub step s iter_args(...)`: iv is the body's argument 0, `carried` its other arguments
 ///   (MLIR SCF dialect, scf.for semantics).
 /// - `scf.while (%a_0 = x_0, ...)` whose before region is pure integer arithmetic ending in
-///   `scf.condition(arith.cmpi slt, %a_j, ub) %a_0, ...` (every argument forwarded, in order) and whose after region
+///   `scf.condition(arith.cmpi slt, %a_j, ub) %a_i, ...` (arguments forwarded, each once) and whose after region
 ///   yields `%a_j + step` at position j, `ub` and `step` defined outside the loop: iv is the after block's argument
 ///   j (also in `carried`, which holds every after-block argument), lb = x_j. The results of an scf.while are the
 ///   values the last scf.condition forwards: the carried values, unchanged (MLIR SCF dialect, scf.while semantics).
+/// - a CLC tile loop (`clc`): `scf.while` as above whose condition is `arith.cmpi ne, %a_j, stop` (`stop` defined
+///   outside the loop, TLX's -1) and whose yielded `a_j` depends on a `ttng.clc_query_cancel` (the cancelled
+///   CTA's id, or -1: PTX ISA clusterlaunchcontrol.query_cancel); iv is argument j, lb = x_j, `ub` = `stop`, no
+///   step: the next tile is the yielded value, and the loop runs while iv != stop.
 struct LoopView {
   mlir::Operation *op = nullptr;
   mlir::Value lb, ub, step;
+  bool clc = false;       ///< a CLC tile loop: continues while iv != ub; the next iv is the yielded one
+  unsigned ivIndex = 0;   ///< the position of iv among `carried` (scf.while) / yields
   mlir::Block *body = nullptr;
   mlir::Value iv;                     ///< a block argument of `body`
   std::vector<mlir::Value> inits;     ///< the carried values' initial values (operands of the loop)
-  std::vector<mlir::Value> carried;   ///< the body's arguments that receive them (same order)
+  /// The body's arguments that receive them (same order); null for a value an scf.while's condition does not
+  /// forward to its body (TLX's tile id in a partition that does not read it).
+  std::vector<mlir::Value> carried;
+  /// Per result of the loop, the carried value it is (scf.for: the same order; scf.while: the forwarded ones).
+  std::vector<unsigned> results;
+  bool ivCarried = false; ///< iv is one of the carried values (scf.while: position ivIndex), `iv` null if unused
   /// The body's yielded values (same order as `carried`).
   std::vector<mlir::Value> yields() const;
 };

@@ -190,6 +190,8 @@ void alignLowerBounds(std::vector<Part> &parts) {
     if (p.depth == 0 || p.depth != deepest) // a tile-only partition's loop is no innermost loop
       continue;
     const LoopView &loop = p.depth == 1 ? *p.v1 : *p.v2;
+    if (loop.clc)
+      return; // a CLC tile loop has no step (the loop-alignment lemma judges it)
     auto lb = constantOf(loop.lb), st = constantOf(loop.step);
     if (!lb || !st || *st <= 0 || (step && *st != *step))
       return; // symbolic or differing bounds: no alignment (the loop-alignment lemma judges them)

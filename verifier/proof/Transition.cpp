@@ -52,9 +52,8 @@ State Encoder::freshState(const std::string &tag) {
       freshArgs(p.l2, ps.inner, "it");
       // A counted scf.while carries its induction variable (Loops.h): that carried value is the tile index in
       // every reachable state (both start at the lower bound and advance by the step together), so it is `t`.
-      for (size_t a = 0; a < p.v1->carried.size() && a < ps.outer.size(); ++a)
-        if (p.v1->carried[a] == p.v1->iv && ps.outer[a].k == Val::Int)
-          ps.outer[a].e = *ps.t;
+      if (p.v1->ivCarried && p.v1->ivIndex < ps.outer.size() && ps.outer[p.v1->ivIndex].k == Val::Int)
+        ps.outer[p.v1->ivIndex].e = *ps.t;
     }
     s.parts.push_back(ps);
   }
@@ -91,8 +90,38 @@ State Encoder::mergeState(const z3::expr &cond, const State &a, const State &b) 
 
 void Encoder::bindBody(Env &env, const LoopView &loop, const z3::expr &iv, const std::vector<Val> &carried) {
   for (size_t a = 0; a < carried.size() && a < loop.carried.size(); ++a)
-    env[loop.carried[a]] = carried[a];
-  env[loop.iv] = {Val::Int, iv, -1}; // after the carried values: an scf.while's induction variable is one of them
+    if (loop.carried[a])
+      env[loop.carried[a]] = carried[a];
+  if (loop.iv) // after the carried values: an scf.while's induction variable is one of them
+    env[loop.iv] = {Val::Int, iv, -1};
+}
+
+void Encoder::bindResults(Env &env, const LoopView &loop, const std::vector<Val> &carried) {
+  for (size_t r = 0; r < loop.results.size() && r < loop.op->getNumResults(); ++r)
+    if (loop.results[r] < carried.size())
+      env[loop.op->getResult(r)] = carried[loop.results[r]];
+}
+
+z3::expr Encoder::loopRuns(const LoopView &loop, const z3::expr &iv, const z3::expr &ub) {
+  return loop.clc ? iv != ub : iv < ub;
+}
+
+z3::expr Encoder::loopStep(const LoopView &loop, Env &env, const std::string &who) {
+  if (loop.clc)
+    return c.int_val(0); // no step: the partitions' tile ids themselves must agree (loop-alignment)
+  Val st = get(env, loop.step);
+  if (st.k != Val::Int)
+    throw Unsupported{who + ": loop step not followed"};
+  return *st.e;
+}
+
+z3::expr Encoder::loopNext(const LoopView &loop, Env &env, const z3::expr &iv, const std::string &who) {
+  if (!loop.clc)
+    return iv + loopStep(loop, env, who);
+  Val next = get(env, loop.yields()[loop.ivIndex]);
+  if (next.k != Val::Int)
+    throw Unsupported{who + ": the next tile id of the CLC tile loop is not followed"};
+  return *next.e;
 }
 
 z3::expr Encoder::execPre(const Part &p, Env &env, const z3::expr &guard, std::vector<Event> *events, int part,
@@ -134,6 +163,7 @@ void Encoder::execPost(const Part &p, Env &env, const z3::expr &guard, std::vect
 }
 
 State Encoder::initial(std::vector<Violation> &viol) {
+  clcResponse.reset();
   State s;
   Ghost ghost = initGhost();
   std::vector<Event> events;
@@ -176,7 +206,7 @@ State Encoder::initial(std::vector<Violation> &viol) {
         throw Unsupported{p.name + ": tile loop bound not followed"};
       ps.t = *lb.e;
       ps.outer = init;
-      z3::expr enter = *lb.e < *ub.e;
+      z3::expr enter = loopRuns(v1, *lb.e, *ub.e);
       bindBody(env, v1, *lb.e, init);
       execPre(p, env, enter, &events, i, nullptr, ps.conds);
       Val lb2 = get(env, p.v2->lb);
@@ -192,10 +222,10 @@ State Encoder::initial(std::vector<Violation> &viol) {
     const LoopView &innermost = p.depth == 1 ? v1 : *p.v2;
     for (size_t a = 0; a < ps.inner.size(); ++a)
       if (ps.inner[a].k == Val::None)
-        ps.inner[a] = typedFresh(innermost.carried[a].getType(), "init");
+        ps.inner[a] = typedFresh(innermost.inits[a].getType(), "init");
     for (size_t a = 0; a < ps.outer.size(); ++a)
       if (ps.outer[a].k == Val::None)
-        ps.outer[a] = typedFresh(v1.carried[a].getType(), "init");
+        ps.outer[a] = typedFresh(v1.inits[a].getType(), "init");
     s.parts.push_back(ps);
   }
   s.done = c.bool_val(false);
@@ -240,16 +270,17 @@ void Encoder::stepTileOnly(size_t i, const State &s, State &out, const z3::expr 
   const LoopView &v1 = *p.v1;
   Env env = baseEnv(i);
   execOps(opsBefore(*p.block, p.l1), env, c.bool_val(true), nullptr, i);
-  Val lb1 = get(env, v1.lb), ub1 = get(env, v1.ub), st1 = get(env, v1.step);
-  if (lb1.k != Val::Int || ub1.k != Val::Int || st1.k != Val::Int)
+  Val lb1 = get(env, v1.lb), ub1 = get(env, v1.ub);
+  if (lb1.k != Val::Int || ub1.k != Val::Int)
     throw Unsupported{p.name + ": loop bounds not followed"};
-  z3::expr inTile = !*ps.exited && *ps.k < *ub1.e;
+  z3::expr st1 = loopStep(v1, env, p.name);
+  z3::expr inTile = !*ps.exited && loopRuns(v1, *ps.k, *ub1.e);
   // One iteration per tile transition of the anchor (tileEnd holds only while the kernel is active), and one per
   // step once the anchor has no tile left: a partition with more tiles than the anchor still runs all of them.
   z3::expr fire = (*acc.tileEnd || *acc.anchorOut) && inTile;
   acc.tileConts.push_back(inTile);
   acc.tileOffsets.push_back(*ps.k - *lb1.e);
-  acc.tileOffsets.push_back(*st1.e);
+  acc.tileOffsets.push_back(st1);
   viol.push_back({LemmaAlign, -1, active && *ps.ub != *ub1.e, nullptr, (int)i});
   ns.first = z3::ite(fire, c.bool_val(false), *ps.first);
   bindBody(env, v1, *ps.k, ps.inner);
@@ -257,17 +288,16 @@ void Encoder::stepTileOnly(size_t i, const State &s, State &out, const z3::expr 
   std::vector<Val> y;
   for (Value v : v1.yields())
     y.push_back(get(env, v));
-  ns.k = z3::ite(fire, *ps.k + *st1.e, *ps.k);
+  ns.k = z3::ite(fire, loopNext(v1, env, *ps.k, p.name), *ps.k);
   for (size_t a = 0; a < ps.inner.size(); ++a) {
     if (y[a].k != ps.inner[a].k || y[a].group != ps.inner[a].group) {
       if (ps.inner[a].k == Val::Bar || ps.inner[a].k == Val::Buf)
         throw Unsupported{p.name + ": a loop-carried barrier or buffer stage the prover cannot follow"};
-      y[a] = typedFresh(v1.carried[a].getType(), "y");
+      y[a] = typedFresh(v1.inits[a].getType(), "y");
     }
     ns.inner[a] = mergeVal(fire, y[a], ps.inner[a]);
   }
-  for (size_t a = 0; a < ps.inner.size(); ++a)
-    env[p.l1->getResult(a)] = ps.inner[a];
+  bindResults(env, v1, ps.inner);
   z3::expr leave = active && !inTile && !*ps.exited; // once: the code after the loop runs when it ends
   execOps(opsAfter(*p.block, p.l1), env, leave, &acc.events, i);
   ns.exited = *ps.exited || leave;
@@ -290,9 +320,10 @@ void Encoder::stepPartition(size_t i, const State &s, State &out, const z3::expr
   Block &b = *p.block;
   execOps(opsBefore(b, p.l1), env, c.bool_val(true), nullptr, i);
   const LoopView &v1 = *p.v1;
-  Val ub1 = get(env, v1.ub), st1 = get(env, v1.step);
-  if (ub1.k != Val::Int || st1.k != Val::Int)
+  Val ub1 = get(env, v1.ub);
+  if (ub1.k != Val::Int)
     throw Unsupported{p.name + ": loop bounds not followed"};
+  z3::expr st1 = loopStep(v1, env, p.name);
   Block &b1 = *v1.body;
   auto yieldsOf = [&](const LoopView &loop) {
     std::vector<Val> y;
@@ -317,30 +348,29 @@ void Encoder::stepPartition(size_t i, const State &s, State &out, const z3::expr
   if (lb1.k != Val::Int)
     throw Unsupported{p.name + ": loop bounds not followed"};
   if (p.depth == 1) {
-    z3::expr cont = !*ps.exited && *ps.k < *ub1.e;
+    z3::expr cont = !*ps.exited && loopRuns(v1, *ps.k, *ub1.e);
     // A peeled loop (Part::alignedLb) runs from the aligned bound; its iterations below the real one do nothing.
     z3::expr real = p.realLb ? *ps.k >= c.int_val(*p.realLb) : c.bool_val(true);
     innerConts.push_back(cont);
     offsets.push_back(*ps.k - (p.alignedLb ? c.int_val(*p.alignedLb) : *lb1.e));
-    offsets.push_back(*st1.e);
+    offsets.push_back(st1);
     viol.push_back({LemmaAlign, -1, active && *ps.ub != *ub1.e, nullptr, (int)i});
     ns.first = z3::ite(active && cont, c.bool_val(false), *ps.first);
     bindBody(env, v1, *ps.k, ps.inner);
     execOps(opsBefore(b1, nullptr), env, active && cont && real, &events, i);
     std::vector<Val> y = yieldsOf(v1);
     fixKinds(y, ps.inner);
-    ns.k = z3::ite(active && cont, *ps.k + *st1.e, *ps.k);
+    ns.k = z3::ite(active && cont, loopNext(v1, env, *ps.k, p.name), *ps.k);
     for (size_t a = 0; a < ps.inner.size(); ++a)
       ns.inner[a] = mergeVal(active && cont && real, y[a], ps.inner[a]);
     // Exit: the code after the loop sees the loop's results.
-    for (size_t a = 0; a < ps.inner.size(); ++a)
-      env[p.l1->getResult(a)] = ps.inner[a];
+    bindResults(env, v1, ps.inner);
     z3::expr leave = active && !cont && !*ps.exited; // once: the code after the loop runs when it ends
     execOps(opsAfter(b, p.l1), env, leave, &events, i);
     ns.exited = *ps.exited || leave;
     exits.push_back(!cont);
   } else {
-    z3::expr inTile = !*ps.exited && *ps.t < *ub1.e;
+    z3::expr inTile = !*ps.exited && loopRuns(v1, *ps.t, *ub1.e);
     const LoopView &v2 = *p.v2;
     bindBody(env, v1, *ps.t, ps.outer);
     std::vector<z3::expr> conds;
@@ -359,7 +389,7 @@ void Encoder::stepPartition(size_t i, const State &s, State &out, const z3::expr
       acc.tripEnds.push_back(*ps.ub - (p.alignedLb ? c.int_val(*p.alignedLb) : lb2.k == Val::Int ? *lb2.e : *ps.ub));
     }
     offsets.push_back(*ps.t - *lb1.e);
-    offsets.push_back(*st1.e);
+    offsets.push_back(st1);
     offsets.push_back(p.alignedLb ? *ps.k - c.int_val(*p.alignedLb) : lb2.k == Val::Int ? *ps.k - *lb2.e : fresh("off"));
     z3::expr real = p.realLb ? *ps.k >= c.int_val(*p.realLb) : c.bool_val(true); // see depth 1
     offsets.push_back(*st2.e);
@@ -371,8 +401,7 @@ void Encoder::stepPartition(size_t i, const State &s, State &out, const z3::expr
     fixKinds(y2, ps.inner);
     // Tile transition: post1 with the K loop's results, next tile's pre1.
     z3::expr tileEnd = active && inTile && !cont;
-    for (size_t a = 0; a < ps.inner.size(); ++a)
-      env[p.l2->getResult(a)] = ps.inner[a];
+    bindResults(env, v2, ps.inner);
     if (!acc.tileEnd) {
       acc.tileEnd = tileEnd;
       acc.anchorOut = active && !inTile;
@@ -380,8 +409,8 @@ void Encoder::stepPartition(size_t i, const State &s, State &out, const z3::expr
     execPost(p, env, tileEnd, &events, i, ps.conds);
     std::vector<Val> y1 = yieldsOf(v1);
     fixKinds(y1, ps.outer);
-    z3::expr t2 = *ps.t + *st1.e;
-    z3::expr nextIn = t2 < *ub1.e;
+    z3::expr t2 = loopNext(v1, env, *ps.t, p.name);
+    z3::expr nextIn = loopRuns(v1, t2, *ub1.e);
     Env env2 = baseEnv(i);
     execOps(opsBefore(b, p.l1), env2, c.bool_val(true), nullptr, i);
     bindBody(env2, v1, t2, y1);
@@ -397,8 +426,7 @@ void Encoder::stepPartition(size_t i, const State &s, State &out, const z3::expr
     fixKinds(init2, ps.inner);
     // Kernel exit: code after the tile loop sees its results.
     z3::expr leave = active && !inTile && !*ps.exited; // once: the code after the tile loop runs when it ends
-    for (size_t a = 0; a < ps.outer.size(); ++a)
-      env[p.l1->getResult(a)] = ps.outer[a];
+    bindResults(env, v1, ps.outer);
     execOps(opsAfter(b, p.l1), env, leave, &events, i);
     ns.exited = *ps.exited || leave;
     exits.push_back(!inTile);
@@ -417,6 +445,7 @@ void Encoder::stepPartition(size_t i, const State &s, State &out, const z3::expr
 }
 
 State Encoder::step(const State &s, std::vector<Violation> &viol) {
+  clcResponse.reset(); // one cancellation response per step
   StepAcc acc;
   std::vector<Event> &events = acc.events;
   std::vector<z3::expr> &innerConts = acc.innerConts, &tileConts = acc.tileConts, &offsets = acc.offsets;
