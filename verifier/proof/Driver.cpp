@@ -129,13 +129,17 @@ void Driver::constrainLaunch() {
     }
   }
   if (numCtas > 1) {
-    // A cluster is numCtas consecutive CTAs along x (the simulator's reading of ctas_per_cga).
+    // A cluster is a box of clusterDims CTAs of the grid (CUDA clusterDim); the rank is x-major within it.
     auto rank = params.find("cluster_rank");
-    auto pid = params.find("program_id_x"), np = params.find("num_programs_x");
-    if (rank != params.end() && pid != params.end())
-      paramConstraints.push_back(z3::mod(pid->second, c.int_val(numCtas)) == rank->second);
-    if (np != params.end())
-      paramConstraints.push_back(z3::mod(np->second, c.int_val(numCtas)) == 0);
+    for (int axis = 0; axis < 3; ++axis) {
+      std::string a(1, "xyz"[axis]);
+      auto pid = params.find("program_id_" + a), np = params.find("num_programs_" + a);
+      z3::expr d = c.int_val(clusterDims[axis]);
+      if (rank != params.end() && pid != params.end())
+        paramConstraints.push_back(z3::mod(pid->second, d) == clusterCoord(rank->second, axis, clusterDims));
+      if (np != params.end())
+        paramConstraints.push_back(z3::mod(np->second, d) == 0);
+    }
   }
   for (unsigned i = 0; i < body.getNumArguments(); ++i) {
     if (auto attrs = func->getAttrOfType<ArrayAttr>("arg_attrs"))
@@ -373,7 +377,7 @@ bool Driver::clusterPeersAgree() {
     }
     if (!why.empty()) {
       std::erase_if(report.notes, [](const std::string &n) { return n.starts_with("stage-ownership on "); });
-      report.notes.push_back("not analyzed: cluster kernel (ttg.num-ctas = " + std::to_string(numCtas) + "): " + why);
+      report.notes.push_back("not analyzed: cluster kernel (" + clusterText() + "): " + why);
       report.seconds = budget.totalSeconds();
       return false;
     }

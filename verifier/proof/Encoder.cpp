@@ -119,7 +119,7 @@ void Encoder::execOp(Operation &op, Env &env, const z3::expr &guard, std::vector
     return execBarrier(x);
   if (name == "ttng.tc_gen5_mma" || name == "ttng.tc_gen5_mma_scaled" || name == "ttng.warp_group_dot" ||
       name == "ttng.warp_group_dot_wait" || name == "ttg.local_load" || name == "ttng.async_tma_copy_local_to_global" ||
-      name == "ttg.local_store" || name == "ttng.fence_async_shared")
+      name == "ttng.async_tma_store_token_wait" || name == "ttg.local_store" || name == "ttng.fence_async_shared")
     return execAsync(x);
   execOther(x);
 }

@@ -35,7 +35,11 @@ void Encoder::execAsync(OpCtx &x) {
         if (b.k != Val::Bar)
           throw Unsupported{ir::pythonLocation(op.getLoc()).str() + ": tc_gen5_mma barrier not traced"};
         Val p = preds && i < preds->size() ? get(env, (*preds)[i]) : Val{};
-        emit(Event::Arrive, b, pred && (p.k == Val::Bool ? *p.e : c.bool_val(true)), c.int_val(0), 1);
+        z3::expr arrives = pred && (p.k == Val::Bool ? *p.e : c.bool_val(true));
+        if (pairArrives(op))
+          emitPairArrive(x, b, arrives);
+        else
+          emit(Event::Arrive, b, arrives, c.int_val(0), 1);
       }
     for (Value r : op.getResults())
       env[r] = typedFresh(r.getType(), "mma");
@@ -81,6 +85,28 @@ void Encoder::execAsync(OpCtx &x) {
       emitRead((*r)[0], c.bool_val(true), 2);
     return;
   }
+  if (name == "ttng.async_tma_store_token_wait") {
+    // fbtriton's token wait: cp.async.bulk.wait_group.read until the token's store has read its shared memory
+    // (TMA-store reads are not stages the protocol hands over: no state here), then one arrive of count 1 on each
+    // barrier whose predicate holds (fbtriton NVGPUTMAStoreTokenWaitLowering: ttng.async_tma_store_wait, then a
+    // ttng.arrive_barrier per barrier; the simulator lowers it the same way, sim/lowering/Tma.cpp).
+    if (auto toks = ir::getOperandGroup(&op, "release_tokens"); toks && !toks->empty())
+      throw Unsupported{ir::pythonLocation(op.getLoc()).str() + ": " + name.str() +
+                        " releases NVWS tokens (nvws_token operands), which the prover does not encode"};
+    auto bars = ir::getOperandGroup(&op, "barriers");
+    auto preds = ir::getOperandGroup(&op, "barrier_preds");
+    for (unsigned i = 0; bars && i < bars->size(); ++i) {
+      Val b = get(env, (*bars)[i]);
+      if (b.k != Val::Bar)
+        throw Unsupported{ir::pythonLocation(op.getLoc()).str() + ": " + name.str() +
+                          " on a barrier the prover cannot trace to its allocation"};
+      Val p = preds && i < preds->size() ? get(env, (*preds)[i]) : Val{};
+      emit(Event::Arrive, b, preds && i < preds->size() ? (p.k == Val::Bool ? *p.e : fresh("pred", true))
+                                                        : c.bool_val(true),
+           c.int_val(0), 1);
+    }
+    return;
+  }
   if (name == "ttg.local_store") {
     if (auto r = ir::getOperandGroup(&op, "dst"); r && !r->empty())
       emitWrite((*r)[0]);
@@ -107,7 +133,7 @@ void Encoder::execOther(OpCtx &x) {
         name != "ttg.local_dealloc")
       throw Unsupported{ir::pythonLocation(op.getLoc()).str() + ": " +
                         (numCtas > 1 && name.contains("remote")
-                             ? "cluster kernel (ttg.num-ctas = " + std::to_string(numCtas) + "): " + name.str() +
+                             ? "cluster kernel (" + clusterText() + "): " + name.str() +
                                    " reaches a peer CTA's barrier; the prover models one CTA"
                              : name.str() + " takes a barrier and has no proof semantics")};
   if (op.getNumRegions() > 0) {

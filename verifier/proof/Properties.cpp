@@ -8,6 +8,14 @@ using namespace mlir;
 
 namespace tlxsim::verifier::proof {
 
+/// An arrive a thread issues itself when it reaches the op (ttng.arrive_barrier, and the arrive that follows a TMA
+/// store's token wait), as opposed to one the hardware signals when an async op completes (tcgen05 commit / MMA
+/// barriers, TMA bytes): a release of whatever that partition still reads.
+static bool isThreadArrive(Operation &op) {
+  llvm::StringRef name = op.getName().getStringRef();
+  return name == "ttng.arrive_barrier" || name == "ttng.async_tma_store_token_wait";
+}
+
 void Encoder::apply(Ghost &g, const std::vector<Event> &events, std::vector<Violation> &viol) {
   if (collecting)
     return;
@@ -59,7 +67,7 @@ void Encoder::apply(Ghost &g, const std::vector<Event> &events, std::vector<Viol
     if (e.k == Event::Write)
       if (auto r = stillRead(e.part, e.group, e.idx))
         viol.push_back({StageOwnership, e.group, e.guard && *r, e.op, e.part});
-    if (e.k == Event::Arrive && !e.peer && e.op->getName().getStringRef() == "ttng.arrive_barrier")
+    if (e.k == Event::Arrive && !e.peer && isThreadArrive(*e.op))
       for (auto &[key, inflight] : g.inflight) {
         const Group &buf = groups[key.second], &rel = groups[e.group];
         if (key.first != e.part || rel.slots != buf.slots || buf.fill.count(e.group))
