@@ -363,6 +363,16 @@ bool Driver::clusterPeersAgree() {
         }
       }
     }
+    // The note's name of a symbol: an abstracted term with its exact expression, a loop-carried value of the
+    // window, else the symbol itself.
+    auto describe = [&](const std::string &n) {
+      for (auto &a : abstracted)
+        if (a.var.decl().name().str() == n)
+          return "the nonlinear term " + n + " = " + a.exact.to_string();
+      if (windowConsts.count(n))
+        return "a loop-carried value of the loop state, " + n + ", which depends on the rank or program id";
+      return n;
+    };
     for (auto &[deps, op] : peerExprs) {
       if (!why.empty())
         break;
@@ -370,8 +380,8 @@ bool Driver::clusterPeersAgree() {
         for (const std::string &name : constsOf(d))
           if (!perCta(name) && !sameEverywhere(name)) {
             why = ir::pythonLocation(op->getLoc()).str() + ": " + op->getName().getStringRef().str() +
-                  " reaches other CTAs' barriers and depends on a value that may differ between the CTAs (" + name +
-                  ")";
+                  " reaches other CTAs' barriers and depends on a value that may differ between the CTAs (" +
+                  describe(name) + ")";
             break;
           }
     }

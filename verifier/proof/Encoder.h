@@ -135,6 +135,13 @@ private:
   void execBarrier(OpCtx &x); ///< wait, arrive, expect, TMA load, tcgen05 commit (ExecBarriers.cpp)
   void execAsync(OpCtx &x);   ///< MMAs, wgmma waits, loads, stores, TMA store, proxy fence (ExecAsync.cpp)
   void execOther(OpCtx &x);   ///< anything else: opaque, or Unsupported when it synchronizes (ExecAsync.cpp)
+  /// cp.async.bulk.wait_group.read `pendings` of the partition's TMA stores (a StoreWait event; ExecAsync.cpp).
+  void storeWait(OpCtx &x, int64_t pendings);
+  /// The pendings of a TMA store token wait: the TMA stores issued between the token's store and the wait, in
+  /// program order (fbtriton NVGPUTMAStoreTokenWaitLowering computePendings); 0 for a token whose store is not
+  /// before the wait in its block (loop-carried, ub.poison): every store retires, which may miss a bug of such a
+  /// kernel but never reports one. Throws Unsupported when a region between them holds TMA stores.
+  int64_t tokenPendings(mlir::Operation &wait);
   // Cluster kernels (ExecPair.cpp).
   /// Peer events of `templ` (an event in the issuer's terms): the issuer's own view (`issueOnly`), then for every
   /// CTA of the cluster its version (rank and program ids substituted, Symbols::forPeer) reaching this CTA's

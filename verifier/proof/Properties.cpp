@@ -45,18 +45,24 @@ void Encoder::apply(Ghost &g, const std::vector<Event> &events, std::vector<Viol
       restart(g, e, viol);
       continue;
     }
-    if (e.k == Event::Dot || e.k == Event::DotWait) {
+    // wgmma groups (Dot, DotWait) and TMA-store bulk groups (a store's Read, StoreWait) of the partition: a new
+    // group ages the in-flight ones, a wait retires those older than its pendings.
+    bool storeRead = e.k == Event::Read && e.amount == 2 && groups[e.group].storeReaders.count(e.part);
+    if (e.k == Event::Dot || e.k == Event::DotWait || e.k == Event::StoreWait || storeRead) {
+      bool store = e.k == Event::StoreWait || storeRead;
       for (auto &[key, inflight] : g.inflight) {
-        if (key.first != e.part)
+        const Group &buf = groups[key.second];
+        if (key.first != e.part || !(store ? buf.storeReaders : buf.wgmmaReaders).count(e.part))
           continue;
         std::vector<z3::expr> &age = g.age.at(key);
         for (size_t s = 0; s < inflight.size(); ++s)
-          if (e.k == Event::Dot)
+          if (e.k == Event::Dot || storeRead)
             age[s] = z3::ite(e.guard && age[s] < c.int_val(ageCap), age[s] + 1, age[s]);
           else
             inflight[s] = inflight[s] && !(e.guard && age[s] > c.int_val(e.amount));
       }
-      continue;
+      if (!storeRead)
+        continue;
     }
     // A stage handed to a writer while a wgmma of this partition may still read it: overwritten by this
     // partition (TMA load, generic store) or released to another one (an arrive on the barrier its writers
@@ -84,7 +90,7 @@ void Encoder::apply(Ghost &g, const std::vector<Event> &events, std::vector<Viol
       viol.push_back({SlotRange, e.group, e.guard && (e.idx < 0 || e.idx >= groups[e.group].slots), e.op, e.part});
       continue;
     }
-    if (e.k == Event::Read && e.wgmma) {
+    if ((e.k == Event::Read && e.wgmma) || storeRead) {
       std::vector<z3::expr> &inflight = g.inflight.at({e.part, e.group}), &age = g.age.at({e.part, e.group});
       for (size_t s = 0; s < inflight.size(); ++s) {
         z3::expr hit = e.guard && e.idx == static_cast<int>(s);
@@ -113,7 +119,7 @@ void Encoder::apply(Ghost &g, const std::vector<Event> &events, std::vector<Viol
         viol.push_back({ProxyFence, e.group, e.guard && z3::mk_or(pending), e.op, e.part});
     }
     if (e.k == Event::Read && e.amount == 2)
-      continue; // a TMA store reads no stage the protocol hands over
+      continue; // a TMA store reads no stage a barrier hands to it: only its release is checked (in flight above)
     if (e.k == Event::Read) {
       const Group &buf = groups[e.group];
       for (int f : buf.fill)
