@@ -52,8 +52,9 @@ Ghost Encoder::freshGhost(const std::string &tag) {
   for (auto &[k, e] : g.dirty)
     e = fresh(tag + "dirty", true);
   for (auto &[k, v] : g.inflight)
-    for (auto &e : v)
-      e = fresh(tag + "inflight", true);
+    if (!groups[k.second].storeReaders.count(k.first)) // TMA stores: followed within a step (Encoder::apply)
+      for (auto &e : v)
+        e = fresh(tag + "inflight", true);
   for (auto &[k, v] : g.age)
     for (auto &e : v) {
       e = fresh(tag + "age");

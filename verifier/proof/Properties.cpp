@@ -19,6 +19,13 @@ static bool isThreadArrive(Operation &op) {
 void Encoder::apply(Ghost &g, const std::vector<Event> &events, std::vector<Violation> &viol) {
   if (collecting)
     return;
+  // TMA stores are followed within one lock-step step (one loop iteration): a store still in flight when the
+  // iteration ends is taken as retired, so the state carries nothing the induction would need an invariant for
+  // (a release or rewrite in a later iteration before the wait is not seen: a missed bug, never a false one).
+  for (auto &[key, inflight] : g.inflight)
+    if (groups[key.second].storeReaders.count(key.first))
+      for (z3::expr &f : inflight)
+        f = c.bool_val(false);
   // Stage ownership, per lock-step step (one loop iteration): the slot of each partition's last wait on
   // each barrier in this step (-1: none yet). A TMA write of stage j completes on slot j of its barrier
   // array and follows the writer's wait on slot j of the barrier its readers release the stage with; a
