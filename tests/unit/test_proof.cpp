@@ -44,20 +44,21 @@ TEST_CASE("assumptions parse as NAME OP INTEGER in either order") {
 
 TEST_CASE("the correct Hopper WS GEMM (S = 2) is proved for all trip counts") {
   auto report = prove("tests/inputs/hopper/ws_gemm/s2/ws_gemm_kernel.ttgir");
-  // 4 barrier properties x {ready, empty} + stage-ownership x {a_bufs, b_bufs} + proxy-fence on c_smem
-  REQUIRE(report.results.size() == 11);
+  // 4 barrier properties x {ready, empty} + stage-ownership x {a_bufs, b_bufs, c_smem} + proxy-fence on c_smem
+  // (c_smem: the epilogue's TMA store reads it until async_tma_store_wait; rewriting it before is a violation)
+  REQUIRE(report.results.size() == 12);
   int stageOwnership = 0;
   for (const auto &r : report.results)
     if (r.property == "stage-ownership") {
       ++stageOwnership;
-      CHECK((r.barrier == "a_bufs" || r.barrier == "b_bufs"));
+      CHECK((r.barrier == "a_bufs" || r.barrier == "b_bufs" || r.barrier == "c_smem"));
     }
-  CHECK(stageOwnership == 2);
+  CHECK(stageOwnership == 3);
   for (const auto &r : report.results) {
     INFO(r.property << " on " << r.barrier << ": " << r.witness);
     CHECK(r.verdict == "proved");
     CHECK(r.bound == -1);
-    if (r.property == "proxy-fence")
+    if (r.property == "proxy-fence" || r.barrier == "c_smem")
       CHECK(r.partitions == std::vector<std::string>{"default"});
     else
       CHECK(r.partitions == std::vector<std::string>{"default", "partition0"});

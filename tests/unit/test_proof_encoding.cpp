@@ -56,6 +56,20 @@ TEST_CASE("proof encoding: arith.divsi / remsi truncate toward zero; nonlinear t
   CHECK(t.fresh("p", true).is_bool());
 }
 
+TEST_CASE("proof encoding: a peer CTA's program ids shift by its x-major coordinates in the cluster box") {
+  Symbols s;
+  std::array<int64_t, 3> dims{4, 2, 1};
+  z3::expr rank = *s.param("cluster_rank").e, px = *s.param("program_id_x").e, py = *s.param("program_id_y").e;
+  CHECK(value(Symbols::clusterCoord(s.c.int_val(5), 0, dims)) == 1);
+  CHECK(value(Symbols::clusterCoord(s.c.int_val(5), 1, dims)) == 1);
+  CHECK(value(Symbols::clusterCoord(s.c.int_val(6), 0, dims)) == 2);
+  // This CTA: rank 5 at program id (9, 3); its peer of rank 2 (x 2, y 0) is at (10, 2).
+  z3::expr at = rank == 5 && px == 9 && py == 3;
+  CHECK_FALSE(satisfiable(s.c, at && s.forPeer(px, 2, dims) != 10));
+  CHECK_FALSE(satisfiable(s.c, at && s.forPeer(py, 2, dims) != 2));
+  CHECK_FALSE(satisfiable(s.c, at && s.forPeer(rank * 3, 2, dims) != 6));
+}
+
 TEST_CASE("proof encoding: the dry run learns init counts, waiters and arrivers; a step waits on slot k % 3") {
   Encoded e;
   const Group &bars = e.enc.groups[0];

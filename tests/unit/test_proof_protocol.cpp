@@ -38,6 +38,33 @@ TEST_CASE("proof extraction: one partition with a K loop, a 3-slot barrier array
   CHECK_FALSE(usesNamedBarriers(*k.module));
 }
 
+TEST_CASE("proof extraction: the cluster of TLX's ttg.cluster-dim-x/-y/-z, else ttg.num-ctas along x") {
+  std::string base = prooftest::kernelText();
+  const std::string attrs = R"(module attributes {"ttg.num-warps" = 4 : i32,)";
+  REQUIRE(base.find(attrs) != std::string::npos);
+  auto with = [&](const std::string &extra) {
+    std::string text = base;
+    text.replace(text.find(attrs), attrs.size(), attrs + " " + extra);
+    return text;
+  };
+  {
+    prooftest::Kernel k(with(R"("ttg.cluster-dim-x" = 4 : i32, "ttg.cluster-dim-y" = 2 : i32, "ttg.cluster-dim-z" = 1 : i32, "ttg.num-ctas" = 1 : i32,)"));
+    REQUIRE_MESSAGE(k.module, k.diagnostics);
+    Protocol p = extractProtocol(*k.module);
+    CHECK(p.numCtas == 8);
+    CHECK(p.clusterDims == std::array<int64_t, 3>{4, 2, 1});
+    CHECK(p.clusterText() == "ttg.cluster-dim = 4x2x1");
+  }
+  {
+    prooftest::Kernel k(with(R"("ttg.num-ctas" = 2 : i32,)"));
+    REQUIRE_MESSAGE(k.module, k.diagnostics);
+    Protocol p = extractProtocol(*k.module);
+    CHECK(p.numCtas == 2);
+    CHECK(p.clusterDims == std::array<int64_t, 3>{2, 1, 1});
+    CHECK(p.clusterText() == "ttg.num-ctas = 2");
+  }
+}
+
 TEST_CASE("proof extraction: opsBefore / opsAfter split a block at an op, registered terminators excluded") {
   prooftest::Kernel k;
   REQUIRE(k.module);

@@ -129,13 +129,17 @@ void Driver::constrainLaunch() {
     }
   }
   if (numCtas > 1) {
-    // A cluster is numCtas consecutive CTAs along x (the simulator's reading of ctas_per_cga).
+    // A cluster is a box of clusterDims CTAs of the grid (CUDA clusterDim); the rank is x-major within it.
     auto rank = params.find("cluster_rank");
-    auto pid = params.find("program_id_x"), np = params.find("num_programs_x");
-    if (rank != params.end() && pid != params.end())
-      paramConstraints.push_back(z3::mod(pid->second, c.int_val(numCtas)) == rank->second);
-    if (np != params.end())
-      paramConstraints.push_back(z3::mod(np->second, c.int_val(numCtas)) == 0);
+    for (int axis = 0; axis < 3; ++axis) {
+      std::string a(1, "xyz"[axis]);
+      auto pid = params.find("program_id_" + a), np = params.find("num_programs_" + a);
+      z3::expr d = c.int_val(clusterDims[axis]);
+      if (rank != params.end() && pid != params.end())
+        paramConstraints.push_back(z3::mod(pid->second, d) == clusterCoord(rank->second, axis, clusterDims));
+      if (np != params.end())
+        paramConstraints.push_back(z3::mod(np->second, d) == 0);
+    }
   }
   for (unsigned i = 0; i < body.getNumArguments(); ++i) {
     if (auto attrs = func->getAttrOfType<ArrayAttr>("arg_attrs"))
@@ -359,6 +363,16 @@ bool Driver::clusterPeersAgree() {
         }
       }
     }
+    // The note's name of a symbol: an abstracted term with its exact expression, a loop-carried value of the
+    // window, else the symbol itself.
+    auto describe = [&](const std::string &n) {
+      for (auto &a : abstracted)
+        if (a.var.decl().name().str() == n)
+          return "the nonlinear term " + n + " = " + a.exact.to_string();
+      if (windowConsts.count(n))
+        return "a loop-carried value of the loop state, " + n + ", which depends on the rank or program id";
+      return n;
+    };
     for (auto &[deps, op] : peerExprs) {
       if (!why.empty())
         break;
@@ -366,14 +380,14 @@ bool Driver::clusterPeersAgree() {
         for (const std::string &name : constsOf(d))
           if (!perCta(name) && !sameEverywhere(name)) {
             why = ir::pythonLocation(op->getLoc()).str() + ": " + op->getName().getStringRef().str() +
-                  " reaches other CTAs' barriers and depends on a value that may differ between the CTAs (" + name +
-                  ")";
+                  " reaches other CTAs' barriers and depends on a value that may differ between the CTAs (" +
+                  describe(name) + ")";
             break;
           }
     }
     if (!why.empty()) {
       std::erase_if(report.notes, [](const std::string &n) { return n.starts_with("stage-ownership on "); });
-      report.notes.push_back("not analyzed: cluster kernel (ttg.num-ctas = " + std::to_string(numCtas) + "): " + why);
+      report.notes.push_back("not analyzed: cluster kernel (" + clusterText() + "): " + why);
       report.seconds = budget.totalSeconds();
       return false;
     }

@@ -59,6 +59,8 @@ void OpCtx::emitRead(Value v, const z3::expr &pred, int64_t how) {
   std::vector<Group> &groups = E.groups;
   if (how != 2)
     groups[b.group].readers.insert(part);
+  else
+    groups[b.group].storeReaders.insert(part);
   groups[b.group].users.insert(part);
   events->push_back({Event::Read, b.group, *b.e, guard && pred, E.c.int_val(0), how, &op, part});
 }
@@ -120,7 +122,7 @@ void Encoder::execOp(Operation &op, Env &env, const z3::expr &guard, std::vector
     return execBarrier(x);
   if (name == "ttng.tc_gen5_mma" || name == "ttng.tc_gen5_mma_scaled" || name == "ttng.warp_group_dot" ||
       name == "ttng.warp_group_dot_wait" || name == "ttg.local_load" || name == "ttng.async_tma_copy_local_to_global" ||
-      name == "ttg.local_store" || name == "ttng.fence_async_shared")
+      name == "ttng.async_tma_store_token_wait" || name == "ttng.async_tma_store_wait" || name == "ttg.local_store" || name == "ttng.fence_async_shared")
     return execAsync(x);
   execOther(x);
 }

@@ -144,11 +144,36 @@ private:
   /// parity bit from `extui` of an i1); nullopt otherwise (ExecValues.cpp).
   std::optional<z3::expr> bitwiseWithConstants(llvm::StringRef name, const z3::expr &x, const z3::expr &y,
                                                int depth = 0);
+  /// `x OP y` for a bitwise op or shift of values that depend on the cluster rank alone: an ite over the ranks of
+  /// the cluster; nullopt otherwise (ExecValues.cpp).
+  std::optional<z3::expr> overClusterRank(llvm::StringRef name, const z3::expr &x, const z3::expr &y);
   void execMemory(OpCtx &x);  ///< local_alloc, memdesc_index, init_barrier (ExecBarriers.cpp)
   bool execCluster(OpCtx &x); ///< cluster kernels: remote and multicast ops; false: not one (ExecBarriers.cpp)
   void execBarrier(OpCtx &x); ///< wait, arrive, expect, TMA load, tcgen05 commit (ExecBarriers.cpp)
   void execAsync(OpCtx &x);   ///< MMAs, wgmma waits, loads, stores, TMA store, proxy fence (ExecAsync.cpp)
   void execOther(OpCtx &x);   ///< anything else: opaque, or Unsupported when it synchronizes (ExecAsync.cpp)
+  /// cp.async.bulk.wait_group.read `pendings` of the partition's TMA stores (a StoreWait event; ExecAsync.cpp).
+  void storeWait(OpCtx &x, int64_t pendings);
+  /// The pendings of a TMA store token wait: the TMA stores issued between the token's store and the wait, in
+  /// program order (fbtriton NVGPUTMAStoreTokenWaitLowering computePendings); 0 for a token whose store is not
+  /// before the wait in its block (loop-carried, ub.poison): every store retires, which may miss a bug of such a
+  /// kernel but never reports one. Throws Unsupported when a region between them holds TMA stores.
+  int64_t tokenPendings(mlir::Operation &wait);
+  // Cluster kernels (ExecPair.cpp).
+  /// Peer events of `templ` (an event in the issuer's terms): the issuer's own view (`issueOnly`), then for every
+  /// CTA of the cluster its version (rank and program ids substituted, Symbols::forPeer) reaching this CTA's
+  /// barrier when `sel` names this CTA: a CTA mask (`isMask`) or a rank. The peers are assumed to run the same code
+  /// on the same loop state; the driver checks that nothing else in these expressions differs (peerExprs).
+  void emitPeers(OpCtx &x, Event templ, const z3::expr &sel, bool isMask);
+  /// Whether `op` is a 2-CTA tcgen05 MMA or commit (cta_group::2) of a cluster kernel: `two_ctas`, or for a
+  /// commit the module's 2-CTA mode (`ttng.two-ctas`, TLX `tlx.enable_paired_cta_mma`; fbtriton 3.7
+  /// TCGen5CommitOpConversion takes the module's flag), the simulator's reading (sim/lowering/Tcgen05.cpp).
+  bool pairArrives(mlir::Operation &op) const;
+  /// The completion arrive of a 2-CTA MMA or commit on barrier `bar`: issued by the pair's even CTA only (Triton
+  /// MMAv5.cpp predicates the op on %cluster_ctarank & 1 == 0) and arriving once on the barrier at the same offset
+  /// in both CTAs of the pair (tcgen05.commit.cta_group::2 .multicast::cluster with mask 3 << even rank, PTX ISA
+  /// 9.7.16.12.1). Throws Unsupported for a cluster of an odd number of CTAs.
+  void emitPairArrive(OpCtx &x, const Val &bar, const z3::expr &pred);
   /// Applies one barrier event's slot accounting (phase balance, parity, tx-count, slot range).
   void applySlots(Ghost &g, const Event &e, std::vector<Violation> &viol);
   struct StepAcc;

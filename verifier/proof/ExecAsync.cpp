@@ -35,7 +35,11 @@ void Encoder::execAsync(OpCtx &x) {
         if (b.k != Val::Bar)
           throw Unsupported{ir::pythonLocation(op.getLoc()).str() + ": tc_gen5_mma barrier not traced"};
         Val p = preds && i < preds->size() ? get(env, (*preds)[i]) : Val{};
-        emit(Event::Arrive, b, pred && (p.k == Val::Bool ? *p.e : c.bool_val(true)), c.int_val(0), 1);
+        z3::expr arrives = pred && (p.k == Val::Bool ? *p.e : c.bool_val(true));
+        if (pairArrives(op))
+          emitPairArrive(x, b, arrives);
+        else
+          emit(Event::Arrive, b, arrives, c.int_val(0), 1);
       }
     for (Value r : op.getResults())
       env[r] = typedFresh(r.getType(), "mma");
@@ -81,6 +85,33 @@ void Encoder::execAsync(OpCtx &x) {
       emitRead((*r)[0], c.bool_val(true), 2);
     return;
   }
+  if (name == "ttng.async_tma_store_wait") {
+    storeWait(x, std::max<int64_t>(0, intAttr(op, "pendings", 0)));
+    return;
+  }
+  if (name == "ttng.async_tma_store_token_wait") {
+    // fbtriton's token wait: cp.async.bulk.wait_group.read N until the token's store has read its shared memory,
+    // N the stores issued after it (tokenPendings), then one arrive of count 1 on each barrier whose predicate
+    // holds (fbtriton NVGPUTMAStoreTokenWaitLowering: ttng.async_tma_store_wait, then a ttng.arrive_barrier per
+    // barrier; the simulator lowers it the same way, sim/lowering/Tma.cpp).
+    storeWait(x, tokenPendings(op));
+    if (auto toks = ir::getOperandGroup(&op, "release_tokens"); toks && !toks->empty())
+      throw Unsupported{ir::pythonLocation(op.getLoc()).str() + ": " + name.str() +
+                        " releases NVWS tokens (nvws_token operands), which the prover does not encode"};
+    auto bars = ir::getOperandGroup(&op, "barriers");
+    auto preds = ir::getOperandGroup(&op, "barrier_preds");
+    for (unsigned i = 0; bars && i < bars->size(); ++i) {
+      Val b = get(env, (*bars)[i]);
+      if (b.k != Val::Bar)
+        throw Unsupported{ir::pythonLocation(op.getLoc()).str() + ": " + name.str() +
+                          " on a barrier the prover cannot trace to its allocation"};
+      Val p = preds && i < preds->size() ? get(env, (*preds)[i]) : Val{};
+      emit(Event::Arrive, b, preds && i < preds->size() ? (p.k == Val::Bool ? *p.e : fresh("pred", true))
+                                                        : c.bool_val(true),
+           c.int_val(0), 1);
+    }
+    return;
+  }
   if (name == "ttg.local_store") {
     if (auto r = ir::getOperandGroup(&op, "dst"); r && !r->empty())
       emitWrite((*r)[0]);
@@ -91,6 +122,32 @@ void Encoder::execAsync(OpCtx &x) {
       events->push_back({Event::Fence, -1, c.int_val(0), guard, c.int_val(0), 0, &op, part});
     return;
   }
+}
+
+void Encoder::storeWait(OpCtx &x, int64_t pendings) {
+  ageCap = std::max(ageCap, pendings + 1);
+  if (x.events)
+    x.events->push_back({Event::StoreWait, -1, c.int_val(0), x.guard, c.int_val(0), pendings, &x.op, x.part});
+}
+
+int64_t Encoder::tokenPendings(Operation &wait) {
+  auto tok = ir::getOperandGroup(&wait, "token");
+  Operation *store = tok && !tok->empty() ? (*tok)[0].getDefiningOp() : nullptr;
+  if (!store || store->getBlock() != wait.getBlock() || !store->isBeforeInBlock(&wait))
+    return 0; // a loop-carried or poison token: its store's place is not followed; all of them retire
+  int64_t n = 0;
+  for (Operation *o = store->getNextNode(); o && o != &wait; o = o->getNextNode()) {
+    llvm::StringRef name = o->getName().getStringRef();
+    n += name == "ttng.async_tma_copy_local_to_global" || name == "ttng.async_tma_reduce";
+    bool nested = false;
+    o->walk([&](Operation *inner) {
+      nested |= inner != o && inner->getName().getStringRef() == "ttng.async_tma_copy_local_to_global";
+    });
+    if (nested)
+      throw Unsupported{ir::pythonLocation(wait.getLoc()).str() + ": " + wait.getName().getStringRef().str() +
+                        " waits on a token across a region that holds TMA stores: its pending count is not followed"};
+  }
+  return n;
 }
 
 void Encoder::execOther(OpCtx &x) {
@@ -107,7 +164,7 @@ void Encoder::execOther(OpCtx &x) {
         name != "ttg.local_dealloc")
       throw Unsupported{ir::pythonLocation(op.getLoc()).str() + ": " +
                         (numCtas > 1 && name.contains("remote")
-                             ? "cluster kernel (ttg.num-ctas = " + std::to_string(numCtas) + "): " + name.str() +
+                             ? "cluster kernel (" + clusterText() + "): " + name.str() +
                                    " reaches a peer CTA's barrier; the prover models one CTA"
                              : name.str() + " takes a barrier and has no proof semantics")};
   if (op.getNumRegions() > 0) {

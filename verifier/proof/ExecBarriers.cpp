@@ -72,43 +72,20 @@ bool Encoder::execCluster(OpCtx &x) {
   if (numCtas > 1) {
     // The prover follows one CTA, rank `cluster_rank`, and assumes its peers run the same code on the same loop
     // state (checked in run()). A TMA multicast completes its bytes on the barriers of every CTA of its mask, a
-    // remote arrive (map_to_remote_buffer) or a ctaMask arrive arrives on other CTAs' barriers: this CTA's
-    // barrier receives them from every issuer whose mask or target names it (events `peer`). 2-CTA copies and
-    // MMAs and layout-implied multicasts are not encoded.
-    if (op.hasAttr("two_cta") || op.hasAttr("two_ctas") || op.hasAttr("multicast") ||
+    // remote arrive (map_to_remote_buffer) or a ctaMask arrive arrives on other CTAs' barriers, a 2-CTA tcgen05 MMA
+    // or commit arrives on both CTAs of its pair (ExecPair.cpp): this CTA's barrier receives them from every
+    // issuer whose mask or target names it (events `peer`). 2-CTA copies and layout-implied multicasts are not
+    // encoded.
+    auto targets = ir::getOperandGroup(&op, "multicastTargets");
+    bool layoutMulticast = op.hasAttr("multicast") && (!targets || targets->empty()); // fbtriton: a mask is TLX's form
+    if (op.hasAttr("two_cta") || layoutMulticast ||
+        (op.hasAttr("two_ctas") && !name.starts_with("ttng.tc_gen5_mma") && name != "ttng.tc_gen5_commit") ||
         (op.hasAttr("ctaMask") && name != "ttng.arrive_barrier"))
-      throw Unsupported{ir::pythonLocation(op.getLoc()).str() + ": cluster kernel (ttg.num-ctas = " +
-                        std::to_string(numCtas) + "): " + name.str() +
+      throw Unsupported{ir::pythonLocation(op.getLoc()).str() + ": cluster kernel (" + clusterText() + "): " +
+                        name.str() +
                         " spans the CTAs of a pair or a CTA layout, whose barriers then count the peers' copies and "
                         "arrivals; not encoded"};
-    z3::expr rank = *param("cluster_rank").e;
-    auto peers = [&](Event templ, const z3::expr &sel, bool isMask) {
-      if (!events)
-        return;
-      std::vector<z3::expr> deps = {templ.guard, templ.idx, sel};
-      if (templ.didx)
-        deps.push_back(*templ.didx);
-      peerExprs.push_back({deps, &op});
-      Event issue = templ;
-      issue.issueOnly = true;
-      events->push_back(issue);
-      for (int64_t cta = 0; cta < numCtas; ++cta) {
-        Event e = templ;
-        z3::expr sc = forPeer(sel, cta);
-        z3::expr reach = c.bool_val(false);
-        if (isMask) {
-          for (int64_t r = 0; r < numCtas; ++r)
-            reach = reach || (rank == c.int_val(r) && z3::mod(sc / c.int_val(int64_t(1) << r), 2) == 1);
-        } else
-          reach = sc == rank;
-        e.guard = forPeer(templ.guard, cta) && reach;
-        e.idx = forPeer(templ.idx, cta);
-        if (e.didx)
-          e.didx = forPeer(*e.didx, cta);
-        e.peer = true;
-        events->push_back(e);
-      }
-    };
+    auto peers = [&](const Event &templ, const z3::expr &sel, bool isMask) { emitPeers(x, templ, sel, isMask); };
     if (name == "ttng.map_to_remote_buffer") {
       Val src = in(0), target = in(1);
       if (src.k != Val::Bar || target.k != Val::Int)
@@ -251,8 +228,12 @@ void Encoder::execBarrier(OpCtx &x) {
     return;
   }
   if (name == "ttng.tc_gen5_commit") {
-    if (auto bar = groupOperand("barrier"))
-      emit(Event::Arrive, *bar, predOf("pred"), c.int_val(0), 1);
+    if (auto bar = groupOperand("barrier")) {
+      if (pairArrives(op))
+        emitPairArrive(x, *bar, predOf("pred"));
+      else
+        emit(Event::Arrive, *bar, predOf("pred"), c.int_val(0), 1);
+    }
     return;
   }
 }

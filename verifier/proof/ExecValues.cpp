@@ -119,13 +119,48 @@ void Encoder::execValue(OpCtx &x) {
     if (name == "arith.andi" || name == "arith.ori" || name == "arith.xori")
       if (auto r = bitwiseWithConstants(name, x, y))
         return setInt(*r);
+    if (name == "arith.shli" && y.is_numeral() && y.get_numeral_int64() >= 0 && y.get_numeral_int64() < 31)
+      return setInt(x * c.int_val(int64_t(1) << y.get_numeral_int64()));
+    if (auto r = overClusterRank(name, x, y))
+      return setInt(*r);
     return opaque();
   }
 }
 
+// A bitwise op or shift whose operands are functions of the cluster rank alone (constants after substituting each
+// rank): the table of its values over the cluster's ranks, an ite on the rank. Exact: the rank lies in
+// [0, numCtas) (Driver::constrainLaunch). TLX's multicast masks, `1 << rank | 1 << (rank ^ 1)`.
+std::optional<z3::expr> Encoder::overClusterRank(llvm::StringRef name, const z3::expr &x, const z3::expr &y) {
+  bool bitwise = name == "arith.andi" || name == "arith.ori" || name == "arith.xori";
+  bool shift = name == "arith.shli" || name == "arith.shrsi" || name == "arith.shrui";
+  if (numCtas < 2 || numCtas > 64 || (!bitwise && !shift))
+    return std::nullopt;
+  z3::expr rank = *param("cluster_rank").e;
+  std::optional<z3::expr> table;
+  for (int64_t r = numCtas - 1; r >= 0; --r) {
+    z3::expr_vector from(c), to(c);
+    from.push_back(rank);
+    to.push_back(c.int_val(r));
+    z3::expr xr = z3::expr(x).substitute(from, to).simplify(), yr = z3::expr(y).substitute(from, to).simplify();
+    int64_t a = 0, b = 0;
+    if (!xr.is_numeral_i64(a) || !yr.is_numeral_i64(b))
+      return std::nullopt;
+    int64_t v = 0;
+    if (bitwise)
+      v = name == "arith.andi" ? (a & b) : name == "arith.ori" ? (a | b) : (a ^ b);
+    else if (b < 0 || b > 62)
+      return std::nullopt; // i32 shifts past the width are poison
+    else
+      v = name == "arith.shli" ? a << b : name == "arith.shrsi" ? a >> b : int64_t(uint64_t(a) >> b);
+    table = table ? z3::ite(rank == c.int_val(r), c.int_val(v), *table) : c.int_val(v);
+  }
+  return table;
+}
+
 // x OP y for OP in andi / ori / xori, where y (or x) is a numeral in {-1, 0, 1} or an ite tree of them (depth
 // <= 4): the op distributes over the ite's branches. Z3's mod is Euclidean, so x & 1 = x mod 2 and
-// x ^ 1 = x + 1 - 2 (x mod 2) also hold for negative x in two's complement; x ^ -1 = -1 - x.
+// x ^ 1 = x + 1 - 2 (x mod 2) also hold for negative x in two's complement; x ^ -1 = -1 - x. Also andi with a
+// low-bit mask 2^j - 1 (x mod 2^j) or its complement -2^j (x - x mod 2^j: a 2-CTA pair's leader rank, rank & -2).
 std::optional<z3::expr> Encoder::bitwiseWithConstants(llvm::StringRef name, const z3::expr &x, const z3::expr &y,
                                                       int depth) {
   auto numeral = [](const z3::expr &e, int64_t &v) { return e.is_numeral() && e.is_numeral_i64(v); };
@@ -141,6 +176,11 @@ std::optional<z3::expr> Encoder::bitwiseWithConstants(llvm::StringRef name, cons
       return name == "arith.andi" ? z3::mod(v, 2)
              : name == "arith.ori" ? v + 1 - z3::mod(v, 2)
                                    : v + 1 - 2 * z3::mod(v, 2);
+    auto pow2 = [](int64_t p) { return p > 0 && p <= (int64_t(1) << 30) && (p & (p - 1)) == 0; };
+    if (name == "arith.andi" && pow2(k + 1))
+      return z3::mod(v, c.int_val(k + 1));
+    if (name == "arith.andi" && k < 0 && pow2(-k))
+      return v - z3::mod(v, c.int_val(-k));
     return std::nullopt;
   };
   if (numeral(y, b))

@@ -14,6 +14,14 @@ Ghost Encoder::initGhost() {
       g.inflight.insert_or_assign({r, static_cast<int>(gi)}, std::vector<z3::expr>(groups[gi].slots, c.bool_val(false)));
       g.age.insert_or_assign({r, static_cast<int>(gi)}, std::vector<z3::expr>(groups[gi].slots, c.int_val(0)));
     }
+  for (size_t gi = 0; gi < groups.size(); ++gi)
+    for (int r : groups[gi].storeReaders) {
+      if (groups[gi].wgmmaReaders.count(r))
+        throw Unsupported{"partition " + parts[r].name + " reads " + groups[gi].name +
+                          " with both wgmma and TMA stores, whose in-flight depths the prover keeps apart"};
+      g.inflight.insert_or_assign({r, static_cast<int>(gi)}, std::vector<z3::expr>(groups[gi].slots, c.bool_val(false)));
+      g.age.insert_or_assign({r, static_cast<int>(gi)}, std::vector<z3::expr>(groups[gi].slots, c.int_val(0)));
+    }
   for (size_t gi = 0; gi < groups.size(); ++gi) {
     g.tx.push_back(std::vector<z3::expr>(groups[gi].slots, c.int_val(0)));
     for (int w : groups[gi].waiters) {
@@ -44,8 +52,9 @@ Ghost Encoder::freshGhost(const std::string &tag) {
   for (auto &[k, e] : g.dirty)
     e = fresh(tag + "dirty", true);
   for (auto &[k, v] : g.inflight)
-    for (auto &e : v)
-      e = fresh(tag + "inflight", true);
+    if (!groups[k.second].storeReaders.count(k.first)) // TMA stores: followed within a step (Encoder::apply)
+      for (auto &e : v)
+        e = fresh(tag + "inflight", true);
   for (auto &[k, v] : g.age)
     for (auto &e : v) {
       e = fresh(tag + "age");

@@ -63,6 +63,7 @@ struct Group {
   std::set<int> genericWriters; ///< data: partitions that write it through the generic proxy (local_store / alloc)
   std::set<int> tmaWriters;     ///< data: partitions whose TMA loads write it
   std::set<int> wgmmaReaders;   ///< data: partitions whose wgmma (warp_group_dot) reads it
+  std::set<int> storeReaders;   ///< data: partitions whose TMA stores (bulk groups) read it
 };
 
 /// One partition: its block and loop nest (pre; for L1 { pre1; [if c {] for L2 { body } [}]; post1 }; post). In a
@@ -92,8 +93,10 @@ struct Event {
   /// Write: a generic-proxy write of a data buffer; Fence: fence.proxy.async (group -1);
   /// Dot: a wgmma group committed (group -1; its operand reads follow as Read events with `wgmma`);
   /// DotWait: warp_group_dot_wait {pendings = amount} (group -1).
+  /// StoreWait: cp.async.bulk.wait_group.read {amount}: the partition's TMA stores older than its `amount` most
+  /// recent ones have read their shared memory (group -1; async_tma_store_wait, a token wait).
   /// Alloc: a fresh instance of a local barrier (Group::local) allocated here.
-  enum K { Wait, Arrive, Expect, Tma, Read, Write, Fence, Dot, DotWait, Alloc } k;
+  enum K { Wait, Arrive, Expect, Tma, Read, Write, Fence, Dot, DotWait, StoreWait, Alloc } k;
   int group;
   z3::expr idx, guard, parity;
   int64_t amount; ///< arrive count or bytes
@@ -135,7 +138,8 @@ struct Ghost {
   /// wgmma depth, per (reader partition, data buffer) and stage: a wgmma group reading the stage may still be in
   /// flight (`inflight`), and how many groups the partition committed since the latest one that reads it, itself
   /// included (`age`, capped at the deepest `pendings` + 1: warp_group_dot_wait {pendings = N} retires every
-  /// group older than the N most recent, PTX ISA wgmma.wait_group).
+  /// group older than the N most recent, PTX ISA wgmma.wait_group). The same for a partition's TMA stores (each
+  /// one bulk group, Group::storeReaders): the stores since, and cp.async.bulk.wait_group.read N retires the older.
   std::map<std::pair<int, int>, std::vector<z3::expr>> inflight, age;
 };
 

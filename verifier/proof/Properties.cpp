@@ -8,9 +8,24 @@ using namespace mlir;
 
 namespace tlxsim::verifier::proof {
 
+/// An arrive a thread issues itself when it reaches the op (ttng.arrive_barrier, and the arrive that follows a TMA
+/// store's token wait), as opposed to one the hardware signals when an async op completes (tcgen05 commit / MMA
+/// barriers, TMA bytes): a release of whatever that partition still reads.
+static bool isThreadArrive(Operation &op) {
+  llvm::StringRef name = op.getName().getStringRef();
+  return name == "ttng.arrive_barrier" || name == "ttng.async_tma_store_token_wait";
+}
+
 void Encoder::apply(Ghost &g, const std::vector<Event> &events, std::vector<Violation> &viol) {
   if (collecting)
     return;
+  // TMA stores are followed within one lock-step step (one loop iteration): a store still in flight when the
+  // iteration ends is taken as retired, so the state carries nothing the induction would need an invariant for
+  // (a release or rewrite in a later iteration before the wait is not seen: a missed bug, never a false one).
+  for (auto &[key, inflight] : g.inflight)
+    if (groups[key.second].storeReaders.count(key.first))
+      for (z3::expr &f : inflight)
+        f = c.bool_val(false);
   // Stage ownership, per lock-step step (one loop iteration): the slot of each partition's last wait on
   // each barrier in this step (-1: none yet). A TMA write of stage j completes on slot j of its barrier
   // array and follows the writer's wait on slot j of the barrier its readers release the stage with; a
@@ -37,18 +52,24 @@ void Encoder::apply(Ghost &g, const std::vector<Event> &events, std::vector<Viol
       restart(g, e, viol);
       continue;
     }
-    if (e.k == Event::Dot || e.k == Event::DotWait) {
+    // wgmma groups (Dot, DotWait) and TMA-store bulk groups (a store's Read, StoreWait) of the partition: a new
+    // group ages the in-flight ones, a wait retires those older than its pendings.
+    bool storeRead = e.k == Event::Read && e.amount == 2 && groups[e.group].storeReaders.count(e.part);
+    if (e.k == Event::Dot || e.k == Event::DotWait || e.k == Event::StoreWait || storeRead) {
+      bool store = e.k == Event::StoreWait || storeRead;
       for (auto &[key, inflight] : g.inflight) {
-        if (key.first != e.part)
+        const Group &buf = groups[key.second];
+        if (key.first != e.part || !(store ? buf.storeReaders : buf.wgmmaReaders).count(e.part))
           continue;
         std::vector<z3::expr> &age = g.age.at(key);
         for (size_t s = 0; s < inflight.size(); ++s)
-          if (e.k == Event::Dot)
+          if (e.k == Event::Dot || storeRead)
             age[s] = z3::ite(e.guard && age[s] < c.int_val(ageCap), age[s] + 1, age[s]);
           else
             inflight[s] = inflight[s] && !(e.guard && age[s] > c.int_val(e.amount));
       }
-      continue;
+      if (!storeRead)
+        continue;
     }
     // A stage handed to a writer while a wgmma of this partition may still read it: overwritten by this
     // partition (TMA load, generic store) or released to another one (an arrive on the barrier its writers
@@ -59,7 +80,7 @@ void Encoder::apply(Ghost &g, const std::vector<Event> &events, std::vector<Viol
     if (e.k == Event::Write)
       if (auto r = stillRead(e.part, e.group, e.idx))
         viol.push_back({StageOwnership, e.group, e.guard && *r, e.op, e.part});
-    if (e.k == Event::Arrive && !e.peer && e.op->getName().getStringRef() == "ttng.arrive_barrier")
+    if (e.k == Event::Arrive && !e.peer && isThreadArrive(*e.op))
       for (auto &[key, inflight] : g.inflight) {
         const Group &buf = groups[key.second], &rel = groups[e.group];
         if (key.first != e.part || rel.slots != buf.slots || buf.fill.count(e.group))
@@ -76,7 +97,7 @@ void Encoder::apply(Ghost &g, const std::vector<Event> &events, std::vector<Viol
       viol.push_back({SlotRange, e.group, e.guard && (e.idx < 0 || e.idx >= groups[e.group].slots), e.op, e.part});
       continue;
     }
-    if (e.k == Event::Read && e.wgmma) {
+    if ((e.k == Event::Read && e.wgmma) || storeRead) {
       std::vector<z3::expr> &inflight = g.inflight.at({e.part, e.group}), &age = g.age.at({e.part, e.group});
       for (size_t s = 0; s < inflight.size(); ++s) {
         z3::expr hit = e.guard && e.idx == static_cast<int>(s);
@@ -105,7 +126,7 @@ void Encoder::apply(Ghost &g, const std::vector<Event> &events, std::vector<Viol
         viol.push_back({ProxyFence, e.group, e.guard && z3::mk_or(pending), e.op, e.part});
     }
     if (e.k == Event::Read && e.amount == 2)
-      continue; // a TMA store reads no stage the protocol hands over
+      continue; // a TMA store reads no stage a barrier hands to it: only its release is checked (in flight above)
     if (e.k == Event::Read) {
       const Group &buf = groups[e.group];
       for (int f : buf.fill)

@@ -57,6 +57,16 @@ bool allocatesNoMbarrier(ModuleOp module) {
   return !any;
 }
 
+std::string Protocol::clusterText() const {
+  if (clusterDims[1] == 1 && clusterDims[2] == 1 && func && numCtas == clusterDims[0]) {
+    auto module = func->getParentOfType<ModuleOp>();
+    if (!module || !module->hasAttr("ttg.cluster-dim-x"))
+      return "ttg.num-ctas = " + std::to_string(numCtas);
+  }
+  return "ttg.cluster-dim = " + std::to_string(clusterDims[0]) + "x" + std::to_string(clusterDims[1]) + "x" +
+         std::to_string(clusterDims[2]);
+}
+
 int Protocol::mostSlots() const {
   int m = 1;
   for (const Group &g : groups)
@@ -75,6 +85,15 @@ Protocol extractProtocol(ModuleOp module) {
   int64_t &numCtas = out.numCtas;
   if (auto n = module->getAttrOfType<IntegerAttr>("ttg.num-ctas"))
     numCtas = std::max<int64_t>(1, n.getInt());
+  out.clusterDims = {numCtas, 1, 1};
+  std::array<int64_t, 3> dims{1, 1, 1};
+  for (int i = 0; i < 3; ++i)
+    if (auto d = module->getAttrOfType<IntegerAttr>(std::string("ttg.cluster-dim-") + "xyz"[i]))
+      dims[i] = std::clamp<int64_t>(d.getInt(), 1, 64); // the simulator rejects other values; 64: a bound, not a size
+  if (dims[0] * dims[1] * dims[2] > 1) {
+    out.clusterDims = dims;
+    numCtas = dims[0] * dims[1] * dims[2];
+  }
   for (Operation &op : module.getBody()->getOperations())
     if (op.getName().getStringRef() == "tt.func") {
       func = &op;

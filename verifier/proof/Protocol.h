@@ -4,6 +4,8 @@
 // allocations (`ttg.local_alloc` of i64) and staged data buffers, read from the MLIR module.
 #pragma once
 
+#include <array>
+
 #include "verifier/proof/ProofTypes.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -23,7 +25,13 @@ struct Protocol {
   std::vector<Group> groups; ///< barrier allocations (in the kernel body), then data buffers (anywhere)
   llvm::DenseMap<mlir::Operation *, int> groupOfAlloc;
   int maxDepth = 0;    ///< the deepest partition loop nest (0, 1 or 2)
-  int64_t numCtas = 1; ///< ttg.num-ctas: CTAs per cluster (nvgpu.cluster_id lies in [0, numCtas))
+  /// CTAs per cluster (nvgpu.cluster_id lies in [0, numCtas)): the product of TLX's `ttg.cluster-dim-x/-y/-z` when
+  /// they make a cluster of more than one CTA (ttg.num-ctas stays 1 there), else ttg.num-ctas, a cluster along x
+  /// (the simulator's reading, sim/Lowering.cpp).
+  int64_t numCtas = 1;
+  std::array<int64_t, 3> clusterDims{1, 1, 1}; ///< the cluster's CTAs along x, y, z (CUDA clusterDim)
+  /// The notes' name of the cluster: "ttg.num-ctas = N" for Triton's, "ttg.cluster-dim = XxYxZ" for TLX's.
+  std::string clusterText() const;
   /// The most slots of a barrier array or staged buffer (at least 1): sizes the induction depth.
   int mostSlots() const;
 };

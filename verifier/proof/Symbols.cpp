@@ -19,15 +19,24 @@ z3::expr Symbols::nonlinear(char op, const z3::expr &x, const z3::expr &y, const
   return v;
 }
 
-z3::expr Symbols::forPeer(const z3::expr &x, int64_t cta) {
+z3::expr Symbols::clusterCoord(const z3::expr &rank, int axis, const std::array<int64_t, 3> &dims) {
+  z3::context &ctx = rank.ctx();
+  int64_t below = 1;
+  for (int i = 0; i < axis; ++i)
+    below *= dims[i];
+  return z3::mod(rank / ctx.int_val(below), ctx.int_val(dims[axis]));
+}
+
+z3::expr Symbols::forPeer(const z3::expr &x, int64_t cta, const std::array<int64_t, 3> &dims) {
   z3::expr_vector from(c), to(c);
   z3::expr rank = params.at("cluster_rank");
   from.push_back(rank);
   to.push_back(c.int_val(cta));
-  if (auto it = params.find("program_id_x"); it != params.end()) {
-    from.push_back(it->second);
-    to.push_back(it->second - rank + c.int_val(cta));
-  }
+  for (int axis = 0; axis < 3; ++axis)
+    if (auto it = params.find(std::string("program_id_") + "xyz"[axis]); it != params.end()) {
+      from.push_back(it->second);
+      to.push_back(it->second - clusterCoord(rank, axis, dims) + clusterCoord(c.int_val(cta), axis, dims));
+    }
   z3::expr y = x;
   return y.substitute(from, to);
 }

@@ -7,6 +7,7 @@
 
 #include <z3++.h>
 
+#include <array>
 #include <functional>
 #include <map>
 #include <string>
@@ -42,9 +43,12 @@ public:
   z3::expr divS(const z3::expr &a, const z3::expr &b);
   /// arith.remsi: a - b * divS(a, b).
   z3::expr remS(const z3::expr &a, const z3::expr &b);
-  /// `x` as the CTA of rank `cta` of this CTA's cluster computes it: the rank substituted, and program_id_x
-  /// shifted by the rank difference (a cluster is ttg.num-ctas consecutive CTAs along x).
-  z3::expr forPeer(const z3::expr &x, int64_t cta);
+  /// `x` as the CTA of rank `cta` of this CTA's cluster computes it: the rank substituted, and each program id
+  /// shifted by the difference of the two CTAs' coordinates in the cluster of `dims` CTAs along x, y, z (the rank
+  /// is x-major: %cluster_ctarank = x + dx * (y + dy * z), PTX ISA 10.13 %cluster_ctarank / %cluster_ctaid).
+  z3::expr forPeer(const z3::expr &x, int64_t cta, const std::array<int64_t, 3> &dims);
+  /// The coordinate along `axis` (0 x, 1 y, 2 z) of the CTA of rank `rank` in a cluster of `dims`.
+  static z3::expr clusterCoord(const z3::expr &rank, int axis, const std::array<int64_t, 3> &dims);
 
 private:
   std::map<std::tuple<char, unsigned, unsigned>, size_t> abstractedIndex;
