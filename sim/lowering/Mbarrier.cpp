@@ -43,7 +43,7 @@ bool Lowerer::lowerMbarrier(Operation &op, StringRef name, std::vector<Instr> &o
       // One elected thread arrives for a partition of several warps: Triton's lowering first syncs the partition's
       // warps (a `bar.sync id, threads` before the elected SYNCS.ARRIVE: one in Triton 3.6's SASS of Gluon ws_gemm,
       // two in fbtriton 3.7.4's of TLX hopper_gemm_ws), which costs the arriving warps `cta_barrier_cycles`
-      // (execMbarrier). Cost only: the checker does not take it as an ordering edge.
+      // (EngineState.h electedSync). Cost only: the checker does not take it as an ordering edge.
       instr.sub = 3;
     }
     instr.imm2 = intAttr(op, "ctaMask", 0); // Triton main: arrive on the barrier of every CTA of the mask

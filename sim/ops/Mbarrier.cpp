@@ -89,8 +89,8 @@ Step Engine::Impl::execMbarrier(Agent &a, const Instr &in, Cycle now) {
     if (!predicate(a, predSlot, in, pred))
       return Step::Error;
     busy(a, in, costs.mbarOp);
-    if (in.op == Op::ArriveBarrier && in.sub == 3) // the partition's bar.sync before an elected arrive (lowering)
-      busy(a, in, costs.ctaBarrier);
+    if (in.op == Op::BarrierExpect || (in.op == Op::ArriveBarrier && in.sub == 3)) // sub 3: elected (lowering)
+      electedSync(a, in);
     if (in.op == Op::ArriveBarrier && in.result >= 0)
       a.frame[in.result] = Value::unknown(-1); // amdg.arrive_barrier returns the old state
     if (!pred)
