@@ -2,6 +2,7 @@
 
 #include "sim/EngineState.h"
 
+#include <chrono>
 #include <cmath>
 
 // The event loop and dispatch: CTAs start on SMs in waves (up to the occupancy, then as CTAs finish), each CTA's
@@ -119,10 +120,12 @@ bool Engine::Impl::runAgent(Agent &a, Cycle now) {
   const Cycle maxCycles = options.maxCycles;          // locals: exec() may write through references, so the
   const uint64_t maxInstructions = options.maxInstructions; // members would be reloaded every instruction
   while (a.state == Agent::Ready) {
-    if (a.time > maxCycles || ++instructions > maxInstructions) {
+    bool late = (instructions & 0xffff) == 0 && options.maxSeconds > 0 &&
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count() > options.maxSeconds;
+    if (a.time > maxCycles || ++instructions > maxInstructions || late) {
       error = "the simulation stopped after " + std::to_string(instructions) + " instructions and " +
               std::to_string(a.time) + " cycles (limits " + std::to_string(options.maxInstructions) + ", " +
-              std::to_string(options.maxCycles) + "): ";
+              std::to_string(options.maxCycles) + (late ? ", " + std::to_string(options.maxSeconds) + " s" : "") + "): ";
       limitHit = true;
       error += result.ctasSimulated > 1
                    ? "the launch is too large to simulate whole; pass --max-ctas N to simulate the first N CTAs"
@@ -192,6 +195,7 @@ void Engine::Impl::releaseFinishedCtas() {
 }
 
 llvm::Expected<SimResult> Engine::Impl::run() {
+  started = std::chrono::steady_clock::now();
   result.sharedBytesPerCta = occupancy.sharedBytes;
   result.registersPerThread = occupancy.registersPerThread;
   result.sharedSource = occupancy.sharedSource;

@@ -34,6 +34,11 @@ struct SimOptions {
   /// Guard against runaway simulations (huge grids or trip counts): instructions executed
   /// over all agents before the run stops with an error (about a minute of simulation).
   uint64_t maxInstructions = 1'000'000'000ull;
+  /// Wall-clock bound in seconds (0: none), checked every 65536 instructions; the run stops with a LimitError.
+  /// For runs whose size is not the user's choice (a proof counterexample's replay at the launch Z3 picked), where
+  /// the checkers' per-event cost can make maxInstructions take far longer than a minute. Not deterministic: a
+  /// caller that sets it reports the stop as "not finished", never as a result of the kernel.
+  double maxSeconds = 0;
   /// Guard against grids too large to hold: the simulator keeps per-CTA state (about 1.6 KB,
   /// plus the checkers' shadow state) for every CTA it runs; 2^20 CTAs took 29 s and 1.65 GB
   /// (measured, check on persistent_ws_gemm). Larger launches need --max-ctas.

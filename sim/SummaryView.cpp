@@ -14,6 +14,13 @@ SummaryView::SummaryView(const Program &program, const GpuModel &model) : progra
   tmaStoreWait_ = waitId("tma store");
   for (const Alloc &alloc : program.allocs)
     allocWait_.push_back(waitId(alloc.name));
+  txFilled_.resize(waitNames_.size());
+}
+
+void SummaryView::onBarrier(const BarrierEvent &e) {
+  if (e.action == BarrierAction::CompleteTx && e.barrier.alloc >= 0 &&
+      static_cast<size_t>(e.barrier.alloc) < allocWait_.size())
+    txFilled_[allocWait_[e.barrier.alloc]] = 1;
 }
 
 int32_t SummaryView::waitId(const std::string &name) {
@@ -223,23 +230,64 @@ SummaryView::Derived SummaryView::derive(const SimResult &r) const {
   } else if (d.issueFrac >= 0.6) {
     d.bound = "issue"; // no unit saturated, but some partition's warps issue most of the time
   } else {
-    // No unit is saturated: the time goes to waiting. Barrier waits mean the pipeline
-    // starves (synchronization); otherwise it is exposed latency.
-    double barrierWait = 0, total = 0;
-    for (const PartitionStats &s : partitions_) {
-      total += s.lifetime;
-      for (const auto &[what, span] : waitsOf(s))
-        if (what != "wgmma" && what != "tma store" && what != "operands" && what != "tensor core" && what != "cp.async")
-          barrierWait += span;
-    }
-    d.bound = total > 0 && barrierWait / total > 0.3 ? "synchronization" : "latency";
-    d.boundEvidence = llvm::formatv("no unit 60 % busy (most: {0} {1:f1} %); mbarrier waits {2:f1} % of partition "
-                                    "time", top->first, 100 * top->second, total > 0 ? 100 * barrierWait / total : 0)
-                          .str();
+    waitBound(d);
+    d.boundEvidence += llvm::formatv("; most busy unit: {0} {1:f1} %", top->first, 100 * top->second).str();
   }
   if (d.bound == "issue")
     d.boundEvidence = llvm::formatv("no unit 60 % busy; a partition issues {0:f1} % of its life", 100 * d.issueFrac);
   return d;
+}
+
+void SummaryView::waitBound(Derived &d) const {
+  // No unit is saturated: the time goes to waiting. Barrier waits mean the pipeline starves; otherwise it is
+  // exposed latency. A producer waiting for free stages is the normal state of a full ring; a consumer waiting for
+  // a stage its TMA copies fill says the copies in flight do not cover their latency, which more stages fix.
+  struct Worst {
+    double share = -1, span = 0;
+    std::string partition, barrier;
+  } anyWait, txWait;
+  double barrierWait = 0, total = 0;
+  for (const PartitionStats &s : partitions_) {
+    total += s.lifetime;
+    double mine = 0, top = 0, topTx = 0;
+    std::string topName, topTxName;
+    for (size_t id = 0; id < s.waited.size(); ++id) {
+      const std::string &what = waitNames_[id];
+      if (!s.waited[id] || what == "wgmma" || what == "tma store" || what == "operands" || what == "tensor core" ||
+          what == "cp.async")
+        continue;
+      mine += s.waitSpan[id];
+      if (s.waitSpan[id] > top)
+        top = s.waitSpan[id], topName = what;
+      if (id < txFilled_.size() && txFilled_[id] && s.waitSpan[id] > topTx)
+        topTx = s.waitSpan[id], topTxName = what;
+    }
+    barrierWait += mine;
+    if (s.lifetime <= 0)
+      continue;
+    if (top > 0 && mine / s.lifetime > anyWait.share)
+      anyWait = {mine / s.lifetime, top / s.lifetime, s.name, topName};
+    if (topTx > 0 && topTx / s.lifetime > txWait.share)
+      txWait = {topTx / s.lifetime, topTx / s.lifetime, s.name, topTxName};
+  }
+  double share = total > 0 ? barrierWait / total : 0;
+  if (share <= 0.3 || anyWait.share < 0) {
+    d.bound = "latency";
+    d.boundEvidence = llvm::formatv("no unit 60 % busy; mbarrier waits {0:f1} % of partition time", 100 * share);
+    return;
+  }
+  bool tma = txWait.share >= 0.2;
+  const Worst &w = tma ? txWait : anyWait;
+  d.bound = tma ? "TMA latency" : "synchronization";
+  d.boundEvidence =
+      llvm::formatv("no unit 60 % busy; partition {0} waits {1:f1} % of its life on {2}{3}; mbarrier waits {4:f1} % "
+                    "of partition time",
+                    w.partition, 100 * w.span, w.barrier,
+                    tma ? ", whose phases TMA copies complete: the copies in flight do not cover their latency (more "
+                          "stages would)"
+                        : ", released by other partitions' arrives",
+                    100 * share)
+          .str();
 }
 
 llvm::json::Object SummaryView::toJson(const SimResult &r) const {

@@ -21,6 +21,7 @@ public:
   void onAgentEnd(int32_t agent, Cycle t) override;
   void onAgentWork(int32_t agent, const AgentWork &work) override;
   void onAsync(const AsyncEvent &e) override;
+  void onBarrier(const BarrierEvent &e) override;
   void onFinish(Cycle t) override;
 
   /// The `predict --json` object of design.md (schema_version 1), for a finished run.
@@ -67,6 +68,11 @@ private:
     void drain(bool final);
   };
   Derived derive(const SimResult &result) const;
+  /// The bound of a run whose units are below 60 %: the partition with the largest share of its life in mbarrier
+  /// waits and the barrier it waits on most. "TMA latency" when async copies complete that barrier's phases (the
+  /// loads in flight do not cover their latency), "synchronization" when other partitions' arrives do, "latency"
+  /// below 30 % of partition time in mbarrier waits. Fills d.bound and d.boundEvidence.
+  void waitBound(Derived &d) const;
   /// The id of wait name `name` in waitNames_ (added if new).
   int32_t waitId(const std::string &name);
   void addWait(PartitionStats &s, int32_t id, double span);
@@ -83,6 +89,8 @@ private:
   std::vector<std::string> partitionNames_;
   std::vector<std::string> waitNames_;   ///< distinct names of what partitions wait on
   std::vector<int32_t> allocWait_;       ///< per allocation: the wait id of its name
+  /// per wait id: whether TMA copies (or other async bytes) completed phases of that barrier array (a CompleteTx)
+  std::vector<uint8_t> txFilled_;
   int32_t tensorCoreWait_, operandsWait_, wgmmaWait_, cpAsyncWait_, tmaStoreWait_;
   double tensorBusy_ = 0, flops_ = 0, tmaBytes_ = 0, lsuBytes_ = 0, hbmBytes_ = 0;
   std::vector<Overlap> overlap_; ///< per SM

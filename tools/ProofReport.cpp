@@ -113,6 +113,9 @@ cl::opt<int> proofStepsOpt("proof-steps",
 /// A replay's bound: 5x the instructions of the full 8192^3 WS GEMM (hopper/ws_gemm/s3, 20.3 M), about 10 s at
 /// check's speed. A counterexample launch beyond it (a huge trip count the solver picked) is left unconfirmed.
 constexpr uint64_t kReplayInstructions = 100'000'000ull;
+/// Wall-clock bound of a replay: Z3 picks the launch, and with the checkers attached a persistent kernel's launch of
+/// 100 M instructions took over 26 min (TLX hopper_fa_ws_pipelined_pingpong_persistent, 2026-12-02).
+constexpr double kReplaySeconds = 60;
 
 /// Re-runs the simulation at the counterexample's launch; returns a one-line summary and sets `reproduced` when
 /// the simulation reports a finding there or stops on an error of the kernel at that launch.
@@ -149,6 +152,7 @@ std::string replay(const verifier::proof::ProofResult &r, bool writeTrace, bool 
       // prepareSimulation prints its errors to stderr; a failed replay is reported in one line.
       SimulationRequest request = requestFromOptions();
       request.maxInstructions = kReplayInstructions;
+      request.maxSeconds = kReplaySeconds;
       request.binaryTiming = false; // as `check` runs: the IR's asynchrony (Simulation.h)
       code = prepareSimulation(request, prepared);
     }
@@ -166,9 +170,9 @@ std::string replay(const verifier::proof::ProofResult &r, bool writeTrace, bool 
         handleAllErrors(
             result.takeError(),
             [&](const sim::LimitError &) {
-              out = formatv("replay at{0}: not finished within {1} simulated instructions (a launch this large "
-                            "is not replayed whole): not reproduced",
-                            launch, kReplayInstructions)
+              out = formatv("replay at{0}: not finished within {1} simulated instructions or {2} s (a launch "
+                            "this large is not replayed whole): not reproduced",
+                            launch, kReplayInstructions, kReplaySeconds)
                         .str();
             },
             [&](const sim::KernelFault &f) {

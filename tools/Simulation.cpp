@@ -174,6 +174,7 @@ int prepareSimulation(const SimulationRequest &request, PreparedSimulation &out)
   out.options.maxCtas = request.maxCtas;
   if (request.maxInstructions)
     out.options.maxInstructions = request.maxInstructions;
+  out.options.maxSeconds = request.maxSeconds;
   std::string ttgirPath = ir::resolveTTGIRPath(inputFile, nulls()); // companions of a cache dir's .ttgir
   if (request.irOnly)
     ttgirPath.clear(); // --ir-only: no companion files next to the input (explicit --metadata / --binary still count)

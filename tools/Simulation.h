@@ -71,6 +71,7 @@ struct SimulationRequest {
   bool binaryTiming = true;
   int64_t maxCtas = -1;                      ///< simulate only the first N CTAs (-1 = all)
   uint64_t maxInstructions = 0;              ///< sim::SimOptions::maxInstructions (0 = its default)
+  double maxSeconds = 0;                     ///< sim::SimOptions::maxSeconds (0 = none)
   std::string model;                         ///< model name or path ("" = from ttg.target)
   std::vector<std::string> sets;             ///< `--set KNOB=VALUE` overrides
 };
