@@ -17,6 +17,7 @@
 //          around each try_wait and the wgmma wait (6 records per iteration).
 // Build on an sm_90 host: nvcc -O3 -std=c++17 -gencode arch=compute_90a,code=sm_90a -o consumer_loop_bench
 //   consumer_loop_bench.cu && ./consumer_loop_bench
+#include "mbarrier_ptx.cuh"
 #include "wgmma_wrappers.cuh"
 
 #include <vector>
@@ -28,22 +29,6 @@ __device__ __forceinline__ void barSync(int wg) {
   asm volatile("bar.sync %0, 128;" ::"r"(1 + wg) : "memory");
 }
 
-// Triton's wait: a try_wait.parity spin loop (ttng.wait_barrier lowering).
-__device__ __forceinline__ void waitParity(uint32_t bar, uint32_t parity) {
-  asm volatile("{\n.reg .pred P1;\nWAIT_%=:\n"
-               "mbarrier.try_wait.parity.shared::cta.b64 P1, [%0], %1;\n"
-               "@!P1 bra.uni WAIT_%=;\n}" ::"r"(bar),
-               "r"(parity)
-               : "memory");
-}
-
-__device__ __forceinline__ void record(uint32_t seg, uint32_t &idx, uint32_t tag, bool lane0) {
-  uint32_t clk;
-  asm volatile("mov.u32 %0, %%clock;" : "=r"(clk)::"memory");
-  if (lane0)
-    asm volatile("st.shared.v2.u32 [%0], {%1, %2};" ::"r"(seg + (idx & 63) * 8), "r"(tag), "r"(clk) : "memory");
-  ++idx;
-}
 
 /// out[wg]: cycles of warp group wg's timed iterations; out[4 + wg]: its summed wgmma issue cycles.
 template <int N>
@@ -55,13 +40,12 @@ __global__ void loopKernel(int iters, int flags, unsigned long long *out) {
   const int wg = threadIdx.x / 128, warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   if (threadIdx.x % 128 == 0) {
     for (int b = 0; b < 2; ++b) {
-      asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(sptr(&ready[wg][b])));
-      asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(sptr(&released[wg][b])), "r"((1 << 20) - 1));
+      mbarInit(sptr(&ready[wg][b]), 1);
+      mbarInit(sptr(&released[wg][b]), (1 << 20) - 1);
     }
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
     for (int b = 0; b < 2; ++b) // phase 0 of `ready` completes: every wait for parity 0 passes from now on
-      asm volatile("{ .reg .b64 st; mbarrier.arrive.shared::cta.b64 st, [%0]; }" ::"r"(sptr(&ready[wg][b]))
-                   : "memory");
+      mbarArrive(sptr(&ready[wg][b]));
   }
   __syncthreads();
   float d[N / 2];
@@ -83,7 +67,7 @@ __global__ void loopKernel(int iters, int flags, unsigned long long *out) {
       for (int b = 0; b < 2; ++b) {
         if (records)
           record(seg, idx, 1 + b, lane == 0);
-        waitParity(sptr(&ready[wg][b]), 0);
+        mbarWait(sptr(&ready[wg][b]), 0);
         if (records)
           record(seg, idx, 0x80000001u + b, lane == 0);
       }
@@ -107,8 +91,7 @@ __global__ void loopKernel(int iters, int flags, unsigned long long *out) {
         if (flags & kSync2)
           barSync(wg);
         if (threadIdx.x % 128 == 0)
-          asm volatile("{ .reg .b64 st; mbarrier.arrive.shared::cta.b64 st, [%0]; }" ::"r"(sptr(&released[wg][b]))
-                       : "memory");
+          mbarArrive(sptr(&released[wg][b]));
       }
     }
   }

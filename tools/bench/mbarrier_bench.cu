@@ -22,35 +22,7 @@
 #include <cstdint>
 #include <cuda_runtime.h>
 
-__device__ __forceinline__ void mbarInit(uint32_t bar, uint32_t count) {
-  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory");
-}
-
-__device__ __forceinline__ void mbarArrive(uint32_t bar) {
-  asm volatile("{ .reg .b64 st; mbarrier.arrive.shared::cta.b64 st, [%0]; }" ::"r"(bar) : "memory");
-}
-
-// Triton's wait: a try_wait.parity spin loop (ttng.wait_barrier lowering).
-__device__ __forceinline__ void mbarWait(uint32_t bar, uint32_t parity) {
-  asm volatile("{\n"
-               ".reg .pred P1;\n"
-               "WAIT_%=:\n"
-               "mbarrier.try_wait.parity.shared::cta.b64 P1, [%0], %1;\n"
-               "@!P1 bra.uni WAIT_%=;\n"
-               "}" ::"r"(bar),
-               "r"(parity)
-               : "memory");
-}
-
-// Proton's record: read the clock, store {tag, clock} to the warp's shared segment (lane 0 stores).
-__device__ __forceinline__ uint32_t record(uint32_t seg, uint32_t &idx, uint32_t tag, bool lane0) {
-  uint32_t clk;
-  asm volatile("mov.u32 %0, %%clock;" : "=r"(clk)::"memory");
-  if (lane0)
-    asm volatile("st.shared.v2.u32 [%0], {%1, %2};" ::"r"(seg + (idx & 63) * 8), "r"(tag), "r"(clk) : "memory");
-  ++idx;
-  return clk;
-}
+#include "mbarrier_ptx.cuh"
 
 __global__ void bench(int mode, int iters, long long *cycles, long long *scope) {
   __shared__ __align__(8) uint64_t bars[8];
