@@ -16,7 +16,7 @@ namespace {
 // headers, so each pointer has the ABI of the prototype cuda.h declares.
 #define TLXSIM_CUDA_FUNCTIONS(X)                                                                                  \
   X(cuInit) X(cuDriverGetVersion) X(cuDeviceGet) X(cuDeviceGetCount) X(cuDeviceGetName) X(cuDeviceGetAttribute)  \
-  X(cuDevicePrimaryCtxRetain) X(cuCtxSetCurrent) X(cuCtxSynchronize) X(cuModuleLoadData) X(cuModuleGetFunction) \
+  X(cuDevicePrimaryCtxRetain) X(cuCtxSetCurrent) X(cuCtxSynchronize) X(cuStreamQuery) X(cuModuleLoadData) X(cuModuleGetFunction) \
   X(cuFuncGetAttribute) X(cuFuncSetAttribute) X(cuFuncSetCacheConfig) X(cuMemAlloc) X(cuMemFree)               \
   X(cuMemcpyHtoD) X(cuMemcpyDtoH) X(cuMemsetD32Async) X(cuMemsetD16) X(cuLaunchKernelEx)                       \
   X(cuTensorMapEncodeTiled) X(cuEventCreate) X(cuEventRecord) X(cuEventElapsedTime) X(cuEventDestroy)          \
@@ -101,7 +101,10 @@ public:
       return err;
     return uint64_t(p);
   }
-  void release(uint64_t address) override { api.cuMemFree(CUdeviceptr(address)); }
+  void release(uint64_t address) override {
+    if (!hung)
+      api.cuMemFree(CUdeviceptr(address));
+  }
   llvm::Error upload(uint64_t dst, const void *src, size_t bytes) override {
     return check(api.cuMemcpyHtoD(CUdeviceptr(dst), src, bytes), "cuMemcpyHtoD");
   }
@@ -174,7 +177,22 @@ public:
     return check(api.cuLaunchKernelEx(&config, function, params, nullptr), "cuLaunchKernelEx");
   }
 
-  llvm::Error synchronize() override { return check(api.cuCtxSynchronize(), "cuCtxSynchronize (kernel execution)"); }
+  llvm::Error synchronize() override {
+    CUresult last = CUDA_SUCCESS;
+    int state = pollStream(
+        [&] {
+          last = api.cuStreamQuery(nullptr); // the legacy stream every launch and copy of the runner uses
+          return last == CUDA_SUCCESS ? 0 : last == CUDA_ERROR_NOT_READY ? 1 : 2;
+        },
+        hangTimeoutS);
+    if (state == 1) {
+      hung = true;
+      return hangError(hangTimeoutS);
+    }
+    if (state == 2)
+      return check(last, "cuStreamQuery (kernel execution)");
+    return check(api.cuCtxSynchronize(), "cuCtxSynchronize (kernel execution)");
+  }
 
   llvm::Error createEvents(size_t count) override {
     for (CUevent e : events)

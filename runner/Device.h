@@ -4,6 +4,9 @@
 // clear message (`tlx-sim run` exits 2).
 #pragma once
 
+#include <chrono>
+#include <thread>
+
 #include "runner/ParamLayout.h"
 
 #include "llvm/ADT/StringRef.h"
@@ -56,13 +59,43 @@ public:
   virtual llvm::Expected<std::array<uint8_t, 128>> encodeTensorMap(const TensorMapArgs &args, uint64_t address) = 0;
   /// Launches the loaded kernel on the stream; `params[i]` points at parameter i's bytes.
   virtual llvm::Error launch(const LaunchGeometry &geometry, void **params) = 0;
+  /// Waits until the work launched so far is done, at most `hangTimeoutS` seconds: past it, an error that says the
+  /// kernel hangs (a deadlocked mbarrier protocol never finishes; the GPU cannot be freed from inside the process,
+  /// so the caller exits, and the driver tears the context down).
   virtual llvm::Error synchronize() = 0;
+  /// Seconds synchronize() waits for launched work before it reports a hang (`tlx-sim run --hang-timeout`).
+  double hangTimeoutS = 60;
+  /// Set by synchronize() when it reported a hang: the kernel still runs, so release() frees nothing (freeing
+  /// would wait for it) and the process must end without tearing the device down (RunCommand: _Exit).
+  bool hung = false;
   /// Makes `count` timing events (replacing earlier ones), records event `index` on the stream,
   /// and reads the milliseconds between two recorded events after a synchronize.
   virtual llvm::Error createEvents(size_t count) = 0;
   virtual llvm::Error recordEvent(size_t index) = 0;
   virtual llvm::Expected<float> elapsedMs(size_t start, size_t end) = 0;
 };
+
+/// The error synchronize() returns when launched work is still running after `seconds`.
+inline llvm::Error hangError(double seconds) {
+  return llvm::createStringError(
+      "the kernel has not finished after %.0f s (--hang-timeout): it hangs, a deadlocked synchronization protocol "
+      "(`tlx-sim check` names the wait that never completes), or runs far longer than any timing needs",
+      seconds);
+}
+
+/// Polls `query` (0: the stream is idle, 1: still running, anything else: an error the caller reports) every
+/// 100 us until it is idle or `seconds` have passed. Returns 0, 1 (timed out) or the error.
+template <typename Query> int pollStream(Query query, double seconds) {
+  auto start = std::chrono::steady_clock::now();
+  for (;;) {
+    int state = query();
+    if (state != 1)
+      return state;
+    if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > seconds)
+      return 1;
+    std::this_thread::sleep_for(std::chrono::microseconds(100));
+  }
+}
 
 /// Opens device 0 through the CUDA driver API (dlopen("libcuda.so.1")). Fails when the tool was
 /// built without cuda.h, the driver is missing, or no device is present.

@@ -23,7 +23,7 @@ namespace {
   X(hipInit) X(hipGetDeviceCount) X(hipSetDevice) X(hipDeviceGetName) X(hipDeviceGetAttribute)                   \
   X(hipDriverGetVersion) X(hipModuleLoadData) X(hipModuleGetFunction) X(hipFuncGetAttribute)                     \
   X(hipModuleLaunchKernel) X(hipFree) X(hipMemcpyHtoD) X(hipMemcpyDtoH) X(hipMemsetD32Async)        \
-  X(hipMemsetD16) X(hipDeviceSynchronize) X(hipEventCreate) X(hipEventRecord) X(hipEventElapsedTime)             \
+  X(hipMemsetD16) X(hipDeviceSynchronize) X(hipStreamQuery) X(hipEventCreate) X(hipEventRecord) X(hipEventElapsedTime)             \
   X(hipEventDestroy) X(hipGetErrorString)
 
 struct Api {
@@ -73,7 +73,10 @@ public:
       return err;
     return reinterpret_cast<uint64_t>(p);
   }
-  void release(uint64_t address) override { (void)api.hipFree(reinterpret_cast<void *>(address)); }
+  void release(uint64_t address) override {
+    if (!hung)
+      (void)api.hipFree(reinterpret_cast<void *>(address));
+  }
   llvm::Error upload(uint64_t dst, const void *src, size_t bytes) override {
     return check(api.hipMemcpyHtoD(hipDeviceptr_t(dst), const_cast<void *>(src), bytes), "hipMemcpyHtoD");
   }
@@ -97,6 +100,19 @@ public:
                  "hipModuleLaunchKernel");
   }
   llvm::Error synchronize() override {
+    hipError_t last = hipSuccess;
+    int state = pollStream(
+        [&] {
+          last = api.hipStreamQuery(nullptr); // the null stream every launch of the runner uses
+          return last == hipSuccess ? 0 : last == hipErrorNotReady ? 1 : 2;
+        },
+        hangTimeoutS);
+    if (state == 1) {
+      hung = true;
+      return hangError(hangTimeoutS);
+    }
+    if (state == 2)
+      return check(last, "hipStreamQuery (kernel execution)");
     return check(api.hipDeviceSynchronize(), "hipDeviceSynchronize (kernel execution)");
   }
   llvm::Error createEvents(size_t count) override {

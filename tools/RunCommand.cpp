@@ -14,6 +14,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cstdlib>
 #include <ctime>
 
 using namespace llvm;
@@ -39,6 +40,10 @@ cl::opt<std::string> timerOpt("timer",
 cl::opt<int> timerItersOpt("timer-iters",
                            cl::desc("Launches timed by CUPTI after the event rounds, in --rounds groups (default 30)"),
                            cl::init(30), cl::cat(launchCategory()), cl::sub(runCommand()));
+cl::opt<double> hangTimeoutOpt("hang-timeout",
+                               cl::desc("Seconds to wait for launched work before reporting that the kernel hangs "
+                                        "(a deadlock); exit 1 (default 60)"),
+                               cl::init(60), cl::cat(launchCategory()), cl::sub(runCommand()));
 cl::opt<int> retriesOpt("retries",
                         cl::desc("Re-time the event rounds up to this many times while their CV exceeds --max-cv "
                                  "(default 2, as record.py)"),
@@ -202,6 +207,9 @@ int runRun() {
   auto device = openDeviceFor(*capture);
   if (!device)
     return badInput(toString(device.takeError()));
+  if (!(hangTimeoutOpt > 0))
+    return badInput("--hang-timeout must be a positive number of seconds");
+  (*device)->hangTimeoutS = hangTimeoutOpt;
   std::string timerNote;
   auto timer = openTimerFor(*capture, *timerChoice, timerNote); // after the driver, as the only profiler
   if (!timer)
@@ -251,6 +259,11 @@ int runRun() {
     errs() << "tlx-sim: error: the kernel failed: " << r.kernelFailure << "\n";
   else if (r.check && !r.check->ok)
     errs() << "tlx-sim: error: wrong result: " << r.check->message << "\n";
+  if ((*device)->hung) { // the kernel still runs: leave without the driver calls of the device's teardown
+    outs().flush();
+    errs().flush();
+    std::_Exit(kFindings);
+  }
   return failed ? kFindings : kClean;
 }
 

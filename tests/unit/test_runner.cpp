@@ -702,3 +702,18 @@ TEST_CASE("a capture path that does not exist is an error naming it") {
   REQUIRE_FALSE(capture);
   CHECK(llvm::toString(capture.takeError()) == "/nonexistent/capture: no such capture folder or launch.json");
 }
+
+TEST_CASE("synchronize's poll: idle, still running past the hang timeout, a driver error") {
+  using tlxsim::runner::pollStream;
+  int calls = 0;
+  CHECK(pollStream([&] { return ++calls < 3 ? 1 : 0; }, 10.0) == 0); // idle after two polls: no hang
+  CHECK(calls == 3);
+  auto start = std::chrono::steady_clock::now();
+  CHECK(pollStream([] { return 1; }, 0.05) == 1); // a kernel that never finishes: reported after the timeout
+  double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  CHECK(waited >= 0.05);
+  CHECK(pollStream([] { return 2; }, 10.0) == 2); // an error is returned at once
+  std::string message = llvm::toString(tlxsim::runner::hangError(10));
+  CHECK(message.find("has not finished after 10 s") != std::string::npos);
+  CHECK(message.find("tlx-sim check") != std::string::npos);
+}
