@@ -78,7 +78,7 @@ public:
 /// The error synchronize() returns when launched work is still running after `seconds`.
 inline llvm::Error hangError(double seconds) {
   return llvm::createStringError(
-      "the kernel has not finished after %.0f s (--hang-timeout): it hangs, a deadlocked synchronization protocol "
+      "the kernel has not finished after %g s (--hang-timeout): it hangs, a deadlocked synchronization protocol "
       "(`tlx-sim check` names the wait that never completes), or runs far longer than any timing needs",
       seconds);
 }

@@ -84,6 +84,7 @@ int hipModuleLaunchKernel(void *f, unsigned gx, unsigned gy, unsigned gz, unsign
   return 0;
 }
 int hipDeviceSynchronize(void) { return 0; }
+int hipStreamQuery(void *stream) { return 0; }
 int hipEventCreate(void **e) { *e = malloc(8); return 0; }
 int hipEventRecord(void *e, void *s) { return 0; }
 int hipEventElapsedTime(float *ms, void *a, void *b) { *ms = 1.25f; return 0; }

@@ -85,6 +85,8 @@ CUresult cuDeviceGetAttribute(int *v, CUdevice_attribute a, CUdevice d) {
 CUresult cuDevicePrimaryCtxRetain(CUcontext *c, CUdevice d) { *c = (CUcontext)&function_handle; return CUDA_SUCCESS; }
 CUresult cuCtxSetCurrent(CUcontext c) { return CUDA_SUCCESS; }
 CUresult cuCtxSynchronize(void) { return CUDA_SUCCESS; }
+/* FAKE_CUDA_HANG: the launched kernel never finishes (a deadlock), so the stream never goes idle. */
+CUresult cuStreamQuery(CUstream s) { return getenv("FAKE_CUDA_HANG") ? CUDA_ERROR_NOT_READY : CUDA_SUCCESS; }
 CUresult cuModuleLoadData(CUmodule *m, const void *image) {
   if (memcmp(image, "\177ELF", 4) != 0)
     return CUDA_ERROR_INVALID_IMAGE;
@@ -223,7 +225,7 @@ struct Entry { const char *name; void *fn; };
 #define E(name) {#name, (void *)name}
 static const struct Entry entries[] = {
   E(cuInit), E(cuDriverGetVersion), E(cuDeviceGet), E(cuDeviceGetCount), E(cuDeviceGetName),
-  E(cuDeviceGetAttribute), E(cuDevicePrimaryCtxRetain), E(cuCtxSetCurrent), E(cuCtxSynchronize),
+  E(cuDeviceGetAttribute), E(cuDevicePrimaryCtxRetain), E(cuCtxSetCurrent), E(cuCtxSynchronize), E(cuStreamQuery),
   E(cuModuleLoadData), E(cuModuleGetFunction), E(cuFuncGetAttribute), E(cuFuncSetAttribute),
   E(cuFuncSetCacheConfig), E(cuMemAlloc), E(cuMemFree), E(cuMemcpyHtoD), E(cuMemcpyDtoH), E(cuMemsetD32Async),
   E(cuMemsetD16), E(cuLaunchKernelEx), E(cuTensorMapEncodeTiled), E(cuEventCreate), E(cuEventRecord),

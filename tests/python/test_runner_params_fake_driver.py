@@ -88,14 +88,16 @@ class FakeDriverRun(unittest.TestCase):
     def tearDownClass(cls):
         shutil.rmtree(cls.tmp)
 
-    def run_tool(self, capture: Path, *args, wrong=False, cupti=None, drop=False, proton=None):
+    def run_tool(self, capture: Path, *args, wrong=False, cupti=None, drop=False, proton=None, hang=False):
         """Runs tlx-sim run; `cupti`: the TLXSIM_CUPTI library (default: a missing file, so events time)."""
         log = self.tmp / f"log-{capture.name}-{wrong}.txt"
         log.unlink(missing_ok=True)
         env = {**os.environ, "LD_LIBRARY_PATH": str(self.tmp), "FAKE_CUDA_LOG": str(log), "FAKE_HIP_LOG": str(log),
                "PATH": "/usr/bin:/bin", "TLXSIM_CUPTI": str(cupti or self.tmp / "missing" / "libcupti.so")}
-        for key in ("FAKE_CUDA_WRONG", "FAKE_CUPTI_DROP", "FAKE_CUDA_PROTON"):
+        for key in ("FAKE_CUDA_WRONG", "FAKE_CUPTI_DROP", "FAKE_CUDA_PROTON", "FAKE_CUDA_HANG"):
             env.pop(key, None)
+        if hang:
+            env["FAKE_CUDA_HANG"] = "1"
         if proton:
             env["FAKE_CUDA_PROTON"] = proton
         if wrong:
@@ -344,6 +346,18 @@ class FakeDriverRun(unittest.TestCase):
         self.assertFalse(out["reference"]["ok"])
         self.assertIn("wrong result: c_ptr[", proc.stderr)
         self.assertEqual(out["timing"]["iters_per_round"], 0)  # a wrong kernel is not timed
+
+    def test_a_hanging_kernel_is_reported_after_the_hang_timeout(self):
+        capture = shrink(ROOT / "tests/inputs/hopper/triton_gemm/s3", self.tmp / "triton_gemm_s3_hang")
+        proc, log = self.run_tool(capture, "--no-flush", "--hang-timeout", "0.2", hang=True)
+        self.assertEqual(proc.returncode, 1, proc.stderr)
+        self.assertIn("the kernel has not finished after 0.2 s (--hang-timeout): it hangs", proc.stderr)
+        self.assertIn("tlx-sim check", proc.stderr)
+        launches = [line for line in log if line.startswith("launch ")]
+        self.assertEqual(launches, ["launch gemm_kernel grid=1,1,1 block=128,1,1 shared=98304 attrs=0"])  # not timed
+        proc, _ = self.run_tool(capture, "--hang-timeout", "0")
+        self.assertEqual(proc.returncode, 2)
+        self.assertIn("--hang-timeout must be a positive number of seconds", proc.stderr)
 
     def test_hsaco_gemm_through_hip(self):
         capture = shrink(ROOT / "tests/inputs/amd-gfx942/gemm/s2", self.tmp / "amd_gemm_s2")
