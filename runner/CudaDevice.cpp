@@ -179,19 +179,13 @@ public:
 
   llvm::Error synchronize() override {
     CUresult last = CUDA_SUCCESS;
-    int state = pollStream(
+    return awaitIdle(
         [&] {
           last = api.cuStreamQuery(nullptr); // the legacy stream every launch and copy of the runner uses
           return last == CUDA_SUCCESS ? 0 : last == CUDA_ERROR_NOT_READY ? 1 : 2;
         },
-        hangTimeoutS);
-    if (state == 1) {
-      hung = true;
-      return hangError(hangTimeoutS);
-    }
-    if (state == 2)
-      return check(last, "cuStreamQuery (kernel execution)");
-    return check(api.cuCtxSynchronize(), "cuCtxSynchronize (kernel execution)");
+        [&] { return check(last, "cuStreamQuery (kernel execution)"); },
+        [&] { return check(api.cuCtxSynchronize(), "cuCtxSynchronize (kernel execution)"); });
   }
 
   llvm::Error createEvents(size_t count) override {

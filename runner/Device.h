@@ -68,6 +68,14 @@ public:
   /// Set by synchronize() when it reported a hang: the kernel still runs, so release() frees nothing (freeing
   /// would wait for it) and the process must end without tearing the device down (RunCommand: _Exit).
   bool hung = false;
+
+protected:
+  /// synchronize() of a driver: polls `query` (pollStream's states) for at most hangTimeoutS; a hang sets `hung`
+  /// and returns hangError, a driver error `onError()`; an idle stream ends with `sync()` (the driver's own wait).
+  template <typename Query, typename OnError, typename Sync>
+  llvm::Error awaitIdle(Query query, OnError onError, Sync sync);
+
+public:
   /// Makes `count` timing events (replacing earlier ones), records event `index` on the stream,
   /// and reads the milliseconds between two recorded events after a synchronize.
   virtual llvm::Error createEvents(size_t count) = 0;
@@ -95,6 +103,16 @@ template <typename Query> int pollStream(Query query, double seconds) {
       return 1;
     std::this_thread::sleep_for(std::chrono::microseconds(100));
   }
+}
+
+template <typename Query, typename OnError, typename Sync>
+llvm::Error Device::awaitIdle(Query query, OnError onError, Sync sync) {
+  int state = pollStream(query, hangTimeoutS);
+  if (state == 1) {
+    hung = true;
+    return hangError(hangTimeoutS);
+  }
+  return state == 2 ? onError() : sync();
 }
 
 /// Opens device 0 through the CUDA driver API (dlopen("libcuda.so.1")). Fails when the tool was

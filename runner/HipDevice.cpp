@@ -101,19 +101,13 @@ public:
   }
   llvm::Error synchronize() override {
     hipError_t last = hipSuccess;
-    int state = pollStream(
+    return awaitIdle(
         [&] {
           last = api.hipStreamQuery(nullptr); // the null stream every launch of the runner uses
           return last == hipSuccess ? 0 : last == hipErrorNotReady ? 1 : 2;
         },
-        hangTimeoutS);
-    if (state == 1) {
-      hung = true;
-      return hangError(hangTimeoutS);
-    }
-    if (state == 2)
-      return check(last, "hipStreamQuery (kernel execution)");
-    return check(api.hipDeviceSynchronize(), "hipDeviceSynchronize (kernel execution)");
+        [&] { return check(last, "hipStreamQuery (kernel execution)"); },
+        [&] { return check(api.hipDeviceSynchronize(), "hipDeviceSynchronize (kernel execution)"); });
   }
   llvm::Error createEvents(size_t count) override {
     for (hipEvent_t e : events)

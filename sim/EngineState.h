@@ -230,7 +230,7 @@ struct Engine::Impl {
   /// tensor-core busy cycles weighted by their operand traffic, plus ALU / SFU work (units/Clock.h)
   double powerCycles = 0;
   uint64_t instructions = 0;
-  std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now(); ///< for SimOptions::maxSeconds
+  std::chrono::steady_clock::time_point started; ///< when run() began, for SimOptions::maxSeconds
   int64_t nextAsyncOp = 0;
   std::set<const Instr *> reportedUnknown;
   std::vector<int64_t> finishedCtas; ///< CTAs whose memory is released after the current event

@@ -238,6 +238,13 @@ SummaryView::Derived SummaryView::derive(const SimResult &r) const {
   return d;
 }
 
+bool SummaryView::isBarrierWait(size_t id) const {
+  for (int32_t other : {tensorCoreWait_, operandsWait_, wgmmaWait_, cpAsyncWait_, tmaStoreWait_})
+    if (id == static_cast<size_t>(other))
+      return false;
+  return true;
+}
+
 void SummaryView::waitBound(Derived &d) const {
   // No unit is saturated: the time goes to waiting. Barrier waits mean the pipeline starves; otherwise it is
   // exposed latency. A producer waiting for free stages is the normal state of a full ring; a consumer waiting for
@@ -252,10 +259,9 @@ void SummaryView::waitBound(Derived &d) const {
     double mine = 0, top = 0, topTx = 0;
     std::string topName, topTxName;
     for (size_t id = 0; id < s.waited.size(); ++id) {
-      const std::string &what = waitNames_[id];
-      if (!s.waited[id] || what == "wgmma" || what == "tma store" || what == "operands" || what == "tensor core" ||
-          what == "cp.async")
+      if (!s.waited[id] || !isBarrierWait(id))
         continue;
+      const std::string &what = waitNames_[id];
       mine += s.waitSpan[id];
       if (s.waitSpan[id] > top)
         top = s.waitSpan[id], topName = what;

@@ -73,6 +73,9 @@ private:
   /// loads in flight do not cover their latency), "synchronization" when other partitions' arrives do, "latency"
   /// below 30 % of partition time in mbarrier waits. Fills d.bound and d.boundEvidence.
   void waitBound(Derived &d) const;
+  /// Whether wait id `id` is a wait on an mbarrier (not on a wgmma group, a TMA store, operands, the tensor core or
+  /// cp.async).
+  bool isBarrierWait(size_t id) const;
   /// The id of wait name `name` in waitNames_ (added if new).
   int32_t waitId(const std::string &name);
   void addWait(PartitionStats &s, int32_t id, double span);

@@ -39,11 +39,10 @@ bool Lowerer::lowerMbarrier(Operation &op, StringRef name, std::vector<Instr> &o
     if (ir::isPerThreadArrive(op) && !insideThreadIf(op)) {
       instr.imm *= ir::partitionThreads(op);
       instr.sub = 2; // per thread: the agent of one warp of a per-warp partition arrives for its warp's threads
-    } else if (name == "ttng.arrive_barrier" && ir::partitionThreads(op) > 32) {
-      // One elected thread arrives for a partition of several warps: Triton's lowering first syncs the partition's
-      // warps (a `bar.sync id, threads` before the elected SYNCS.ARRIVE: one in Triton 3.6's SASS of Gluon ws_gemm,
-      // two in fbtriton 3.7.4's of TLX hopper_gemm_ws), which costs the arriving warps `cta_barrier_cycles`
-      // (EngineState.h electedSync). Cost only: the checker does not take it as an ordering edge.
+    } else if (name == "ttng.arrive_barrier") {
+      // One elected thread arrives for the partition: in a partition of several warps Triton's lowering first syncs
+      // them (a `bar.sync id, threads` before the elected SYNCS.ARRIVE: one in Triton 3.6's SASS of Gluon ws_gemm,
+      // two in fbtriton 3.7.4's of TLX hopper_gemm_ws), which EngineState.h electedSync charges.
       instr.sub = 3;
     }
     instr.imm2 = intAttr(op, "ctaMask", 0); // Triton main: arrive on the barrier of every CTA of the mask

@@ -7,7 +7,6 @@
 #include "sim/units/Pipe.h"
 
 #include <cmath>
-
 #include <deque>
 
 namespace tlxsim::sim::engine {
