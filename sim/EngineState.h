@@ -156,6 +156,8 @@ struct Cta {
 struct Sm {
   TensorPipe tensor;
   Pipe tma, lsu, smem;
+  /// The SM's special-function units (`sfu_ops_per_clk_sm`): MUFU work runs here while the warps go on issuing.
+  Pipe sfu;
   int32_t freeSlots = 0;
 };
 
@@ -358,7 +360,7 @@ struct Engine::Impl {
               int64_t ctaId = -1);
   /// Waits until the tensor operands of `in` (from `first` on) are ready: a register scoreboard for global loads
   /// and register MMAs in flight. The stall is reported as a wait on its operands.
-  void awaitOperands(Agent &a, const Instr &in, size_t first = 0);
+  Cycle awaitOperands(Agent &a, const Instr &in, size_t first = 0, bool streamSfu = false);
   /// A hash of the values `in` computes from (its first `count` operands) and, unless `valuesOnly`, of the op
   /// itself: equal in every CTA that computes the same addresses (see Value::alloc).
   int32_t provenance(Agent &a, const Instr &in, size_t count, bool valuesOnly = false, size_t first = 0);

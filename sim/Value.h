@@ -20,6 +20,11 @@ struct Value {
   /// Mem: the cluster rank of the CTA whose shared memory the view names (a distributed-shared-memory view made by
   /// `ttng.map_to_remote_buffer`); -1 for the executing CTA's own memory.
   int32_t rank = -1;
+  /// Tensor: still being produced by the SFUs (a MUFU op, or register math on such a value) at cycle `i`.
+  /// Elementwise register math takes it without a stall: the compiler interleaves each element's dependent
+  /// instructions with the remaining MUFU instructions, so the warp issues while the SFUs work
+  /// (Engine execRegister); any other consumer waits for `i`.
+  bool streamed = false;
 
   static Value integer(int64_t v) { return {Int, -1, v}; }
   static Value mem(int32_t alloc, int64_t offset) { return {Mem, alloc, offset}; }

@@ -1,5 +1,6 @@
 // Lowering: Register work with a cost beyond one op per element: register MMAs, reductions, layout conversions.
 #include "sim/lowering/Lowerer.h"
+#include "sim/SharedScratch.h"
 
 using namespace mlir;
 
@@ -42,8 +43,15 @@ bool Lowerer::lowerRegister(Operation &op, StringRef name, std::vector<Instr> &o
       Instr instr = make(Op::TensorOp, op);
       instr.args = {slot(op.getOperand(0))};
       if (op.getNumResults() == 1 && op.getResult(0).getType() != op.getOperand(0).getType()) {
-        instr.sub = 2; // a layout change through shared memory: written, then read back
-        instr.imm = bytesOf(op.getResult(0).getType());
+        // Triton converts through shared memory only when some warp needs elements another warp holds (the
+        // scratch rule, sim/SharedScratch.h); otherwise in registers (moves, permutes, warp shuffles): ALU work,
+        // one op per element (e.g. Hopper's wgmma accumulator -> 16-bit dot operand A, FA's P).
+        auto scratch = scratchSize(&op, nullptr);
+        bool throughShared = !scratch || scratch->bytes > 0;
+        if (!scratch)
+          llvm::consumeError(scratch.takeError());
+        instr.sub = throughShared ? 2 : 0; // 2: written to shared memory, then read back
+        instr.imm = throughShared ? bytesOf(op.getResult(0).getType()) : numElements(op.getResult(0).getType());
       }
       out.push_back(instr);
       return true;

@@ -119,16 +119,19 @@ void Engine::Impl::access(Agent &a, int64_t op, int32_t slot, int64_t elems, boo
 
 /// Waits until the tensor operands of `in` (from `first` on) are ready: a register
 /// scoreboard for global loads and register MMAs in flight. The stall is reported as a
-/// wait on its operands.
-void Engine::Impl::awaitOperands(Agent &a, const Instr &in, size_t first) {
+/// wait on its operands. With `streamSfu` (elementwise register math), operands still being produced by the
+/// SFUs (Value::streamed) are not waited for: returns the latest cycle such an operand is ready (0: none).
+Cycle Engine::Impl::awaitOperands(Agent &a, const Instr &in, size_t first, bool streamSfu) {
   if (!a.ldsSlots.empty()) // AMD: the s_waitcnt lgkmcnt before the first use of an LDS read's value
     awaitLdsReads(a, in, first);
-  Cycle ready = a.time;
+  Cycle ready = a.time, streamed = 0;
   int64_t vmemAfter = -1; // AMD: the newest direct-to-LDS copy an awaited load was issued after
   for (size_t i = first; i < in.args.size(); ++i)
     if (in.args[i] >= 0) {
       const Value &v = a.frame[in.args[i]];
-      if (v.kind == Value::Tensor && static_cast<Cycle>(v.i) > ready)
+      if (v.kind == Value::Tensor && streamSfu && v.streamed)
+        streamed = std::max(streamed, static_cast<Cycle>(v.i));
+      else if (v.kind == Value::Tensor && static_cast<Cycle>(v.i) > ready)
         ready = static_cast<Cycle>(v.i);
       if (a.vmemAfter.empty())
         continue;
@@ -147,6 +150,7 @@ void Engine::Impl::awaitOperands(Agent &a, const Instr &in, size_t first) {
     span(a, in, a.time, ready, /*operandWait=*/true);
     a.time = ready;
   }
+  return streamed;
 }
 
 /// A hash of the values `in` computes from (its first `count` operands) and, unless

@@ -16,17 +16,25 @@ Step Engine::Impl::execRegister(Agent &a, const Instr &in, Cycle now) {
   case Op::TensorOp: {
     checkPendingUses(a, in);
     size_t first = in.sub == 3 ? 1 : 0; // a tensor-memory access names its view first (not a register)
-    awaitOperands(a, in, first);
+    bool elementwise = in.sub == 0 || in.sub == 1;
+    Cycle ready = awaitOperands(a, in, first, /*streamSfu=*/elementwise);
     double share = smspShare(a.info.numWarps), work = static_cast<double>(in.imm), cost = 0;
     switch (in.sub) {
     case 0:
       cost = work / (costs.aluLanes * share);
       powerCycles += vectorPowerCycles(costs, work / costs.aluLanes);
       break;
-    case 1:
-      cost = work / (costs.sfuOps * share);
+    case 1: {
+      // MUFU: the warps issue one instruction per 32 elements (an issue slot each, like the ALU ops), and the
+      // SM's SFUs run them at sfu_ops_per_clk_sm, the partition's SMSPs at their share (CUDA C++ Programming
+      // Guide, arithmetic instruction throughput: 16 results per clock per SM for exp2 / rcp / rsqrt / lg2 /
+      // sin / cos on cc 9.0). The result streams (Value::streamed) until the SFUs are done.
+      cost = work / (costs.aluLanes * share);
+      Cycle begin = sm.sfu.reserve(a.time, cycles(work / costs.sfuOps));
+      ready = std::max(ready, begin + cycles(work / (costs.sfuOps * share)));
       powerCycles += vectorPowerCycles(costs, work / costs.sfuOps);
       break;
+    }
     case 2: cost = 2 * work / costs.smemBytesPerClk; break; // written to and read back from shared memory
     default: {
       double rate = 0;
@@ -39,8 +47,11 @@ Step Engine::Impl::execRegister(Agent &a, const Instr &in, Cycle now) {
     if (in.sub == 3)
       access(a, -1, in.args[0], in.viewElems[0], /*write=*/in.imm2 == 1, /*asyncProxy=*/false, in);
     int32_t hash = provenance(a, in, in.args.size() - first, false, first);
-    for (int32_t i = 0; i < in.numResults; ++i)
-      a.frame[in.result + i] = Value::tensor(hash + i, static_cast<int64_t>(a.time));
+    for (int32_t i = 0; i < in.numResults; ++i) {
+      Value &v = a.frame[in.result + i];
+      v = Value::tensor(hash + i, static_cast<int64_t>(std::max(a.time, ready)));
+      v.streamed = ready > a.time;
+    }
     return next(a);
   }
   case Op::Dot: {

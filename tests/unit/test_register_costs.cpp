@@ -1,0 +1,73 @@
+// Register work on one warp group: MUFU work runs on the SM's SFUs while the warps go on issuing the elementwise
+// math that consumes it (Value::streamed), and a layout conversion that moves no element between warps is
+// register work, not a shared-memory round trip (sim/lowering/Register.cpp, sim/ops/Register.cpp).
+#include "ir/Dialects.h"
+#include "sim/Engine.h"
+#include "sim/GpuModel.h"
+#include "sim/Launch.h"
+#include "LowerText.h"
+
+#include <doctest/doctest.h>
+
+#ifndef TLXSIM_SOURCE_DIR
+#define TLXSIM_SOURCE_DIR "."
+#endif
+
+using namespace tlxsim;
+
+namespace {
+
+/// exp2 over a 128 x 64 fp32 accumulator-layout tile, three multiplies and a truncation that consume it, the
+/// conversion of the fp16 result to the wgmma A-operand layout, and a shared-memory store that needs every element.
+const char *kSoftmaxLike = R"(#mma = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]}>
+#shared = #ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16}>
+#smem = #ttg.shared_memory
+module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.target = "cuda:90", "ttg.threads-per-warp" = 32 : i32} {
+  tt.func public @softmax_like(%x: f32) {
+    %a = tt.splat %x : f32 -> tensor<128x64xf32, #mma>
+    %e = math.exp2 %a : tensor<128x64xf32, #mma>
+    %m1 = arith.mulf %e, %a : tensor<128x64xf32, #mma>
+    %m2 = arith.mulf %m1, %a : tensor<128x64xf32, #mma>
+    %m3 = arith.mulf %m2, %a : tensor<128x64xf32, #mma>
+    %h = arith.truncf %m3 : tensor<128x64xf32, #mma> to tensor<128x64xf16, #mma>
+    %d = ttg.convert_layout %h : tensor<128x64xf16, #mma> -> tensor<128x64xf16, #ttg.dot_op<{opIdx = 0, parent = #mma, kWidth = 2}>>
+    %s = ttg.local_alloc %h : (tensor<128x64xf16, #mma>) -> !ttg.memdesc<128x64xf16, #shared, #smem>
+    tt.return
+  }
+}
+)";
+
+/// Per-op busy cycles and operand stalls of the run's one agent.
+struct WorkOf : sim::Listener {
+  sim::AgentWork work;
+  void onAgentWork(int32_t, const sim::AgentWork &w) override { work = w; }
+};
+
+} // namespace
+
+TEST_CASE("MUFU work overlaps the elementwise issue that consumes it; an in-warp layout conversion is ALU work") {
+  std::unique_ptr<mlir::MLIRContext> ctx = ir::makeContext();
+  sim::Program program = testing::lowerText(*ctx, kSoftmaxLike);
+  auto gpu = sim::GpuModel::load("h200", TLXSIM_SOURCE_DIR "/models");
+  REQUIRE(gpu);
+  sim::Launch launch;
+  REQUIRE_FALSE(llvm::errorToBool(launch.setGrid("1")));
+  REQUIRE_FALSE(llvm::errorToBool(launch.setArg("arg0=1.5")));
+  auto engine = sim::Engine::create(program, *gpu, launch, {});
+  REQUIRE_MESSAGE(engine, llvm::toString(engine.takeError()));
+  WorkOf listener;
+  (*engine)->addListener(&listener);
+  auto r = (*engine)->run();
+  REQUIRE_MESSAGE(r, llvm::toString(r.takeError()));
+  const sim::AgentWork &w = listener.work;
+  // h200: 128 ALU lanes and 16 SFU results per clock per SM; one warp group has all 4 SMSPs. 8192 elements:
+  // 64 cycles of issue per elementwise op (exp2, 3 x mulf, truncf, the conversion in registers) = 384, while the
+  // SFUs take 8192 / 16 = 512 cycles; the shared-memory store waits for the rest: 512 - 384 = 128.
+  size_t tensorOp = static_cast<size_t>(sim::Op::TensorOp);
+  CHECK(w.cycles[tensorOp] == 6 * 64);
+  CHECK(w.operandWait[tensorOp] == 0); // elementwise consumers of a streamed value do not stall
+  sim::Cycle stalled = 0;
+  for (sim::Cycle c : w.operandWait)
+    stalled += c;
+  CHECK(stalled == 512 - 6 * 64);
+}
