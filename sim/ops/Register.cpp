@@ -25,14 +25,18 @@ Step Engine::Impl::execRegister(Agent &a, const Instr &in, Cycle now) {
       powerCycles += vectorPowerCycles(costs, work / costs.aluLanes);
       break;
     case 1: {
-      // MUFU: the warps issue one instruction per 32 elements (an issue slot each, like the ALU ops), and the
-      // SM's SFUs run them at sfu_ops_per_clk_sm, the partition's SMSPs at their share (CUDA C++ Programming
+      powerCycles += vectorPowerCycles(costs, work / costs.sfuOps);
+      if (!(costs.sfuPipe > 0)) { // CDNA: transcendentals are VALU instructions at a reduced rate
+        cost = work / (costs.sfuOps * share);
+        break;
+      }
+      // NVIDIA: the warps issue one MUFU instruction per 32 elements (an issue slot each, like the ALU ops), and
+      // the SM's SFUs run them at sfu_ops_per_clk_sm, the partition's SMSPs at their share (CUDA C++ Programming
       // Guide, arithmetic instruction throughput: 16 results per clock per SM for exp2 / rcp / rsqrt / lg2 /
       // sin / cos on cc 9.0). The result streams (Value::streamed) until the SFUs are done.
       cost = work / (costs.aluLanes * share);
       Cycle begin = sm.sfu.reserve(a.time, cycles(work / costs.sfuOps));
       ready = std::max(ready, begin + cycles(work / (costs.sfuOps * share)));
-      powerCycles += vectorPowerCycles(costs, work / costs.sfuOps);
       break;
     }
     case 2: cost = 2 * work / costs.smemBytesPerClk; break; // written to and read back from shared memory

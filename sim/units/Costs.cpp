@@ -65,6 +65,7 @@ constexpr Knob kKnobs[] = {
     {"proton_record_cycles", &Costs::protonRecord, Knob::NonNegative, /*optional=*/true},
     {"mbarrier_try_wait_cycles", &Costs::mbarTryWait, Knob::NonNegative, /*optional=*/true},
     {"wgmma_issue_cycles_per_n", &Costs::wgmmaIssuePerN, Knob::NonNegative, /*optional=*/true},
+    {"sfu_separate_pipe", &Costs::sfuPipe, Knob::NonNegative, /*optional=*/true},
 };
 
 } // namespace

@@ -43,13 +43,14 @@ struct WorkOf : sim::Listener {
   void onAgentWork(int32_t, const sim::AgentWork &w) override { work = w; }
 };
 
-} // namespace
-
-TEST_CASE("MUFU work overlaps the elementwise issue that consumes it; an in-warp layout conversion is ALU work") {
+/// The run's one agent's work on model h200 with the knob settings `sets` ("name=value").
+sim::AgentWork workOn(const std::vector<std::string> &sets) {
   std::unique_ptr<mlir::MLIRContext> ctx = ir::makeContext();
   sim::Program program = testing::lowerText(*ctx, kSoftmaxLike);
   auto gpu = sim::GpuModel::load("h200", TLXSIM_SOURCE_DIR "/models");
   REQUIRE(gpu);
+  for (const std::string &set : sets)
+    REQUIRE_FALSE(llvm::errorToBool(gpu->set(set)));
   sim::Launch launch;
   REQUIRE_FALSE(llvm::errorToBool(launch.setGrid("1")));
   REQUIRE_FALSE(llvm::errorToBool(launch.setArg("arg0=1.5")));
@@ -59,7 +60,13 @@ TEST_CASE("MUFU work overlaps the elementwise issue that consumes it; an in-warp
   (*engine)->addListener(&listener);
   auto r = (*engine)->run();
   REQUIRE_MESSAGE(r, llvm::toString(r.takeError()));
-  const sim::AgentWork &w = listener.work;
+  return listener.work;
+}
+
+} // namespace
+
+TEST_CASE("MUFU work overlaps the elementwise issue that consumes it; an in-warp layout conversion is ALU work") {
+  sim::AgentWork w = workOn({});
   // h200: 128 ALU lanes and 16 SFU results per clock per SM; one warp group has all 4 SMSPs. 8192 elements:
   // 64 cycles of issue per elementwise op (exp2, 3 x mulf, truncf, the conversion in registers) = 384, while the
   // SFUs take 8192 / 16 = 512 cycles; the shared-memory store waits for the rest: 512 - 384 = 128.
@@ -70,4 +77,14 @@ TEST_CASE("MUFU work overlaps the elementwise issue that consumes it; an in-warp
   for (sim::Cycle c : w.operandWait)
     stalled += c;
   CHECK(stalled == 512 - 6 * 64);
+}
+
+TEST_CASE("without a separate SFU pipe (CDNA: transcendentals on the VALU) MUFU work is the warps' own time") {
+  sim::AgentWork w = workOn({"sfu_separate_pipe=0"});
+  size_t tensorOp = static_cast<size_t>(sim::Op::TensorOp);
+  CHECK(w.cycles[tensorOp] == 512 + 5 * 64); // exp2 at 16 per clock, then five 64-cycle ops
+  sim::Cycle stalled = 0;
+  for (sim::Cycle c : w.operandWait)
+    stalled += c;
+  CHECK(stalled == 0);
 }
