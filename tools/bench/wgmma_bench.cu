@@ -203,6 +203,16 @@ int main() {
   }
   if (getenv("WGMMA_BENCH_ISSUE_ONLY"))
     return 0;
+  // `drain` at N = 64 (attention's QK^T and P V at head dim / block N 64: a 128-row tile is two m64 accumulators,
+  // 4 k16 steps each, committed as one group and waited to 0): the dot's time from its first issue to retirement
+  // is cycles/wgmma x 8. WGMMA_BENCH_DRAIN64_ONLY stops after these rows.
+  for (int grid : {1, sms})
+    for (int wgs : {1, 2}) {
+      row<64, 4, 0, 2>("drain", grid, wgs, 0, 1000, src, srcBytes);
+      row<64, 4, 0, 1>("drain", grid, wgs, 0, 1000, src, srcBytes);
+    }
+  if (getenv("WGMMA_BENCH_DRAIN64_ONLY"))
+    return 0;
   for (int grid : {1, sms}) {
     row<64, 1, 0, 1>("latency", grid, 1, 0, 2000, src, srcBytes);
     row<128, 1, 0, 1>("latency", grid, 1, 0, 2000, src, srcBytes);
