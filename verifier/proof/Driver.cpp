@@ -86,6 +86,15 @@ bool Driver::unrollFromStart() {
       State s0 = initial(none);
       shape = s0;
       step(s0, none);
+      // Then one step from an arbitrary state: which barriers release which data buffers (Group::releases; the
+      // initial state's numeral indices would pair unrelated rings). Its symbols reach no later query: the
+      // constraints and peer expressions it records are dropped.
+      size_t constraints = paramConstraints.size(), peers = peerExprs.size();
+      scanReleases = true;
+      step(freshState("scan."), none);
+      scanReleases = false;
+      paramConstraints.erase(paramConstraints.begin() + constraints, paramConstraints.end());
+      peerExprs.erase(peerExprs.begin() + peers, peerExprs.end());
     }
     collecting = false;
     recordSlots = true;

@@ -64,6 +64,11 @@ struct Group {
   std::set<int> tmaWriters;     ///< data: partitions whose TMA loads write it
   std::set<int> wgmmaReaders;   ///< data: partitions whose wgmma (warp_group_dot) reads it
   std::set<int> storeReaders;   ///< data: partitions whose TMA stores (bulk groups) read it
+  /// data: the barriers its readers hand a stage back with: a reader partition arrives on slot i of the barrier
+  /// with the very index term (same symbolic value) at which it reads stage i (`empty[s]` after reading
+  /// `bufs[s]`), learned from one step of an arbitrary state (Encoder::learnReleases). Empty when no reader does:
+  /// then every barrier of the buffer's stage count that a reader arrives on is taken (Encoder::mayRelease).
+  std::set<int> releases;
 };
 
 /// One partition: its block and loop nest (pre; for L1 { pre1; [if c {] for L2 { body } [}]; post1 }; post). In a

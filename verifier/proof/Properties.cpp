@@ -16,9 +16,36 @@ static bool isThreadArrive(Operation &op) {
   return name == "ttng.arrive_barrier" || name == "ttng.async_tma_store_token_wait";
 }
 
+void Encoder::learnReleases(const std::vector<Event> &events) {
+  std::map<std::pair<int, int>, std::vector<z3::expr>> reads; // (partition, data buffer) -> stage index terms
+  for (const Event &e : events)
+    if (e.k == Event::Read)
+      reads[{e.part, e.group}].push_back(e.idx.simplify());
+  for (const Event &e : events) {
+    if (e.k != Event::Arrive)
+      continue;
+    z3::expr slot = e.idx.simplify();
+    for (auto &[key, terms] : reads)
+      if (key.first == e.part && groups[key.second].slots == groups[e.group].slots)
+        for (const z3::expr &t : terms)
+          if (z3::eq(t, slot))
+            groups[key.second].releases.insert(e.group);
+  }
+}
+
+bool Encoder::mayRelease(int r, int b) const {
+  const Group &rel = groups[r], &buf = groups[b];
+  if (rel.data || rel.slots != buf.slots)
+    return false;
+  return buf.releases.empty() || buf.releases.count(r) > 0;
+}
+
 void Encoder::apply(Ghost &g, const std::vector<Event> &events, std::vector<Violation> &viol) {
-  if (collecting)
+  if (collecting) {
+    if (scanReleases)
+      learnReleases(events);
     return;
+  }
   // TMA stores are followed within one lock-step step (one loop iteration): a store still in flight when the
   // iteration ends is taken as retired, so the state carries nothing the induction would need an invariant for
   // (a release or rewrite in a later iteration before the wait is not seen: a missed bug, never a false one).
@@ -83,7 +110,7 @@ void Encoder::apply(Ghost &g, const std::vector<Event> &events, std::vector<Viol
     if (e.k == Event::Arrive && !e.peer && isThreadArrive(*e.op))
       for (auto &[key, inflight] : g.inflight) {
         const Group &buf = groups[key.second], &rel = groups[e.group];
-        if (key.first != e.part || rel.slots != buf.slots || buf.fill.count(e.group))
+        if (key.first != e.part || !mayRelease(e.group, key.second) || buf.fill.count(e.group))
           continue;
         bool writerWaits = false;
         for (int w : buf.tmaWriters)
@@ -145,7 +172,7 @@ void Encoder::apply(Ghost &g, const std::vector<Event> &events, std::vector<Viol
         bool releasedByReaders = false;
         for (int p : rel.arrivers)
           releasedByReaders |= buf.readers.count(p) > 0;
-        if (rel.data || static_cast<int>(r) == e.group || rel.slots != buf.slots || !releasedByReaders ||
+        if (static_cast<int>(r) == e.group || !mayRelease(static_cast<int>(r), e.dgroup) || !releasedByReaders ||
             !rel.waiters.count(e.part))
           continue;
         z3::expr w = waited(e.part, static_cast<int>(r));
