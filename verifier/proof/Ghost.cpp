@@ -23,6 +23,13 @@ Ghost Encoder::initGhost() {
       g.age.insert_or_assign({r, static_cast<int>(gi)}, std::vector<z3::expr>(groups[gi].slots, c.int_val(0)));
     }
   for (size_t gi = 0; gi < groups.size(); ++gi) {
+    const Group &buf = groups[gi];
+    if (buf.data && buf.fill.size() == 1 && groups[*buf.fill.begin()].slots == buf.slots)
+      for (int r : buf.readers)
+        if (groups[*buf.fill.begin()].waiters.count(r))
+          g.held.insert_or_assign({r, static_cast<int>(gi)}, std::vector<z3::expr>(buf.slots, c.bool_val(false)));
+  }
+  for (size_t gi = 0; gi < groups.size(); ++gi) {
     g.tx.push_back(std::vector<z3::expr>(groups[gi].slots, c.int_val(0)));
     for (int w : groups[gi].waiters) {
       auto key = std::make_pair(static_cast<int>(gi), w);
@@ -30,6 +37,8 @@ Ghost Encoder::initGhost() {
       g.D[key] = std::vector<z3::expr>(groups[gi].slots, c.bool_val(false));
       g.has[key] = std::vector<z3::expr>(groups[gi].slots, c.bool_val(false));
       g.last[key] = std::vector<z3::expr>(groups[gi].slots, c.int_val(0));
+      if (groups[gi].asyncSignals)
+        g.avail[key] = std::vector<z3::expr>(groups[gi].slots, c.int_val(0));
     }
   }
   return g;
@@ -49,6 +58,12 @@ Ghost Encoder::freshGhost(const std::string &tag) {
   for (auto &[k, v] : g.has)
     for (auto &e : v)
       e = fresh(tag + "has", true);
+  for (auto &[k, v] : g.held)
+    for (auto &e : v)
+      e = fresh(tag + "held", true);
+  for (auto &[k, v] : g.avail)
+    for (auto &e : v)
+      e = fresh(tag + "avail");
   for (auto &[k, e] : g.dirty)
     e = fresh(tag + "dirty", true);
   for (auto &[k, v] : g.inflight)

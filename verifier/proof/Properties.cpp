@@ -120,6 +120,19 @@ void Encoder::apply(Ghost &g, const std::vector<Event> &events, std::vector<Viol
         if (writerWaits)
           viol.push_back({StageOwnership, key.second, e.guard && *stillRead(e.part, key.second, e.idx), e.op, e.part});
       }
+    // Stages held by their readers: taken by a wait on the fill barrier's slot, given back by a release.
+    if (e.k == Event::Wait || e.k == Event::Arrive)
+      for (auto &[key, held] : g.held) {
+        const Group &buf = groups[key.second];
+        bool take = e.k == Event::Wait && buf.fill.count(e.group);
+        bool give = e.k == Event::Arrive && !buf.fill.count(e.group) && mayRelease(e.group, key.second);
+        if (key.first != e.part || !(take || give))
+          continue;
+        for (size_t s = 0; s < held.size(); ++s) {
+          z3::expr hit = e.guard && e.idx == static_cast<int>(s);
+          held[s] = take ? held[s] || hit : held[s] && !hit;
+        }
+      }
     if (e.issueOnly) { // the issuer's view of an op whose effect reaches the cluster's barriers (`peer` events)
       viol.push_back({SlotRange, e.group, e.guard && (e.idx < 0 || e.idx >= groups[e.group].slots), e.op, e.part});
       continue;
@@ -158,8 +171,17 @@ void Encoder::apply(Ghost &g, const std::vector<Event> &events, std::vector<Viol
       const Group &buf = groups[e.group];
       for (int f : buf.fill)
         if (groups[f].slots == buf.slots && buf.fill.size() == 1) {
+          // The reader's latest wait on the fill barrier in this step names another stage, and it does not
+          // hold this one from an earlier wait either.
           z3::expr w = waited(e.part, f);
-          viol.push_back({StageOwnership, e.group, e.guard && w != -1 && w != e.idx, e.op, e.part});
+          z3::expr bad = e.guard && w != -1 && w != e.idx;
+          if (auto h = g.held.find({e.part, e.group}); h != g.held.end()) {
+            z3::expr_vector holds(c);
+            for (size_t s = 0; s < h->second.size(); ++s)
+              holds.push_back(e.idx == static_cast<int>(s) && h->second[s]);
+            bad = bad && !z3::mk_or(holds);
+          }
+          viol.push_back({StageOwnership, e.group, bad, e.op, e.part});
         }
       continue;
     }
@@ -200,6 +222,8 @@ void Encoder::applySlots(Ghost &g, const Event &e, std::vector<Violation> &viol)
       z3::expr &has = g.has[key][s], &last = g.last[key][s], &B = g.B[key][s], &D = g.D[key][s];
       viol.push_back({WaitParity, e.group, hit && has && e.parity == last, e.op, e.part});
       z3::expr first = hit && !has;
+      if (auto av = g.avail.find(key); av != g.avail.end())
+        av->second[s] = z3::ite(first, B, av->second[s]);
       B = B - z3::ite(hit, c.int_val(n), c.int_val(0)) + z3::ite(first && e.parity == 1, c.int_val(n), c.int_val(0));
       D = D || (first && e.parity == 1);
       last = z3::ite(hit, e.parity, last);
@@ -256,7 +280,19 @@ void Encoder::checkEnd(const Ghost &g, const z3::expr &when, std::vector<Violati
         if (k2.first == key.first)
           others.push_back(h2[s]);
       z3::expr mine = g.has.at(key)[s] || !z3::mk_or(others);
-      z3::expr over = grp.asyncSignals ? mine && B[s] > hi : c.bool_val(false);
+      // Laps before the first wait: the waiter may have observed a phase 2 m later than the one the count gives
+      // (the same parity), the 2 m phases before it completed by its first wait (`avail`); the barrier's phases
+      // complete in order, so the last one observed retires the earlier ones (PTX ISA mbarrier phase completion).
+      // Whether the parity then names one phase on every schedule is the simulation's parity-aliasing check.
+      z3::expr over = c.bool_val(false);
+      if (grp.asyncSignals) {
+        z3::expr skipped = B[s] - z3::mod(B[s], (int)(2 * n));
+        auto av = g.avail.find(key);
+        z3::expr lapped = av == g.avail.end()
+                              ? c.bool_val(false)
+                              : g.has.at(key)[s] && z3::mod(B[s], (int)(2 * n)) <= hi && skipped <= av->second[s];
+        over = mine && B[s] > hi && !lapped;
+      }
       // Several waiters: a waiter's balance on a slot it has not waited on is the slot's arrivals, the same
       // in every such waiter's, and a waiter that has waited there has the same arrivals modulo the count less
       // the phases it consumed: the slot is judged by the waiters that waited on it, or, when none has, by the
