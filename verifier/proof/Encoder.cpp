@@ -47,6 +47,8 @@ void OpCtx::emit(Event::K k, const Val &bar, const z3::expr &pred, const z3::exp
     groups[bar.group].asyncSignals |= k != Event::Wait;
   if (k == Event::Wait)
     groups[bar.group].waiters.insert(part);
+  if (k == Event::Wait && E.parts[part].l1 && E.parts[part].l1->isAncestor(&op))
+    groups[bar.group].loopWaiters.insert(part);
   if (k == Event::Arrive)
     groups[bar.group].arrivers.insert(part);
   events->push_back({k, bar.group, *bar.e, guard && pred, parity, amount, &op, part});
