@@ -29,6 +29,12 @@ Ghost Encoder::initGhost() {
         if (groups[*buf.fill.begin()].waiters.count(r))
           g.held.insert_or_assign({r, static_cast<int>(gi)}, std::vector<z3::expr>(buf.slots, c.bool_val(false)));
   }
+  // Partitions that wait on some barrier inside their loops: only they can know, at a wait after their loops, that
+  // the phases before it completed (the happens-before that makes a first wait after laps name one phase,
+  // verifier/PhaseChecker.h); a partition that waits on nothing while the arrivals happen cannot.
+  std::set<int> pacedWaiters;
+  for (const Group &grp : groups)
+    pacedWaiters.insert(grp.loopWaiters.begin(), grp.loopWaiters.end());
   for (size_t gi = 0; gi < groups.size(); ++gi) {
     g.tx.push_back(std::vector<z3::expr>(groups[gi].slots, c.int_val(0)));
     for (int w : groups[gi].waiters) {
@@ -40,7 +46,7 @@ Ghost Encoder::initGhost() {
       // Laps before a first wait (Ghost::avail): kept for waits outside the waiter's loops only, where one wait
       // follows many phases (a counter barrier); a wait in a loop alternates with the phases (wait-parity), and
       // the extra term per slot and step made the induction queries 2.8x costlier (TLX ping-pong attention).
-      if (groups[gi].asyncSignals && !groups[gi].loopWaiters.count(w))
+      if (groups[gi].asyncSignals && !groups[gi].loopWaiters.count(w) && pacedWaiters.count(w))
         g.avail[key] = std::vector<z3::expr>(groups[gi].slots, c.int_val(0));
     }
   }
