@@ -630,7 +630,7 @@ std::string Driver::boundedReason(int kind, int group) const {
   if ((kind != WaitParity && kind != PhaseBalance) || group < 0 || !wstates.size() || !wstates[0].ghost)
     return "";
   for (const auto &[key, avail] : wstates[0].ghost->avail)
-    if (key.first == group && groups[group].arrivers.size() > 0)
+    if (key.first == group)
       return " (" + groups[group].name + " is a counter barrier: " + parts[key.second].name +
              " waits on it only after its loops while its phases complete inside them, so its phase balance grows "
              "with the trip count, which the learned tables (one balance per key) do not express)";

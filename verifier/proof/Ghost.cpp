@@ -43,10 +43,11 @@ Ghost Encoder::initGhost() {
       g.D[key] = std::vector<z3::expr>(groups[gi].slots, c.bool_val(false));
       g.has[key] = std::vector<z3::expr>(groups[gi].slots, c.bool_val(false));
       g.last[key] = std::vector<z3::expr>(groups[gi].slots, c.int_val(0));
-      // Laps before a first wait (Ghost::avail): kept for waits outside the waiter's loops only, where one wait
+      // Laps before a first wait (Ghost::avail): kept for waits after the waiter's loops only, where one wait
       // follows many phases (a counter barrier); a wait in a loop alternates with the phases (wait-parity), and
       // the extra term per slot and step made the induction queries 2.8x costlier (TLX ping-pong attention).
-      if (groups[gi].asyncSignals && !groups[gi].loopWaiters.count(w) && pacedWaiters.count(w))
+      if (groups[gi].asyncSignals && groups[gi].afterWaiters.count(w) && !groups[gi].loopWaiters.count(w) &&
+          pacedWaiters.count(w))
         g.avail[key] = std::vector<z3::expr>(groups[gi].slots, c.int_val(0));
     }
   }

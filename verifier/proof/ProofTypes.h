@@ -49,7 +49,8 @@ struct Group {
   int slots = 1;
   std::vector<int64_t> count; ///< init count per slot (1 until an init is seen)
   std::set<int> waiters;      ///< partitions that wait on it
-  std::set<int> loopWaiters;  ///< partitions that wait on it inside their loop nest (the others wait once)
+  std::set<int> loopWaiters;  ///< partitions that wait on it inside their loop nest
+  std::set<int> afterWaiters; ///< partitions that wait on it in the code after their loop nest
   std::set<int> users;        ///< partitions that use it at all
   bool asyncSignals = false;  ///< completed by TMA bytes or tcgen05 arrivals (in flight until a wait sees them)
   /// A staged data buffer (`ttg.local_alloc` of S x ... non-i64 elements), not a barrier: the subject of
@@ -141,8 +142,8 @@ struct Ghost {
   /// (writer partition, data buffer) -> a generic write of it not yet followed by a proxy fence
   std::map<std::pair<int, int>, z3::expr> dirty;
   std::map<std::pair<int, int>, std::vector<z3::expr>> B, D, has, last; ///< (group, waiter) -> [slot]
-  /// Barriers completed by async signals (Group::asyncSignals), waiters that wait on them only outside their loops
-  /// (not Group::loopWaiters; one wait per kernel): the waiter's balance just before its first wait on
+  /// Barriers completed by async signals (Group::asyncSignals), waiters that wait on them only after their loops
+  /// (Group::afterWaiters, not loopWaiters: one wait per kernel): the waiter's balance just before its first wait on
   /// the slot (`avail`), i.e. the arrivals it could have let pass unobserved. A phase completes whether or not
   /// anyone waits for it (PTX ISA mbarrier), so a first wait may observe a later phase of its parity than the
   /// first one (a counter barrier: an MMA commit every iteration, one wait after the loop); checkEnd reads the
