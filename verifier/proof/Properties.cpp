@@ -125,7 +125,7 @@ void Encoder::apply(Ghost &g, const std::vector<Event> &events, std::vector<Viol
       for (auto &[key, held] : g.held) {
         const Group &buf = groups[key.second];
         bool take = e.k == Event::Wait && buf.fill.count(e.group);
-        bool give = e.k == Event::Arrive && !buf.fill.count(e.group) && mayRelease(e.group, key.second);
+        bool give = e.k == Event::Arrive && !e.peer && !buf.fill.count(e.group) && mayRelease(e.group, key.second);
         if (key.first != e.part || !(take || give))
           continue;
         for (size_t s = 0; s < held.size(); ++s) {
