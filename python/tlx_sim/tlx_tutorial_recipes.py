@@ -225,7 +225,7 @@ RECIPES: dict[str, Recipe] = {
         preconditions=GEMM_HOST_DESC_PRE),  # blackwell_gemm_clc.py:244 TensorDescriptor(a, a.shape, ...)
     "blackwell_fa_ws": Recipe(
         "blackwell_fa_ws.py", "attention", attention, ATTN, "_attn_fwd_ws",
-        {"bm256_kv3": dict(BLOCK_M=256, NUM_BUFFERS_KV=3)}, ["cuda:100"]),
+        {"bm256_kv3": dict(BLOCK_M=256, NUM_BUFFERS_KV=3)}, ["cuda:100"], preconditions=ATTN_PRE),
     # --- AMD (hip:gfx942 = MI300X, hip:gfx950 = MI355X) -------------------------------------------------------
     "amd_gemm_pipelined": Recipe(
         "amd_gemm_pipelined.py", "matmul", gemm, GEMM_4K, "matmul_kernel_pipelined_mi300",

@@ -86,6 +86,15 @@ bool Driver::unrollFromStart() {
       State s0 = initial(none);
       shape = s0;
       step(s0, none);
+      // Then one step from an arbitrary state: which barriers release which data buffers (Group::releases; the
+      // initial state's numeral indices would pair unrelated rings). Its symbols reach no later query: the
+      // constraints and peer expressions it records are dropped.
+      size_t constraints = paramConstraints.size(), peers = peerExprs.size();
+      scanReleases = true;
+      step(freshState("scan."), none);
+      scanReleases = false;
+      paramConstraints.erase(paramConstraints.begin() + constraints, paramConstraints.end());
+      peerExprs.erase(peerExprs.begin() + peers, peerExprs.end());
     }
     collecting = false;
     recordSlots = true;
@@ -611,8 +620,21 @@ void Driver::runInduction() {
       r.verdict = "bounded";
       r.bound = N;
       r.witness = "no violation within " + std::to_string(N) + " lock-step steps; " + why;
+      auto kg = std::next(props.begin(), static_cast<long>(i));
+      r.witness += boundedReason(kg->first, kg->second);
     }
   }
+}
+
+std::string Driver::boundedReason(int kind, int group) const {
+  if ((kind != WaitParity && kind != PhaseBalance) || group < 0 || !wstates.size() || !wstates[0].ghost)
+    return "";
+  for (const auto &[key, avail] : wstates[0].ghost->avail)
+    if (key.first == group)
+      return " (" + groups[group].name + " is a counter barrier: " + parts[key.second].name +
+             " waits on it only after its loops while its phases complete inside them, so its phase balance grows "
+             "with the trip count, which the learned tables (one balance per key) do not express)";
+  return "";
 }
 
 } // namespace tlxsim::verifier::proof

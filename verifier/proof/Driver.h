@@ -63,6 +63,10 @@ private:
   bool clusterPeersAgree(); ///< cluster kernels: false (with a note) when a peer's ops may differ
   void runBmc();
   void runInduction();
+  /// Why property `kind` on barrier `group` may stay `bounded` where the encoding knows it: a counter barrier
+  /// (a waiter that waits on it only after its loops while its phases complete inside them: Ghost::avail) has a
+  /// balance that grows with the trip count, which no table lemma (one balance per key) expresses. Empty otherwise.
+  std::string boundedReason(int kind, int group) const;
 
   // ---- queries (Driver.cpp) --------------------------------------------------------------------
   /// One query under the budgets (QueryBudget::check; `units` 0: --timeout's resource limit).

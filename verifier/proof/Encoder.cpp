@@ -47,6 +47,13 @@ void OpCtx::emit(Event::K k, const Val &bar, const z3::expr &pred, const z3::exp
     groups[bar.group].asyncSignals |= k != Event::Wait;
   if (k == Event::Wait)
     groups[bar.group].waiters.insert(part);
+  if (Operation *l1 = E.parts[part].l1; k == Event::Wait && l1) {
+    Operation *at = l1->getBlock()->findAncestorOpInBlock(op);
+    if (l1->isAncestor(&op))
+      groups[bar.group].loopWaiters.insert(part);
+    else if (at && l1->isBeforeInBlock(at))
+      groups[bar.group].afterWaiters.insert(part);
+  }
   if (k == Event::Arrive)
     groups[bar.group].arrivers.insert(part);
   events->push_back({k, bar.group, *bar.e, guard && pred, parity, amount, &op, part});

@@ -73,6 +73,9 @@ public:
   /// in one array in the samples).
   bool recordSlots = false;
   std::vector<std::tuple<mlir::Operation *, int, z3::expr, z3::expr>> slotUses;
+  /// While true (the dry step from an arbitrary state, Driver::unrollFromStart), apply() learns the data buffers'
+  /// release barriers (Group::releases) from the step's events instead of applying them.
+  bool scanReleases = false;
 
   // ---- symbolic execution (Encoder.cpp, Exec*.cpp) --------------------------------------------
   Val get(Env &env, mlir::Value v);
@@ -132,6 +135,15 @@ public:
   void checkEnd(const Ghost &g, const z3::expr &when, std::vector<Violation> &viol, int only = -1);
   /// A fresh instance of local barrier `e.group` (Event::Alloc): the previous one balanced, its ghost restarted.
   void restart(Ghost &g, const Event &e, std::vector<Violation> &viol);
+  /// Learns Group::releases from one step's events: barrier `r` releases data buffer `b` when a partition
+  /// arrives on `r` at an index term equal (after simplification) to one at which it reads `b` in the step. The
+  /// step must start from an arbitrary state (freshState): from the initial state the indices are numerals and
+  /// unrelated rings would pair (TLX's ping-pong attention: `q_tiles[1]` and `k_empties[0]`).
+  void learnReleases(const std::vector<Event> &events);
+  /// Whether barrier `r` may be the one the readers of data buffer `b` hand its stages back with (stage-ownership:
+  /// the writer's wait on it must name the stage it overwrites; an in-flight reader must not arrive on it): a
+  /// barrier array of `b`'s stage count, one of `b`'s learned releases when it has any.
+  bool mayRelease(int r, int b) const;
   /// The tx-per-step lemma at a step boundary (when `when` holds).
   void checkBoundary(const State &s, const z3::expr &when, std::vector<Violation> &viol);
 

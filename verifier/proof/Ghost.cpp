@@ -23,6 +23,19 @@ Ghost Encoder::initGhost() {
       g.age.insert_or_assign({r, static_cast<int>(gi)}, std::vector<z3::expr>(groups[gi].slots, c.int_val(0)));
     }
   for (size_t gi = 0; gi < groups.size(); ++gi) {
+    const Group &buf = groups[gi];
+    if (buf.data && buf.fill.size() == 1 && groups[*buf.fill.begin()].slots == buf.slots)
+      for (int r : buf.readers)
+        if (groups[*buf.fill.begin()].waiters.count(r))
+          g.held.insert_or_assign({r, static_cast<int>(gi)}, std::vector<z3::expr>(buf.slots, c.bool_val(false)));
+  }
+  // Partitions that wait on some barrier inside their loops: only they can know, at a wait after their loops, that
+  // the phases before it completed (the happens-before that makes a first wait after laps name one phase,
+  // verifier/PhaseChecker.h); a partition that waits on nothing while the arrivals happen cannot.
+  std::set<int> pacedWaiters;
+  for (const Group &grp : groups)
+    pacedWaiters.insert(grp.loopWaiters.begin(), grp.loopWaiters.end());
+  for (size_t gi = 0; gi < groups.size(); ++gi) {
     g.tx.push_back(std::vector<z3::expr>(groups[gi].slots, c.int_val(0)));
     for (int w : groups[gi].waiters) {
       auto key = std::make_pair(static_cast<int>(gi), w);
@@ -30,6 +43,12 @@ Ghost Encoder::initGhost() {
       g.D[key] = std::vector<z3::expr>(groups[gi].slots, c.bool_val(false));
       g.has[key] = std::vector<z3::expr>(groups[gi].slots, c.bool_val(false));
       g.last[key] = std::vector<z3::expr>(groups[gi].slots, c.int_val(0));
+      // Laps before a first wait (Ghost::avail): kept for waits after the waiter's loops only, where one wait
+      // follows many phases (a counter barrier); a wait in a loop alternates with the phases (wait-parity), and
+      // the extra term per slot and step made the induction queries 2.8x costlier (TLX ping-pong attention).
+      if (groups[gi].asyncSignals && groups[gi].afterWaiters.count(w) && !groups[gi].loopWaiters.count(w) &&
+          pacedWaiters.count(w))
+        g.avail[key] = std::vector<z3::expr>(groups[gi].slots, c.int_val(0));
     }
   }
   return g;
@@ -49,6 +68,12 @@ Ghost Encoder::freshGhost(const std::string &tag) {
   for (auto &[k, v] : g.has)
     for (auto &e : v)
       e = fresh(tag + "has", true);
+  for (auto &[k, v] : g.held)
+    for (auto &e : v)
+      e = fresh(tag + "held", true);
+  for (auto &[k, v] : g.avail)
+    for (auto &e : v)
+      e = fresh(tag + "avail");
   for (auto &[k, e] : g.dirty)
     e = fresh(tag + "dirty", true);
   for (auto &[k, v] : g.inflight)

@@ -49,6 +49,8 @@ struct Group {
   int slots = 1;
   std::vector<int64_t> count; ///< init count per slot (1 until an init is seen)
   std::set<int> waiters;      ///< partitions that wait on it
+  std::set<int> loopWaiters;  ///< partitions that wait on it inside their loop nest
+  std::set<int> afterWaiters; ///< partitions that wait on it in the code after their loop nest
   std::set<int> users;        ///< partitions that use it at all
   bool asyncSignals = false;  ///< completed by TMA bytes or tcgen05 arrivals (in flight until a wait sees them)
   /// A staged data buffer (`ttg.local_alloc` of S x ... non-i64 elements), not a barrier: the subject of
@@ -64,6 +66,11 @@ struct Group {
   std::set<int> tmaWriters;     ///< data: partitions whose TMA loads write it
   std::set<int> wgmmaReaders;   ///< data: partitions whose wgmma (warp_group_dot) reads it
   std::set<int> storeReaders;   ///< data: partitions whose TMA stores (bulk groups) read it
+  /// data: the barriers its readers hand a stage back with: a reader partition arrives on slot i of the barrier
+  /// with the very index term (same symbolic value) at which it reads stage i (`empty[s]` after reading
+  /// `bufs[s]`), learned from one step of an arbitrary state (Encoder::learnReleases). Empty when no reader does:
+  /// then every barrier of the buffer's stage count that a reader arrives on is taken (Encoder::mayRelease).
+  std::set<int> releases;
 };
 
 /// One partition: its block and loop nest (pre; for L1 { pre1; [if c {] for L2 { body } [}]; post1 }; post). In a
@@ -135,12 +142,25 @@ struct Ghost {
   /// (writer partition, data buffer) -> a generic write of it not yet followed by a proxy fence
   std::map<std::pair<int, int>, z3::expr> dirty;
   std::map<std::pair<int, int>, std::vector<z3::expr>> B, D, has, last; ///< (group, waiter) -> [slot]
+  /// Barriers completed by async signals (Group::asyncSignals), waiters that wait on them only after their loops
+  /// (Group::afterWaiters, not loopWaiters: one wait per kernel): the waiter's balance just before its first wait on
+  /// the slot (`avail`), i.e. the arrivals it could have let pass unobserved. A phase completes whether or not
+  /// anyone waits for it (PTX ISA mbarrier), so a first wait may observe a later phase of its parity than the
+  /// first one (a counter barrier: an MMA commit every iteration, one wait after the loop); checkEnd reads the
+  /// phases before it as skipped when they had completed by then. (group, waiter) -> [slot]
+  std::map<std::pair<int, int>, std::vector<z3::expr>> avail;
   /// wgmma depth, per (reader partition, data buffer) and stage: a wgmma group reading the stage may still be in
   /// flight (`inflight`), and how many groups the partition committed since the latest one that reads it, itself
   /// included (`age`, capped at the deepest `pendings` + 1: warp_group_dot_wait {pendings = N} retires every
   /// group older than the N most recent, PTX ISA wgmma.wait_group). The same for a partition's TMA stores (each
   /// one bulk group, Group::storeReaders): the stores since, and cp.async.bulk.wait_group.read N retires the older.
   std::map<std::pair<int, int>, std::vector<z3::expr>> inflight, age;
+  /// Stages a reader holds, per (reader partition, data buffer) and stage: it waited on the stage's slot of the
+  /// buffer's fill barrier and has not released the stage since (an arrive on one of the buffer's release
+  /// barriers, Encoder::mayRelease). A software-pipelined reader reads a stage it waited for in an earlier
+  /// iteration (TLX blackwell_fa_ws_pipelined: `kv_tiles[v_bufIdx_prev]` after this iteration's wait on
+  /// `kv_fulls[k_bufIdx]`). Kept for buffers with one fill barrier of their stage count, for readers that wait on it.
+  std::map<std::pair<int, int>, std::vector<z3::expr>> held;
 };
 
 /// The transition system's state after a lock-step step: all partitions ended (`done`), their loop states, ghost.

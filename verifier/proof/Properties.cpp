@@ -16,9 +16,36 @@ static bool isThreadArrive(Operation &op) {
   return name == "ttng.arrive_barrier" || name == "ttng.async_tma_store_token_wait";
 }
 
+void Encoder::learnReleases(const std::vector<Event> &events) {
+  std::map<std::pair<int, int>, std::vector<z3::expr>> reads; // (partition, data buffer) -> stage index terms
+  for (const Event &e : events)
+    if (e.k == Event::Read)
+      reads[{e.part, e.group}].push_back(e.idx.simplify());
+  for (const Event &e : events) {
+    if (e.k != Event::Arrive)
+      continue;
+    z3::expr slot = e.idx.simplify();
+    for (auto &[key, terms] : reads)
+      if (key.first == e.part && groups[key.second].slots == groups[e.group].slots)
+        for (const z3::expr &t : terms)
+          if (z3::eq(t, slot))
+            groups[key.second].releases.insert(e.group);
+  }
+}
+
+bool Encoder::mayRelease(int r, int b) const {
+  const Group &rel = groups[r], &buf = groups[b];
+  if (rel.data || rel.slots != buf.slots)
+    return false;
+  return buf.releases.empty() || buf.releases.count(r) > 0;
+}
+
 void Encoder::apply(Ghost &g, const std::vector<Event> &events, std::vector<Violation> &viol) {
-  if (collecting)
+  if (collecting) {
+    if (scanReleases)
+      learnReleases(events);
     return;
+  }
   // TMA stores are followed within one lock-step step (one loop iteration): a store still in flight when the
   // iteration ends is taken as retired, so the state carries nothing the induction would need an invariant for
   // (a release or rewrite in a later iteration before the wait is not seen: a missed bug, never a false one).
@@ -83,7 +110,7 @@ void Encoder::apply(Ghost &g, const std::vector<Event> &events, std::vector<Viol
     if (e.k == Event::Arrive && !e.peer && isThreadArrive(*e.op))
       for (auto &[key, inflight] : g.inflight) {
         const Group &buf = groups[key.second], &rel = groups[e.group];
-        if (key.first != e.part || rel.slots != buf.slots || buf.fill.count(e.group))
+        if (key.first != e.part || !mayRelease(e.group, key.second) || buf.fill.count(e.group))
           continue;
         bool writerWaits = false;
         for (int w : buf.tmaWriters)
@@ -92,6 +119,19 @@ void Encoder::apply(Ghost &g, const std::vector<Event> &events, std::vector<Viol
           writerWaits |= rel.waiters.count(w) > 0;
         if (writerWaits)
           viol.push_back({StageOwnership, key.second, e.guard && *stillRead(e.part, key.second, e.idx), e.op, e.part});
+      }
+    // Stages held by their readers: taken by a wait on the fill barrier's slot, given back by a release.
+    if (e.k == Event::Wait || e.k == Event::Arrive)
+      for (auto &[key, held] : g.held) {
+        const Group &buf = groups[key.second];
+        bool take = e.k == Event::Wait && buf.fill.count(e.group);
+        bool give = e.k == Event::Arrive && !e.peer && !buf.fill.count(e.group) && mayRelease(e.group, key.second);
+        if (key.first != e.part || !(take || give))
+          continue;
+        for (size_t s = 0; s < held.size(); ++s) {
+          z3::expr hit = e.guard && e.idx == static_cast<int>(s);
+          held[s] = take ? held[s] || hit : held[s] && !hit;
+        }
       }
     if (e.issueOnly) { // the issuer's view of an op whose effect reaches the cluster's barriers (`peer` events)
       viol.push_back({SlotRange, e.group, e.guard && (e.idx < 0 || e.idx >= groups[e.group].slots), e.op, e.part});
@@ -131,8 +171,17 @@ void Encoder::apply(Ghost &g, const std::vector<Event> &events, std::vector<Viol
       const Group &buf = groups[e.group];
       for (int f : buf.fill)
         if (groups[f].slots == buf.slots && buf.fill.size() == 1) {
+          // The reader's latest wait on the fill barrier in this step names another stage, and it does not
+          // hold this one from an earlier wait either.
           z3::expr w = waited(e.part, f);
-          viol.push_back({StageOwnership, e.group, e.guard && w != -1 && w != e.idx, e.op, e.part});
+          z3::expr bad = e.guard && w != -1 && w != e.idx;
+          if (auto h = g.held.find({e.part, e.group}); h != g.held.end()) {
+            z3::expr_vector holds(c);
+            for (size_t s = 0; s < h->second.size(); ++s)
+              holds.push_back(e.idx == static_cast<int>(s) && h->second[s]);
+            bad = bad && !z3::mk_or(holds);
+          }
+          viol.push_back({StageOwnership, e.group, bad, e.op, e.part});
         }
       continue;
     }
@@ -145,7 +194,7 @@ void Encoder::apply(Ghost &g, const std::vector<Event> &events, std::vector<Viol
         bool releasedByReaders = false;
         for (int p : rel.arrivers)
           releasedByReaders |= buf.readers.count(p) > 0;
-        if (rel.data || static_cast<int>(r) == e.group || rel.slots != buf.slots || !releasedByReaders ||
+        if (static_cast<int>(r) == e.group || !mayRelease(static_cast<int>(r), e.dgroup) || !releasedByReaders ||
             !rel.waiters.count(e.part))
           continue;
         z3::expr w = waited(e.part, static_cast<int>(r));
@@ -173,6 +222,8 @@ void Encoder::applySlots(Ghost &g, const Event &e, std::vector<Violation> &viol)
       z3::expr &has = g.has[key][s], &last = g.last[key][s], &B = g.B[key][s], &D = g.D[key][s];
       viol.push_back({WaitParity, e.group, hit && has && e.parity == last, e.op, e.part});
       z3::expr first = hit && !has;
+      if (auto av = g.avail.find(key); av != g.avail.end())
+        av->second[s] = z3::ite(first, B, av->second[s]);
       B = B - z3::ite(hit, c.int_val(n), c.int_val(0)) + z3::ite(first && e.parity == 1, c.int_val(n), c.int_val(0));
       D = D || (first && e.parity == 1);
       last = z3::ite(hit, e.parity, last);
@@ -229,7 +280,19 @@ void Encoder::checkEnd(const Ghost &g, const z3::expr &when, std::vector<Violati
         if (k2.first == key.first)
           others.push_back(h2[s]);
       z3::expr mine = g.has.at(key)[s] || !z3::mk_or(others);
-      z3::expr over = grp.asyncSignals ? mine && B[s] > hi : c.bool_val(false);
+      // Laps before the first wait: the waiter may have observed a phase 2 m later than the one the count gives
+      // (the same parity), the 2 m phases before it completed by its first wait (`avail`); the barrier's phases
+      // complete in order, so the last one observed retires the earlier ones (PTX ISA mbarrier phase completion).
+      // Whether the parity then names one phase on every schedule is the simulation's parity-aliasing check.
+      z3::expr over = c.bool_val(false);
+      if (grp.asyncSignals) {
+        z3::expr skipped = B[s] - z3::mod(B[s], (int)(2 * n));
+        auto av = g.avail.find(key);
+        z3::expr lapped = av == g.avail.end()
+                              ? c.bool_val(false)
+                              : g.has.at(key)[s] && z3::mod(B[s], (int)(2 * n)) <= hi && skipped <= av->second[s];
+        over = mine && B[s] > hi && !lapped;
+      }
       // Several waiters: a waiter's balance on a slot it has not waited on is the slot's arrivals, the same
       // in every such waiter's, and a waiter that has waited there has the same arrivals modulo the count less
       // the phases it consumed: the slot is judged by the waiters that waited on it, or, when none has, by the
