@@ -5,7 +5,8 @@
 // completes asynchronously, on its mbarrier (PTX ISA 9.1 9.7.9.25.5.2): until a wait observes that, it may still
 // write the bytes that `c` now holds.
 // The correct kernel waits on the load's barrier before the epilogue: clean. BUG: the wait dropped: race-waw at
-// the local_store of `c` (the TMA load of `a` named in a note), race-raw at the TMA store that reads `c`.
+// the local_store of `c` (the TMA load of `a` named in a note), race-raw at the TMA store that reads `c`. (The
+// bug file lacks the wait's line: the checks below it name [[@LINE]], the op's line there.)
 // RUN: %tlx-sim check %s --grid 1 --desc a_desc=128x64 --desc c_desc=128x64 --schedules 4 | FileCheck %s --check-prefix=CLEAN
 // CLEAN: tlx-sim check: no findings
 // RUN: sed -e '/WAIT-ONLY$/d' %s > %t.bug.mlir
@@ -28,10 +29,10 @@ module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.targ
     ttng.async_tma_copy_global_to_local %a_desc[%c0, %c0] %a, %bar, %true : !tt.tensordesc<tensor<128x64xf16, #shared>>, !ttg.memdesc<1xi64, #shared1, #smem, mutable> -> !ttg.memdesc<128x64xf16, #shared, #smem, mutable>
     ttng.wait_barrier %bar, %c0, %true : !ttg.memdesc<1xi64, #shared1, #smem, mutable> // WAIT-ONLY
     %c = ttg.local_alloc : () -> !ttg.memdesc<128x64xf16, #shared, #smem, mutable> loc("c")
-    // CHECK-DAG: shared_reuse_inflight.mlir.tmp.bug.mlir:[[@LINE+1]]:{{[0-9]+}}: error: race-waw: the local_store of partition 'default' overwrites c while the TMA load of partition 'default' may still be writing a, in bytes a shares: Triton's allocator placed both buffers there
+    // CHECK-DAG: shared_reuse_inflight.mlir.tmp.bug.mlir:[[@LINE]]:{{[0-9]+}}: error: race-waw: the local_store of partition 'default' overwrites c while the TMA load of partition 'default' may still be writing a, in bytes a shares: Triton's allocator placed both buffers there
     ttg.local_store %zero, %c : tensor<128x64xf16, #blocked> -> !ttg.memdesc<128x64xf16, #shared, #smem, mutable>
     ttng.fence_async_shared {bCluster = false}
-    // CHECK-DAG: shared_reuse_inflight.mlir.tmp.bug.mlir:[[@LINE+1]]:{{[0-9]+}}: error: race-raw: the TMA store of partition 'default' reads c while the TMA load of partition 'default' may still be writing a
+    // CHECK-DAG: shared_reuse_inflight.mlir.tmp.bug.mlir:[[@LINE]]:{{[0-9]+}}: error: race-raw: the TMA store of partition 'default' reads c while the TMA load of partition 'default' may still be writing a
     ttng.async_tma_copy_local_to_global %c_desc[%c0, %c0] %c : !tt.tensordesc<tensor<128x64xf16, #shared>>, !ttg.memdesc<128x64xf16, #shared, #smem, mutable>
     ttng.async_tma_store_wait {pendings = 0 : i32}
     tt.return
