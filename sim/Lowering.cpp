@@ -248,6 +248,10 @@ llvm::Expected<Program> lowerModule(ModuleOp module) {
   program.protonSegments = protonSegments(module);
   if (auto allocation = allocateSharedMemory(module)) {
     program.allocatedSharedBytes = allocation->sizeBytes;
+    if (allocation->estimates.empty()) // the offsets are Triton's own: name which buffers share bytes
+      for (const SharedBuffer &b : allocation->buffers)
+        if (auto it = lowerer.allocOf.find(b.op); b.op && it != lowerer.allocOf.end())
+          program.allocs[it->second].sharedOffset = b.offset;
     program.sharedEstimates = std::move(allocation->estimates);
   } else {
     program.sharedEstimates.push_back(llvm::toString(allocation.takeError()));

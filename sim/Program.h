@@ -185,6 +185,10 @@ struct Alloc {
   int64_t elementBytes = 0;
   bool isBarrier = false;      ///< an array of i64 mbarriers
   bool inTensorMemory = false;
+  /// Bytes: the offset Triton's allocator gives this shared-memory buffer in the CTA's shared memory
+  /// (sim/SharedAllocation.h); buffers whose live ranges do not overlap may share bytes. -1 when not known (tensor
+  /// memory, or an allocation tlx-sim only estimates).
+  int64_t sharedOffset = -1;
 };
 
 /// A kernel argument as the launch binds it (by Python name).

@@ -236,6 +236,7 @@ public:
         auto [bytes, alignment] = explicitSize(op, cast<ir::MemDescType>(op->getResult(0).getType()));
         SharedBuffer b;
         b.what = describe(op);
+        b.op = op;
         b.size = bytes;
         b.alignment = alignment;
         placeInAsyncRegion(op, b);

@@ -14,6 +14,7 @@
 
 namespace mlir {
 class ModuleOp;
+class Operation;
 } // namespace mlir
 
 namespace tlxsim::sim {
@@ -31,6 +32,8 @@ struct SharedBuffer {
   /// -1: not inside a warp_specialize; else an id of the warp_specialize op and one of the region.
   int64_t asyncOp = -1, asyncRegion = -1;
   int64_t offset = 0; ///< the assigned offset, bytes (output)
+  /// The `ttg.local_alloc` of an explicit buffer (null for scratch); valid while the module lives.
+  const mlir::Operation *op = nullptr;
 };
 
 /// The allocation of one kernel.

@@ -185,16 +185,66 @@ void RaceChecker::onAsyncRetired(int32_t agent, int64_t op, Cycle) {
   }
 }
 
+RaceChecker::RaceChecker(const Program &program, int64_t maxCtas)
+    : CheckerBase(program), maxCtas_(maxCtas), aliases_(program.allocs.size()) {
+  auto placed = [&](const Alloc &a) { return a.sharedOffset >= 0 && !a.isBarrier && !a.inTensorMemory && a.bytes > 0; };
+  for (size_t i = 0; i < program.allocs.size(); ++i)
+    for (size_t j = i + 1; j < program.allocs.size(); ++j) {
+      const Alloc &a = program.allocs[i], &b = program.allocs[j];
+      if (placed(a) && placed(b) && a.sharedOffset < b.sharedOffset + b.bytes &&
+          b.sharedOffset < a.sharedOffset + a.bytes) {
+        aliases_[i].push_back(static_cast<int32_t>(j));
+        aliases_[j].push_back(static_cast<int32_t>(i));
+      }
+    }
+}
+
+void RaceChecker::checkAliases(const AccessEvent &e, const Epoch &now, llvm::function_ref<bool(const Epoch &)> ordered,
+                               const VectorClock &clock) {
+  const Alloc &a = program_.allocs[e.alloc];
+  int64_t lo = a.sharedOffset + e.offset * a.elementBytes, hi = lo + e.size * a.elementBytes;
+  Shadow region{e.offset, e.size, std::nullopt, {}, {}};
+  for (int32_t other : aliases_[e.alloc]) {
+    auto it = shadow_.find({e.cta, other});
+    if (it == shadow_.end())
+      continue;
+    const Alloc &b = program_.allocs[other];
+    std::string shared = ", in bytes " + b.name + (b.loc.valid() ? " (" + b.loc.str() + ")" : std::string()) +
+                         " shares: Triton's allocator placed both buffers there, the old one's async accesses not "
+                         "waited for";
+    for (const Shadow &view : it->second) {
+      int64_t viewLo = b.sharedOffset + view.offset * b.elementBytes, viewHi = viewLo + view.size * b.elementBytes;
+      if (viewHi <= lo || hi <= viewLo)
+        continue;
+      if (view.write && !ordered(*view.write))
+        report(e.write ? "race-waw" : "race-raw", e, now, *view.write, region, e.write ? "overwrites" : "reads",
+               "while " + describe(*view.write) + " may still be writing " + b.name + shared, clock);
+      if (e.write)
+        for (const Epoch &read : view.reads)
+          if (read.thread != now.thread && !ordered(read))
+            report("race-war", e, now, read, region, "overwrites",
+                   "while " + describe(read) + " may still be reading " + b.name + shared, clock);
+    }
+  }
+}
+
 void RaceChecker::onProxyFence(int32_t agent, Cycle) {
   if (!tracked(cta(agent)))
     return;
   const VectorClock &clock = clockOf(agent);
+  auto firstFence = [&](const std::vector<std::pair<int32_t, int64_t>> &fences) {
+    return std::none_of(fences.begin(), fences.end(), [&](const auto &f) { return f.first == agent; });
+  };
   for (auto &[key, views] : shadow_)
     if (key.first == cta(agent))
-      for (Shadow &view : views)
+      for (Shadow &view : views) {
         if (view.write && !view.write->asyncProxy && view.write->clock <= clock.get(view.write->thread) &&
-            std::none_of(view.fences.begin(), view.fences.end(), [&](const auto &f) { return f.first == agent; }))
+            firstFence(view.fences))
           view.fences.emplace_back(agent, clock.get(agent)); // an agent's first fence after the write suffices
+        for (Epoch &read : view.reads)
+          if (!read.asyncProxy && read.clock <= clock.get(read.thread) && firstFence(read.fences))
+            read.fences.emplace_back(agent, clock.get(agent));
+      }
 }
 
 void RaceChecker::onPendingUse(const PendingUseEvent &e) {
@@ -401,6 +451,16 @@ void RaceChecker::onAccess(const AccessEvent &e) {
            ownLdsRead(before) || (!waveGroup_.empty() && sameOpOtherWaves(before));
   };
 
+  // An async-proxy write that must not overwrite an unfenced generic read: the CLC response, which the PTX ISA's
+  // clusterlaunchcontrol example reads with ld.shared and then fences (fence.proxy.async) before the next
+  // try_cancel may overwrite it (PTX ISA 9.1, clusterlaunchcontrol.try_cancel; CUTLASS's PersistentTileSchedulerSm100 does the same).
+  // Not TMA loads: CUTLASS's and Triton's pipelines release a stage that ld.shared / local_load read to the
+  // producer's next TMA fill through the mbarrier alone (the generic read's value is in registers before the
+  // release), and the tool treats those kernels as correct.
+  bool asyncProxyWrite = e.write && e.asyncProxy && e.op == Op::ClcTryCancel;
+  auto fencedAfter = [&](const std::vector<std::pair<int32_t, int64_t>> &fences) { // a fence this access follows
+    return std::any_of(fences.begin(), fences.end(), [&](const auto &f) { return clock.get(f.first) >= f.second; });
+  };
   std::vector<Shadow> &views = shadow_[{e.cta, e.alloc}];
   Shadow *exact = nullptr;
   for (Shadow &view : views) {
@@ -417,22 +477,27 @@ void RaceChecker::onAccess(const AccessEvent &e) {
                "before " + describe(*view.write) + " that fills it is known to be complete", clock);
     }
     if (e.write)
-      for (const Epoch &read : view.reads)
+      for (const Epoch &read : view.reads) {
         if (read.thread != thread && !ordered(read))
           report("race-war", e, now, read, view, "overwrites",
                  "while " + describe(read) + " may still be reading it", clock);
+        else if (asyncProxyWrite && !read.asyncProxy && read.thread != thread && !fencedAfter(read.fences))
+          report("missing-fence", e, now, read, view, "overwrites",
+                 "through the async proxy, but " + describe(read) +
+                     " read it through the generic proxy with no fence_async_shared (fence.proxy.async) after it",
+                 clock);
+      }
     // (tensor memory is ordered by tcgen05 fences / waits, not fence.proxy.async)
-    auto fenced = [&] { // a fence after the write that this access is ordered after
-      return std::any_of(view.fences.begin(), view.fences.end(),
-                         [&](const auto &f) { return clock.get(f.first) >= f.second; });
-    };
-    if (e.asyncProxy && !e.write && view.write && !view.write->asyncProxy && ordered(*view.write) && !fenced() &&
+    if (e.asyncProxy && !e.write && view.write && !view.write->asyncProxy && ordered(*view.write) &&
+        !fencedAfter(view.fences) &&
         !program_.allocs[e.alloc].inTensorMemory)
       report("missing-fence", e, now, *view.write, view, "reads",
              "through the async proxy, but " + describe(*view.write) +
                  " wrote it through the generic proxy with no fence_async_shared (fence.proxy.async) after it",
              clock);
   }
+  if (!aliases_[e.alloc].empty())
+    checkAliases(e, now, ordered, clock);
   // A read of a region of a shared-memory buffer array that nothing has filled, while another region of it was
   // filled: the fill went to another stage (race-raw with no write to order against). Not in tensor memory: the
   // columns tcgen05.alloc returns hold no defined value (PTX ISA 9.1 9.7.16.7.1) and kernels read an accumulator

@@ -31,7 +31,13 @@
 //   missing-fence: an async-proxy access (TMA store source, wgmma operand) of data written
 //     through the generic proxy (local_store) with no fence.proxy.async on the causality path
 //     from the write to the access: a fence the write happens before and that happens before
-//     the access, by the writer or by the reader (PTX ISA 9.1 9.7.15.7.1, 9.7.13.4).
+//     the access, by the writer or by the reader (PTX ISA 9.1 9.7.15.7.1, 9.7.13.4); and the other direction for
+//     the CLC response: clusterlaunchcontrol.try_cancel overwriting, through the async proxy, a response that a
+//     query (ld.shared, generic proxy) read before it with no fence.proxy.async after the read on the causality
+//     path to the write (PTX ISA 9.1 memory consistency model, "Proxies": accesses of one location through different proxies need a
+//     cross-proxy fence; the example of its clusterlaunchcontrol.try_cancel section fences after the read, as CUTLASS's
+//     PersistentTileSchedulerSm100 and TLX's clc_consumer do). Not for TMA loads over a stage local_load read:
+//     CUTLASS's and Triton's pipelines release such a stage through the mbarrier alone, taken as correct.
 // Only the first `maxCtas` CTAs are checked: CTAs do not share shared memory, and the
 // others run the same protocol on other tiles.
 #pragma once
@@ -39,6 +45,8 @@
 #include "verifier/CheckerBase.h"
 #include "verifier/Finding.h"
 #include "verifier/VectorClock.h"
+
+#include "llvm/ADT/STLFunctionalExtras.h"
 
 #include <map>
 #include <set>
@@ -48,7 +56,7 @@ namespace tlxsim::verifier {
 
 class RaceChecker : public CheckerBase {
 public:
-  RaceChecker(const sim::Program &program, int64_t maxCtas = 2) : CheckerBase(program), maxCtas_(maxCtas) {}
+  RaceChecker(const sim::Program &program, int64_t maxCtas = 2);
 
   void onAgentStart(const sim::AgentInfo &info, sim::Cycle t) override;
   void onAgentEnd(int32_t agent, sim::Cycle t) override;
@@ -57,8 +65,8 @@ public:
   void onAsyncIssue(int32_t agent, int64_t op, int64_t after, sim::Cycle t) override;
   void onAsyncRetired(int32_t agent, int64_t op, sim::Cycle t) override;
   void onAccess(const sim::AccessEvent &e) override;
-  /// fence.proxy.async: orders the generic writes that happen before it (by any agent) before the async-proxy
-  /// accesses that happen after it. The PTX memory model asks for a proxy fence on the causality path from the
+  /// fence.proxy.async: orders the generic writes (and reads) that happen before it (by any agent) before the
+  /// async-proxy accesses (writes) that happen after it. The PTX memory model asks for a proxy fence on the causality path from the
   /// write to the async read, on the writer's side or on the reader's (after the wait that acquired the write).
   void onProxyFence(int32_t agent, sim::Cycle t) override;
   /// Remembers each agent's last execution barrier (s_barrier, bar.sync 0, ttg.barrier local): named in a note
@@ -107,6 +115,9 @@ private:
     int64_t issuerClock; ///< the issuing agent's clock at the access (at issue for an async op)
     bool write = false;
     const sim::Instr *instr = nullptr; ///< the instruction (AccessEvent::instr)
+    /// A generic-proxy read: the proxy fences after it, as (fencing agent, its clock at the fence); an async-proxy
+    /// write ordered after one of them does not overwrite it through another proxy unfenced.
+    std::vector<std::pair<int32_t, int64_t>> fences = {};
   };
   /// Shadow state of one shared-memory view.
   struct Shadow {
@@ -153,6 +164,15 @@ private:
   std::unordered_map<int32_t, std::pair<int32_t, int32_t>> warps_; ///< agent -> (first warp id, warps)
   std::unordered_map<int32_t, int32_t> warpGroup_; ///< per-warp agents -> the agent of their partition's warp 0
   std::unordered_map<int32_t, int32_t> waveGroup_; ///< wave-group agents (sim AgentInfo::waveGroupOf) -> the first
+  /// Shared-memory buffers that share bytes with each buffer (sim Alloc::sharedOffset: Triton's allocator places
+  /// buffers whose live ranges do not overlap at the same offsets), by Program::allocs index.
+  std::vector<std::vector<int32_t>> aliases_;
+  /// race-waw / race-raw / race-war between access `e` and the accesses of the other buffers that share its bytes:
+  /// a buffer reused after another one's last use must not be touched while an async op (a TMA load nobody
+  /// waited for, an MMA still reading) may still access the old one there (Allocation.cpp gives the bytes to the
+  /// new buffer at the old one's last use in program order, not at the completion of its async accesses).
+  void checkAliases(const sim::AccessEvent &e, const Epoch &now, llvm::function_ref<bool(const Epoch &)> ordered,
+                    const VectorClock &clock);
   /// race-raw / race-waw: a warp's tcgen05.ld / st tile outside the lanes its warp id may access.
   void checkWarpTiles(const sim::AccessEvent &e);
   /// Whether two regions of allocation `alloc` overlap: element ranges in shared memory, 32-bit column ranges in

@@ -39,6 +39,7 @@ public:
   bool unsupported = false; ///< the error is a simulator limit, not a malformed input
   llvm::DenseMap<mlir::Value, int32_t> slots;
   llvm::DenseMap<Attribute, int32_t> locIndex;
+  llvm::DenseMap<const Operation *, int32_t> allocOf; ///< a ttg.local_alloc / ttng.tmem_alloc -> its Program::allocs index
 
   int32_t slot(mlir::Value value) {
     auto [it, inserted] = slots.try_emplace(value, p.numSlots);

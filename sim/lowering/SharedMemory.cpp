@@ -68,6 +68,7 @@ bool Lowerer::lowerSharedMemory(Operation &op, StringRef name, std::vector<Instr
       alloc.shape.back() = tmemBufferColumns(type);
     }
     instr.imm = static_cast<int64_t>(p.allocs.size());
+    allocOf[&op] = static_cast<int32_t>(p.allocs.size());
     p.allocs.push_back(alloc);
     out.push_back(instr);
     if (op.getNumOperands() > 0) { // allocation initialized from registers

@@ -2,7 +2,8 @@
 // tile loop is a CLC tile loop, `while tile_id != -1: ...; tile_id = clc_query(...)` (an scf.while whose next tile
 // id comes from ttng.clc_query_cancel, -1 once no cluster is left). The default partition issues the
 // cancellation requests (try_cancel on clc_full after waiting clc_empty) and is the epilogue; all three partitions
-// read each response after waiting clc_full and release it on clc_empty (count 3) when they got a tile. Rings:
+// read each response after waiting clc_full, fence the read (fence.proxy.async, as TLX's clc_consumer does) and
+// release it on clc_empty (count 3) when they got a tile. Rings:
 // full / empty (2 stages, the K loop of the load and MMA partitions), acc_full / acc_empty (1 slot, once per tile).
 #shared1 = #ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
 #smem = #ttg.shared_memory
@@ -62,6 +63,7 @@ module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.targ
         %t1 = arith.addi %tc, %c1 : i32
         ttng.wait_barrier %cf, %cph, %true : !ttg.memdesc<1xi64, #shared1, #smem, mutable> loc("tlx_clc.py":27:9)
         %q:3 = ttng.clc_query_cancel %resp : (!ttg.memdesc<1xui128, #shared1, #smem, mutable>) -> (i32, i32, i32) loc("tlx_clc.py":28:16)
+        ttng.fence_async_shared {bCluster = false} loc("tlx_clc.py":28:16)
         %none = arith.cmpi eq, %q#0, %cm1 : i32
         %mine = arith.addi %q#0, %rank : i32
         %next = arith.select %none, %q#0, %mine : i32
@@ -107,6 +109,7 @@ module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.targ
         %cf = ttg.memdesc_index %aclcf[%c0_0] : !ttg.memdesc<1xi64, #shared1, #smem, mutable> -> !ttg.memdesc<1xi64, #shared1, #smem, mutable>
         ttng.wait_barrier %cf, %cph, %true_0 : !ttg.memdesc<1xi64, #shared1, #smem, mutable> loc("tlx_clc.py":47:9)
         %qq:3 = ttng.clc_query_cancel %aresp : (!ttg.memdesc<1xui128, #shared1, #smem, mutable>) -> (i32, i32, i32) loc("tlx_clc.py":48:16)
+        ttng.fence_async_shared {bCluster = false} loc("tlx_clc.py":48:16)
         %none = arith.cmpi eq, %qq#0, %cm1_0 : i32
         %mine = arith.addi %qq#0, %rank_0 : i32
         %next = arith.select %none, %qq#0, %mine : i32
@@ -147,6 +150,7 @@ module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.targ
         %cf = ttg.memdesc_index %bclcf[%c0_1] : !ttg.memdesc<1xi64, #shared1, #smem, mutable> -> !ttg.memdesc<1xi64, #shared1, #smem, mutable>
         ttng.wait_barrier %cf, %cph, %true_1 : !ttg.memdesc<1xi64, #shared1, #smem, mutable> loc("tlx_clc.py":57:9)
         %qq:3 = ttng.clc_query_cancel %bresp : (!ttg.memdesc<1xui128, #shared1, #smem, mutable>) -> (i32, i32, i32) loc("tlx_clc.py":58:16)
+        ttng.fence_async_shared {bCluster = false} loc("tlx_clc.py":58:16)
         %none = arith.cmpi eq, %qq#0, %cm1_1 : i32
         %mine = arith.addi %qq#0, %rank_1 : i32
         %next = arith.select %none, %qq#0, %mine : i32
