@@ -192,11 +192,15 @@ llvm::json::Value partitionSummary(const DecodedProfile &profile, const ScopeTab
         part = "partition" + std::to_string(index);
       }
       warps[part]++;
-      // A warp whose circular segment overflowed kept only its newest entries: its fractions are taken over the
-      // window its entries cover (its first kept start to the CTA's end), not over the CTA's lifetime, which the
-      // other warps' older entries may reach back to (Proton's own summary divides by the lifetime: a wait share
-      // that shrinks with the share of the entries dropped).
-      const double window = w.droppedEntries ? double(span->second - warpSpan(w)->first) : life;
+      // A warp's fractions are taken over its own life, as the simulator's partition lifetime is (an agent's start
+      // to its exit, sim/SummaryView.cpp): from the CTA's first start to the warp's own last end, so that a
+      // producer that exits while the consumers finish their last stages is not counted busy after its exit.
+      // A warp whose circular segment overflowed kept only its newest entries: its window starts at its first
+      // kept start, not at the CTA's first start, which the other warps' older entries may reach back to
+      // (Proton's own summary divides by the lifetime: a wait share that shrinks with the share of the entries
+      // dropped, and with the time after the warp's exit).
+      const auto own = warpSpan(w);
+      const double window = double(own->second - (w.droppedEntries ? own->first : span->first));
       observed[part] += life > 0 ? window / life : 0.0;
       for (const ScopeEvent &e : w.events)
         sums[part][scopes.name(e.scopeId)] += window > 0 ? double(e.endCycle - e.startCycle) / window : 0.0;

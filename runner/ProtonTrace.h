@@ -56,16 +56,17 @@ llvm::Expected<PartitionMap> partitionsFromTtgir(llvm::StringRef ttgir);
 llvm::json::Value chromeTrace(const DecodedProfile &profile, const ScopeTable &scopes, llvm::StringRef kernel,
                               size_t maxCtas);
 
-/// record.py `proton_summary` over every CTA: {"ctas", "lifetime_us_mean", "partitions": {part:
-/// {"warps_per_cta", "wait_frac", "scopes": {name: fraction}}}}. A CTA's lifetime runs from its first
-/// scope start to its last scope end (cycles / 1000, record.py's "us"); per warp each scope's summed
-/// duration over that lifetime, averaged over the partition's warps; wait_frac sums the scopes named
-/// wait_* or *_wait. CTAs without events are left out, as they have no process in Proton's trace.
-/// A warp whose circular segment overflowed (WarpTrace::droppedEntries) kept only its newest entries; its
-/// fractions are taken over the window they cover, from its first kept start to the CTA's last end, so that a
-/// wait share is not diluted by the part of the lifetime whose entries were dropped (record.py, which sees only
-/// Proton's decoded trace, cannot tell and divides by the lifetime). "observed_frac": the mean share of the
-/// lifetime that a partition's warps' windows cover (1 when nothing overflowed).
+/// Per-partition scope shares over every CTA: {"ctas", "lifetime_us_mean", "partitions": {part:
+/// {"warps_per_cta", "wait_frac", "observed_frac", "scopes": {name: fraction}}}}. A CTA's lifetime runs from its
+/// first scope start to its last scope end (cycles / 1000, record.py's "us"). Per warp each scope's summed
+/// duration over the warp's own life, from the CTA's first start to the warp's last scope end (the simulator's
+/// partition lifetime ends at the partition's exit too, sim/SummaryView.cpp; record.py's `proton_summary`
+/// divides by the CTA's lifetime, which counts a producer busy after it exits), averaged over the partition's
+/// warps; wait_frac sums the scopes named wait_* or *_wait. CTAs without events are left out, as they have no
+/// process in Proton's trace. A warp whose circular segment overflowed (WarpTrace::droppedEntries) kept only its
+/// newest entries; its window starts at its first kept start, so that a wait share is not diluted by the part of
+/// the lifetime whose entries were dropped. "observed_frac": the mean share of the CTA's lifetime that a
+/// partition's warps' windows cover (1 when nothing overflowed and every warp ends with the CTA).
 llvm::json::Value partitionSummary(const DecodedProfile &profile, const ScopeTable &scopes, const PartitionMap &parts);
 
 /// The CTAs' %globaltimer spans, ns: {"init_to_prefinal_ns_mean", "cycles_per_ns"} where

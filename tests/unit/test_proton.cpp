@@ -222,8 +222,9 @@ TEST_CASE("proton: partitions from TTGIR") {
   llvm::consumeError(none.takeError());
 }
 
-TEST_CASE("proton: partition summary equals record.py proton_summary") {
-  // 2 CTAs, 8 warps: warps 0-3 default, warp 4 the one-warp worker partition (ws_gemm), 5-7 idle.
+TEST_CASE("proton: partition summary, each warp over its own life") {
+  // 2 CTAs, 8 warps: warps 0-3 default, warp 4 the one-warp worker partition (ws_gemm), 5-7 idle. A warp's shares
+  // are over the CTA's first start to its own last end (record.py's proton_summary divides by the CTA lifetime).
   BufferBuilder b(2, 8, 16);
   for (unsigned c = 0; c < 2; ++c) {
     const uint64_t base = 1000 * c;
@@ -243,21 +244,25 @@ TEST_CASE("proton: partition summary equals record.py proton_summary") {
   CHECK(*o.getNumber("lifetime_us_mean") == doctest::Approx(0.7));
   const llvm::json::Object &def = *o.getObject("partitions")->getObject("default");
   CHECK(*def.getInteger("warps_per_cta") == 4);
-  // wait_ready: per warp 100/400 (CTA0) and 100/1000 (CTA1) -> mean over 8 warps = (4*0.25 + 4*0.1)/8
-  CHECK(*def.getObject("scopes")->getNumber("wait_ready") == doctest::Approx(0.175));
+  // wait_ready: per warp 100/400 (CTA0, and CTA1's warps 1-3, which end at 400 of its 1000) and 100/1000 (CTA1
+  // warp 0) -> mean over 8 warps = (7*0.25 + 0.1)/8
+  CHECK(*def.getObject("scopes")->getNumber("wait_ready") == doctest::Approx(1.85 / 8));
   CHECK(*def.getObject("scopes")->getNumber("mma") == doctest::Approx(0.5 / 8));
-  CHECK(*def.getNumber("wait_frac") == doctest::Approx(0.35));
+  CHECK(*def.getNumber("wait_frac") == doctest::Approx(3.7 / 8));
   const llvm::json::Object &w = *o.getObject("partitions")->getObject("partition0");
   CHECK(*w.getInteger("warps_per_cta") == 1);
-  CHECK(*w.getObject("scopes")->getNumber("wait_empty") == doctest::Approx((0.5 + 0.2) / 2));
-  CHECK(*w.getNumber("wait_frac") == doctest::Approx(0.35));
+  // the worker waits 200 of its 250 cycles in both CTAs (it exits while the default warps go on)
+  CHECK(*w.getObject("scopes")->getNumber("wait_empty") == doctest::Approx(0.8));
+  CHECK(*w.getNumber("wait_frac") == doctest::Approx(0.8));
+  CHECK(*w.getNumber("observed_frac") == doctest::Approx((0.625 + 0.25) / 2));
 }
 
 TEST_CASE("proton: a warp whose segment overflowed is measured over the window its kept entries cover") {
   // One CTA, 5 warps, 4 entries (2 scopes) per segment. The producer (warp 4) waits the first 50 of every 100
   // cycles from 0 to 400 and keeps (200, 250), (300, 350); a consumer warp (warp 0) waits the last 30 of every 50
   // and keeps (320, 350), (370, 400). The kept entries span the CTA from 200 to 400: over that lifetime warp 0
-  // would wait 60 / 200 = 0.3 (Proton's own summary); over its window 320..400 it waits 60 / 80 = 0.75.
+  // would wait 60 / 200 = 0.3 (Proton's own summary); over its window 320..400 it waits 60 / 80 = 0.75. The
+  // producer's window ends at its own last end: 200..350, where it waits 100 / 150.
   BufferBuilder b(1, 5, 4);
   for (uint64_t t = 0; t < 400; t += 100)
     b.scope(0, 4, 2, t, t + 50);
@@ -273,8 +278,8 @@ TEST_CASE("proton: a warp whose segment overflowed is measured over the window i
   CHECK(*def.getNumber("wait_frac") == doctest::Approx(0.75));
   CHECK(*def.getNumber("observed_frac") == doctest::Approx(0.4));
   const llvm::json::Object &w = *o.getObject("partitions")->getObject("partition0");
-  CHECK(*w.getNumber("wait_frac") == doctest::Approx(0.5));
-  CHECK(*w.getNumber("observed_frac") == doctest::Approx(1.0));
+  CHECK(*w.getNumber("wait_frac") == doctest::Approx(100.0 / 150));
+  CHECK(*w.getNumber("observed_frac") == doctest::Approx(0.75));
   // No CTA kept every entry: the clock estimate has nothing to go on.
   CHECK(*globalTimerSummary(*p).getAsObject()->getInteger("ctas") == 0);
 }
