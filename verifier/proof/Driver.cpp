@@ -115,26 +115,6 @@ bool Driver::unrollFromStart() {
   return true;
 }
 
-namespace {
-
-/// Whether launch parameter `name` is a tensor descriptor's shape or stride argument (`a_desc.shape.0`,
-/// `a_desc.stride.1`: the names Triton gives the arguments a `tt.tensordesc` parameter expands to).
-bool isDescriptorExtent(const std::string &name) {
-  llvm::StringRef n(name);
-  for (llvm::StringRef kind : {".shape.", ".stride."}) {
-    size_t at = n.rfind(kind);
-    if (at != llvm::StringRef::npos && at > 0) {
-      llvm::StringRef dim = n.drop_front(at + kind.size());
-      unsigned d;
-      if (!dim.empty() && !dim.getAsInteger(10, d))
-        return true;
-    }
-  }
-  return false;
-}
-
-} // namespace
-
 void Driver::constrainLaunch() {
   // Launch constraints: arguments within 2^30 (no i32 overflow in index arithmetic), their
   // tt.divisibility, the grid, and the user's assumptions.
@@ -152,12 +132,6 @@ void Driver::constrainLaunch() {
         paramConstraints.push_back(e < np->second);
       else
         paramConstraints.push_back(e < (1 << 20));
-    } else if (isDescriptorExtent(n)) {
-      // A tensor descriptor's shape and strides (Triton passes them as arguments named <desc>.shape.<d> /
-      // <desc>.stride.<d>): the CUDA driver's cuTensorMapEncodeTiled requires globalDim >= 1 and globalStrides > 0
-      // (a descriptor with a zero or negative extent cannot be built, so no launch has one).
-      paramConstraints.push_back(e >= 1 && e <= kArgumentBound);
-      smallConstraints.push_back(e <= 4096);
     } else {
       paramConstraints.push_back(e >= -kArgumentBound && e <= kArgumentBound);
       smallConstraints.push_back(e >= 0 && e <= 4096);
