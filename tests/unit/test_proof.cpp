@@ -6,6 +6,7 @@
 #include "verifier/proof/Prover.h"
 
 #include "mlir/IR/MLIRContext.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <doctest/doctest.h>
@@ -98,6 +99,43 @@ TEST_CASE("an arrive in a zero-trip loop: counterexample at K <= 0, none once K 
   auto assumed = prove(path, options);
   for (const auto &r : assumed.results)
     CHECK(r.verdict != "counterexample");
+}
+
+TEST_CASE("a tensor descriptor's shape arguments are at least 1: a K loop bounded by one has no zero-trip case") {
+  // The zero-trip bug kernel above with its K loop bounded by the A descriptor's second shape argument (%a_desc_1,
+  // Triton 3.6 names it after the descriptor) instead of K: cuTensorMapEncodeTiled requires every globalDim >= 1,
+  // so the loop runs at least once on every launch and the arrive is never skipped.
+  const char *path = "tests/inputs/proof/ws_gemm_parametric/s3_bug_zero_trip_arrive/ws_gemm_parametric_kernel.ttgir";
+  auto buffer = llvm::MemoryBuffer::getFile(std::string(TLXSIM_SOURCE_DIR) + "/" + path);
+  REQUIRE(buffer);
+  std::string text = (*buffer)->getBuffer().str();
+  size_t body = text.find("attributes {noinline = false} {");
+  REQUIRE(body != std::string::npos);
+  int replaced = 0;
+  for (const char *use : {"%off_n, %K)", "arith.addi %K,"}) {
+    size_t at = text.find(use, body);
+    REQUIRE(at != std::string::npos);
+    std::string now = use;
+    now.replace(now.find("%K"), 2, "%a_desc_1");
+    text.replace(at, std::string(use).size(), now);
+    ++replaced;
+  }
+  CHECK(replaced == 2);
+  std::unique_ptr<mlir::MLIRContext> ctx = ir::makeContext();
+  auto module = ir::readTTGIRText(text, "desc_k.ttgir", *ctx, llvm::errs());
+  REQUIRE(module);
+  verifier::proof::ProofOptions options;
+  options.launch = {{"K", 8192}, {"M", 8192}, {"N", 8192}};
+  auto report = verifier::proof::proveProtocol(*module, options);
+  bool sawLoaded = false;
+  for (const auto &r : report.results) {
+    CHECK(r.verdict != "counterexample");
+    if (r.property == "phase-balance" && r.barrier == "loaded") {
+      sawLoaded = true;
+      CHECK(r.verdict == "proved");
+    }
+  }
+  CHECK(sawLoaded);
 }
 
 TEST_CASE("lemma learning: the per-sample memo evaluates each term once and gives the plain path's values") {

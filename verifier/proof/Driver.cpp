@@ -119,8 +119,15 @@ void Driver::constrainLaunch() {
   // Launch constraints: arguments within 2^30 (no i32 overflow in index arithmetic), their
   // tt.divisibility, the grid, and the user's assumptions.
   Block &body = func->getRegion(0).front();
+  const std::set<std::string> extents = descriptorExtentParams();
   for (auto &[n, e] : params) {
-    if (n.starts_with("num_programs_"))
+    if (extents.count(n)) {
+      // A tensor descriptor's shape and strides: the CUDA driver's cuTensorMapEncodeTiled requires globalDim >= 1
+      // and globalStrides > 0 (CUDA Driver API, Tensor Map Object Management), so no launch has a zero or negative
+      // extent; without this a model could pick one (seen in the ping-pong GEMM's loop-alignment model).
+      paramConstraints.push_back(e >= 1 && e <= kArgumentBound);
+      smallConstraints.push_back(e <= 4096);
+    } else if (n.starts_with("num_programs_"))
       paramConstraints.push_back(e >= 1 && e <= (1 << 20));
     else if (n == "cluster_rank")
       paramConstraints.push_back(e >= 0 && e < c.int_val(numCtas));

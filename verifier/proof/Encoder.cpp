@@ -2,6 +2,8 @@
 // ExecValues.cpp, ExecBarriers.cpp and ExecAsync.cpp; the partitions' entry environments.
 #include "verifier/proof/Encoder.h"
 
+#include "ir/Types.h"
+
 #include "ir/OpSyntax.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -134,6 +136,31 @@ void Encoder::execOp(Operation &op, Env &env, const z3::expr &guard, std::vector
   execOther(x);
 }
 
+std::string Encoder::argumentParamName(unsigned i) {
+  Block &body = func->getRegion(0).front();
+  std::string n = ir::variableName(body.getArgument(i).getLoc()).value_or("arg" + std::to_string(i));
+  // Descriptor shape/stride arguments share the descriptor's Python name.
+  for (unsigned j = 0; j < body.getNumArguments(); ++j)
+    if (j != i && ir::variableName(body.getArgument(j).getLoc()) == n)
+      return n + "#" + std::to_string(i);
+  return n;
+}
+
+std::set<std::string> Encoder::descriptorExtentParams() {
+  std::set<std::string> names;
+  Block &body = func->getRegion(0).front();
+  for (unsigned i = 0; i < body.getNumArguments(); ++i) {
+    auto desc = dyn_cast<ir::TensorDescType>(body.getArgument(i).getType());
+    if (!desc)
+      continue;
+    unsigned extents = 2 * static_cast<unsigned>(desc.getBlockType().getRank());
+    for (unsigned j = i + 1; j <= i + extents && j < body.getNumArguments(); ++j)
+      if (body.getArgument(j).getType().isIntOrIndex() && !body.getArgument(j).getType().isInteger(1))
+        names.insert(argumentParamName(j));
+  }
+  return names;
+}
+
 Env Encoder::baseEnv(int part) {
   Env env;
   Block &body = func->getRegion(0).front();
@@ -141,15 +168,7 @@ Env Encoder::baseEnv(int part) {
     BlockArgument arg = body.getArgument(i);
     if (!arg.getType().isIntOrIndex() || arg.getType().isInteger(1))
       continue;
-    std::string n = ir::variableName(arg.getLoc()).value_or("arg" + std::to_string(i));
-    // Descriptor shape/stride arguments share the descriptor's Python name.
-    bool dup = false;
-    for (unsigned j = 0; j < body.getNumArguments(); ++j)
-      if (j != i && ir::variableName(body.getArgument(j).getLoc()) == n)
-        dup = true;
-    if (dup)
-      n += "#" + std::to_string(i);
-    env[arg] = param(n);
+    env[arg] = param(argumentParamName(i));
   }
   execOps(prefix, env, c.bool_val(true), nullptr, part);
   for (auto &[arg, outer] : parts[part].seeds)

@@ -86,6 +86,14 @@ public:
   void execOp(mlir::Operation &op, Env &env, const z3::expr &guard, std::vector<Event> *events, int part);
   /// The environment of partition `part` at its block's start: kernel arguments, the prefix, the captures.
   Env baseEnv(int part);
+  /// The launch parameter name of the kernel's integer argument `i`: its Python name, with `#i` appended when
+  /// another argument has the same name (Triton 3.6 names a descriptor's shape / stride arguments after the
+  /// descriptor).
+  std::string argumentParamName(unsigned i);
+  /// The parameter names of the kernel's tensor-descriptor extents: the `rank` shape then `rank` stride integer
+  /// arguments that follow each `!tt.tensordesc` argument (Triton's calling convention for host-built descriptors,
+  /// both in upstream 3.6 and in fbtriton, which names them `<desc>.shape.<d>` / `<desc>.stride.<d>`).
+  std::set<std::string> descriptorExtentParams();
 
   // ---- transition system (Transition.cpp, Ghost.cpp) -------------------------------------------
   State freshState(const std::string &tag);
