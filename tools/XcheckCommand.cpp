@@ -259,10 +259,10 @@ void comparePartitions(XcheckRun &run) {
   if (!(maxPartitionDiffOpt >= 0))
     return;
   for (const PartitionDiff &d : run.partitions) {
-    const auto &r = launchOf(run, d);
-    auto diff = d.diffPoints();
     if (d.spilled)
       continue;
+    const auto &r = launchOf(run, d);
+    auto diff = d.diffPoints();
     if (!diff)
       run.failures.push_back(formatv("{0} {1} {2} {3}: no predicted partition of that name", r.kernel, r.config,
                                      r.shape, d.name).str());
@@ -280,6 +280,11 @@ std::vector<double> absPartitionDiffs(const XcheckRun &run) {
     if (auto diff = d.diffPoints(); diff && !d.spilled)
       diffs.push_back(std::fabs(*diff));
   return diffs;
+}
+
+/// How many compared partitions belong to launches whose binary spills (listed, not counted nor gated).
+size_t spilledPartitions(const XcheckRun &run) {
+  return llvm::count_if(run.partitions, [](const PartitionDiff &d) { return d.spilled; });
 }
 
 /// Held-out statistics per kernel and overall, fit statistics overall, and the gate's failures.
@@ -347,7 +352,7 @@ void printJson(XcheckRun &run) {
   json::Object partitionSummary{
       {"count", int64_t(diffs.size())},
       {"not_compared_other_build", int64_t(run.otherBuildSummaries)},
-      {"spilled_count", int64_t(llvm::count_if(run.partitions, [](const PartitionDiff &d) { return d.spilled; }))},
+      {"spilled_count", int64_t(spilledPartitions(run))},
       {"median_abs_diff_points", opt(xcheck::quantile(diffs, 0.5))},
       {"max_abs_diff_points", diffs.empty() ? json::Value(nullptr) : json::Value(*llvm::max_element(diffs))},
       {"max_partition_diff", maxPartitionDiffOpt >= 0 ? json::Value(double(maxPartitionDiffOpt)) : nullptr}};
@@ -416,7 +421,7 @@ void printPartitionTable(const XcheckRun &run) {
                           (d.spilled ? " [spills]" : ""));
   }
   std::vector<double> diffs = absPartitionDiffs(run);
-  size_t spilled = llvm::count_if(run.partitions, [](const PartitionDiff &d) { return d.spilled; });
+  size_t spilled = spilledPartitions(run);
   outs() << formatv("Partitions: {0} compared, median |diff| {1} points, max {2} points{3}\n", diffs.size(),
                     diffs.empty() ? std::string("-") : formatv("{0:f1}", *xcheck::quantile(diffs, 0.5)).str(),
                     diffs.empty() ? std::string("-") : formatv("{0:f1}", *llvm::max_element(diffs)).str(),

@@ -2,9 +2,8 @@
 // ExecValues.cpp, ExecBarriers.cpp and ExecAsync.cpp; the partitions' entry environments.
 #include "verifier/proof/Encoder.h"
 
-#include "ir/Types.h"
-
 #include "ir/OpSyntax.h"
+#include "ir/Types.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 
@@ -136,6 +135,13 @@ void Encoder::execOp(Operation &op, Env &env, const z3::expr &guard, std::vector
   execOther(x);
 }
 
+namespace {
+
+/// Whether a kernel argument of type `t` is a launch parameter the prover follows: an integer or index, not a bool.
+bool isIntegerParam(mlir::Type t) { return t.isIntOrIndex() && !t.isInteger(1); }
+
+} // namespace
+
 std::string Encoder::argumentParamName(unsigned i) {
   Block &body = func->getRegion(0).front();
   std::string n = ir::variableName(body.getArgument(i).getLoc()).value_or("arg" + std::to_string(i));
@@ -155,7 +161,7 @@ std::set<std::string> Encoder::descriptorExtentParams() {
       continue;
     unsigned extents = 2 * static_cast<unsigned>(desc.getBlockType().getRank());
     for (unsigned j = i + 1; j <= i + extents && j < body.getNumArguments(); ++j)
-      if (body.getArgument(j).getType().isIntOrIndex() && !body.getArgument(j).getType().isInteger(1))
+      if (isIntegerParam(body.getArgument(j).getType()))
         names.insert(argumentParamName(j));
   }
   return names;
@@ -166,9 +172,8 @@ Env Encoder::baseEnv(int part) {
   Block &body = func->getRegion(0).front();
   for (unsigned i = 0; i < body.getNumArguments(); ++i) {
     BlockArgument arg = body.getArgument(i);
-    if (!arg.getType().isIntOrIndex() || arg.getType().isInteger(1))
-      continue;
-    env[arg] = param(argumentParamName(i));
+    if (isIntegerParam(arg.getType()))
+      env[arg] = param(argumentParamName(i));
   }
   execOps(prefix, env, c.bool_val(true), nullptr, part);
   for (auto &[arg, outer] : parts[part].seeds)
