@@ -31,7 +31,8 @@ cl::list<std::string> assumeOpts("assume",
 cl::opt<double> timeoutOpt("timeout",
                            cl::desc("Z3 limit per query in nominal seconds (default 30): a deterministic resource "
                                     "limit of 1e6 Z3 rlimit units per second, the same verdicts at any load; a "
-                                    "wall-clock safety net at 10 x the seconds + 10 s"),
+                                    "wall-clock safety net at 10 x the seconds + 10 s. The k-induction step, the "
+                                    "last phase, may spend what is left of --proof-budget"),
                            cl::init(30.0), cl::sub(checkCommand()));
 cl::opt<double> budgetOpt("proof-budget",
                           cl::desc("Z3 limit for all queries of one kernel in nominal seconds (default 120): 1e6 "

@@ -87,15 +87,15 @@ TEST_CASE("proof budgets: a spent budget answers unknown without running the que
 }
 
 namespace {
-/// A query Z3 needs many resource units for: a 12-pigeon, 11-hole assignment as integers.
-void addPigeons(z3::context &c, z3::solver &s) {
+/// A query Z3 needs many resource units for: an n-pigeon, (n - 1)-hole assignment as integers (unsat).
+void addPigeons(z3::context &c, z3::solver &s, int n = 12) {
   std::vector<z3::expr> p;
-  for (int i = 0; i < 12; ++i) {
+  for (int i = 0; i < n; ++i) {
     p.push_back(c.int_const(("p" + std::to_string(i)).c_str()));
-    s.add(p.back() >= 0 && p.back() < 11);
+    s.add(p.back() >= 0 && p.back() < n - 1);
   }
-  for (int i = 0; i < 12; ++i)
-    for (int j = i + 1; j < 12; ++j)
+  for (int i = 0; i < n; ++i)
+    for (int j = i + 1; j < n; ++j)
       s.add(p[i] != p[j]);
 }
 
@@ -128,4 +128,35 @@ TEST_CASE("proof budgets: the resource limit stops a query, deterministically, a
     runPigeons(o, [&u](z3::check_result, const QueryBudget &budget) { u = budget.totalUnits(); });
   CHECK(units[0] == units[1]);
   CHECK(units[0] >= 100u);
+}
+
+TEST_CASE("proof budgets: a query given the rest of the budget passes --timeout's limit, and stops at the budget") {
+  ProofOptions o;
+  o.timeoutSeconds = 0.0001; // 100 units
+  o.budgetSeconds = 1;       // 1e6 units
+  double seconds = 0;
+  {
+    z3::context c;
+    z3::solver s(c);
+    addPigeons(c, s, 6);
+    QueryBudget budget(o);
+    budget.start();
+    CHECK(budget.check(s, seconds) == z3::unknown); // --timeout's 100 units are too few
+    CHECK(budget.stop() == "rlimit");
+    uint64_t first = budget.totalUnits();
+    CHECK(budget.check(s, seconds, QueryBudget::kRestOfBudget) == z3::unsat);
+    CHECK(budget.totalUnits() - first > 100u); // it spent more than one query's limit
+    CHECK_FALSE(budget.exhausted());
+  }
+  // The rest of a budget too small for the query: the budget is what stopped it.
+  o.budgetSeconds = 0.0002; // 200 units
+  z3::context c;
+  z3::solver s(c);
+  addPigeons(c, s);
+  QueryBudget budget(o);
+  budget.start();
+  CHECK(budget.check(s, seconds, QueryBudget::kRestOfBudget) == z3::unknown);
+  CHECK(budget.stop() == "proof-budget");
+  CHECK(budget.exhausted());
+  CHECK(budget.stopText() == "the proof budget of 0.0002 s (--proof-budget) was spent (200 Z3 resource units)");
 }

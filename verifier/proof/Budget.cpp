@@ -95,10 +95,11 @@ z3::check_result QueryBudget::check(z3::solver &s, double &seconds, uint64_t que
     lastStop = unitsLeft() == 0 ? "proof-budget" : "wall-clock-budget";
     return z3::unknown;
   }
+  bool rest = queryUnits == kRestOfBudget;
   uint64_t perQuery = queryUnits ? queryUnits : rlimitUnits(options.timeoutSeconds);
-  bool budgetCapped = unitsLeft() < perQuery;
-  double wallQuery = wallClockNet(options.timeoutSeconds);
-  bool wallCapped = wallLeft < wallQuery;
+  bool budgetCapped = rest || unitsLeft() < perQuery;
+  double wallQuery = rest ? wallLeft : wallClockNet(options.timeoutSeconds);
+  bool wallCapped = rest || wallLeft < wallQuery;
   unsigned given = queryRlimit(std::min(perQuery, unitsLeft()));
   {
     z3::params p(s.ctx());

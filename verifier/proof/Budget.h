@@ -77,9 +77,12 @@ public:
   double secondsLeft(Clock::time_point now = Clock::now()) const;
   /// Resource units of the budget left (0 once spent).
   uint64_t unitsLeft() const;
+  /// `queryUnits` of a query that may spend all the budget left (its wall-clock net: the budget's), for the
+  /// last phase of a kernel's proofs (the induction step, Driver::runInduction): the units no later query can use.
+  static constexpr uint64_t kRestOfBudget = ~uint64_t(0);
   /// One query: `unknown` without running once the budget is spent (exhausted() then holds). Its rlimit is
-  /// `queryUnits` (0: --timeout's) capped to the budget left; `seconds` and totalSeconds() accumulate its wall
-  /// time, totalUnits() its resource units.
+  /// `queryUnits` (0: --timeout's; kRestOfBudget: all that is left) capped to the budget left; `seconds` and
+  /// totalSeconds() accumulate its wall time, totalUnits() its resource units.
   z3::check_result check(z3::solver &s, double &seconds, uint64_t queryUnits = 0);
   bool exhausted() const { return budgetExhausted; }
   double totalSeconds() const { return total; }

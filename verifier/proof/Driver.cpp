@@ -576,7 +576,9 @@ void Driver::runInduction() {
       for (int i = 0; i <= k; ++i)
         s.add(!anyViol(i, i + 1, hyp, wviol));
       s.add(anyViol(k + 1, k + 2, goal, wviol));
-      r = check(s, indSecs);
+      // The induction step is the kernel's last phase: its queries may spend the budget left, which no later
+      // query could use (hopper_gemm_ws bn128_s4's last round needs 44 M units, above --timeout's 30 M).
+      r = check(s, indSecs, QueryBudget::kRestOfBudget);
       if (r == z3::sat)
         found = s.get_model();
       if (r != z3::unsat)

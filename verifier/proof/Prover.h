@@ -67,6 +67,7 @@ struct ProofOptions {
   std::vector<Assumption> assumptions;
   /// Per Z3 query, nominal seconds: a resource limit (rlimit) of timeoutSeconds x kRlimitPerSecond units
   /// (Budget.h), deterministic across machines and load; wall-clock safety net kWallClockFactor x as long.
+  /// The induction step's queries, the last of a kernel's, may instead spend what is left of budgetSeconds.
   double timeoutSeconds = 30; ///< 3e7 units: 3.3 x the largest proved query (tests/bench/README.md, calibration)
   /// All Z3 queries of one kernel, nominal seconds: a resource budget of budgetSeconds x kRlimitPerSecond units
   /// summed over the queries, the bound on `check --proofs` whatever the number of properties, retries and
