@@ -97,6 +97,7 @@ bool Driver::unrollFromStart() {
       peerExprs.erase(peerExprs.begin() + peers, peerExprs.end());
     }
     collecting = false;
+    findDrainWaiters();
     recordSlots = true;
     viol.emplace_back();
     states.push_back(initial(viol.back()));

@@ -52,11 +52,15 @@ void OpCtx::emit(Event::K k, const Val &bar, const z3::expr &pred, const z3::exp
     Operation *at = l1->getBlock()->findAncestorOpInBlock(op);
     if (l1->isAncestor(&op))
       groups[bar.group].loopWaiters.insert(part);
+    if (Operation *l2 = E.parts[part].l2; l2 && l2->isAncestor(&op))
+      groups[bar.group].innerWaiters.insert(part);
     else if (at && l1->isBeforeInBlock(at))
       groups[bar.group].afterWaiters.insert(part);
   }
   if (k == Event::Arrive)
     groups[bar.group].arrivers.insert(part);
+  if (k == Event::Arrive && name.starts_with("ttng.tc_gen5"))
+    groups[bar.group].asyncArrivers.insert(part);
   events->push_back({k, bar.group, *bar.e, guard && pred, parity, amount, &op, part});
 }
 

@@ -148,6 +148,12 @@ public:
   /// step must start from an arbitrary state (freshState): from the initial state the indices are numerals and
   /// unrelated rings would pair (TLX's ping-pong attention: `q_tiles[1]` and `k_empties[0]`).
   void learnReleases(const std::vector<Event> &events);
+  /// Fills Group::drainWaiters from the dry run's uses: a depth-2 partition that is a barrier's only arriver, by
+  /// tcgen05 (an MMA's completion barrier), and waits on it in its tile loop but never in its K loop nor after.
+  void findDrainWaiters();
+  /// The waiter whose balance judges a slot no waiter has waited on (checkEnd): the first that is not a drain
+  /// waiter (-1: none).
+  int firstJudge(const Group &grp) const;
   /// Whether barrier `r` may be the one the readers of data buffer `b` hand its stages back with (stage-ownership:
   /// the writer's wait on it must name the stage it overwrites; an in-flight reader must not arrive on it): a
   /// barrier array of `b`'s stage count, one of `b`'s learned releases when it has any.

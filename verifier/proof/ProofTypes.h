@@ -51,6 +51,13 @@ struct Group {
   std::set<int> waiters;      ///< partitions that wait on it
   std::set<int> loopWaiters;  ///< partitions that wait on it inside their loop nest
   std::set<int> afterWaiters; ///< partitions that wait on it in the code after their loop nest
+  std::set<int> innerWaiters; ///< partitions that wait on it inside their innermost (K) loop
+  std::set<int> asyncArrivers; ///< partitions whose tcgen05 ops arrive on it (an MMA's barrier, tcgen05.commit)
+  /// Partitions that wait on it only to drain their own tcgen05 arrivals (Encoder::findDrainWaiters): the sole
+  /// arriver, waiting in its tile loop after its K loop, never inside it. Such a wait names the barrier's latest
+  /// phase, not the next one in turn (TLX's "wait for the last MMA of the tile": smem_empty[last_buf] with the
+  /// parity of that buffer's last use), so it follows the arrival count, not the phases the waiter consumed.
+  std::set<int> drainWaiters;
   std::set<int> users;        ///< partitions that use it at all
   bool asyncSignals = false;  ///< completed by TMA bytes or tcgen05 arrivals (in flight until a wait sees them)
   /// A staged data buffer (`ttg.local_alloc` of S x ... non-i64 elements), not a barrier: the subject of

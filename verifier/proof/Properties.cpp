@@ -207,6 +207,21 @@ void Encoder::apply(Ghost &g, const std::vector<Event> &events, std::vector<Viol
   }
 }
 
+void Encoder::findDrainWaiters() {
+  for (Group &grp : groups)
+    for (int w : grp.waiters)
+      if (parts[w].l2 && grp.arrivers == std::set<int>{w} && grp.asyncArrivers.count(w) && grp.loopWaiters.count(w) &&
+          !grp.innerWaiters.count(w) && !grp.afterWaiters.count(w))
+        grp.drainWaiters.insert(w);
+}
+
+int Encoder::firstJudge(const Group &grp) const {
+  for (int w : grp.waiters)
+    if (!grp.drainWaiters.count(w))
+      return w;
+  return -1;
+}
+
 // The barrier accounting of one event per slot its index may select: the slot range, a wait's parity against the
 // partition's previous wait on the slot, the phase balance (arrivals and expects add, a wait consumes one phase of
 // `count` arrivals; a first wait on parity 1 targets the initial, complete phase) and the tx-count.
@@ -220,6 +235,16 @@ void Encoder::applySlots(Ghost &g, const Event &e, std::vector<Violation> &viol)
     case Event::Wait: {
       auto key = std::make_pair(e.group, e.part);
       z3::expr &has = g.has[key][s], &last = g.last[key][s], &B = g.B[key][s], &D = g.D[key][s];
+      if (grp.drainWaiters.count(e.part)) {
+        // A drain wait (Group::drainWaiters) names the phase the waiter's last arrival on the slot completes:
+        // after A arrivals (B counts them modulo 2 n), parity (A / n - 1) mod 2, i.e. 1 before any arrival (the
+        // wait passes at once: nothing is in flight). PTX ISA mbarrier.try_wait.parity: the wait completes when
+        // the phase of that parity has completed. It consumes no phase.
+        z3::expr lapPos = z3::mod(B, (int)(2 * n));
+        viol.push_back({WaitParity, e.group, hit && e.parity != z3::ite(lapPos < (int)n, c.int_val(1), c.int_val(0)),
+                        e.op, e.part});
+        break;
+      }
       viol.push_back({WaitParity, e.group, hit && has && e.parity == last, e.op, e.part});
       z3::expr first = hit && !has;
       if (auto av = g.avail.find(key); av != g.avail.end())
@@ -232,9 +257,13 @@ void Encoder::applySlots(Ghost &g, const Event &e, std::vector<Violation> &viol)
     }
     case Event::Arrive:
     case Event::Expect:
-      for (auto &[key, B] : g.B)
-        if (key.first == e.group)
-          B[s] = B[s] + z3::ite(hit, c.int_val(e.k == Event::Arrive ? e.amount : 1), c.int_val(0));
+      for (auto &[key, B] : g.B) {
+        if (key.first != e.group)
+          continue;
+        B[s] = B[s] + z3::ite(hit, c.int_val(e.k == Event::Arrive ? e.amount : 1), c.int_val(0));
+        if (grp.drainWaiters.count(key.second)) // a drain waiter's count, modulo two phases: bounded state
+          B[s] = z3::ite(hit, z3::mod(B[s], (int)(2 * n)), B[s]);
+      }
       if (e.k == Event::Expect)
         g.tx[e.group][s] = g.tx[e.group][s] + z3::ite(hit, c.int_val(e.amount), c.int_val(0));
       break;
@@ -266,8 +295,8 @@ void Encoder::checkEnd(const Ghost &g, const z3::expr &when, std::vector<Violati
     return;
   for (auto &[key, B] : g.B) {
     const Group &grp = groups[key.first];
-    if (only >= 0 && key.first != only)
-      continue;
+    if ((only >= 0 && key.first != only) || grp.drainWaiters.count(key.second))
+      continue; // a drain waiter consumes no phase: the other waiters judge the slot's balance
     for (int s = 0; s < grp.slots; ++s) {
       int64_t n = grp.count[s];
       z3::expr hi = z3::ite(g.D.at(key)[s], c.int_val(n), c.int_val(0));
@@ -277,7 +306,7 @@ void Encoder::checkEnd(const Ghost &g, const z3::expr &when, std::vector<Violati
       // consumers, q_fulls[cid]) is that partition's; a slot nobody waits on is every waiter's.
       z3::expr_vector others(c);
       for (auto &[k2, h2] : g.has)
-        if (k2.first == key.first)
+        if (k2.first == key.first && !grp.drainWaiters.count(k2.second))
           others.push_back(h2[s]);
       z3::expr mine = g.has.at(key)[s] || !z3::mk_or(others);
       // Laps before the first wait: the waiter may have observed a phase 2 m later than the one the count gives
@@ -299,7 +328,7 @@ void Encoder::checkEnd(const Ghost &g, const z3::expr &when, std::vector<Violati
       // first waiter alone (its balance equals the others', Lemmas.cpp learnGhostLemmas).
       z3::expr judged = c.bool_val(true);
       if (grp.waiters.size() > 1)
-        judged = key.second == *grp.waiters.begin() ? mine : g.has.at(key)[s];
+        judged = key.second == firstJudge(grp) ? mine : g.has.at(key)[s];
       viol.push_back({PhaseBalance, key.first,
                       when && judged && (B[s] < 0 || over || z3::mod(B[s], (int)n) != 0), nullptr, key.second});
     }
