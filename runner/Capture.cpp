@@ -27,6 +27,17 @@ std::optional<int64_t> Capture::shapeValue(llvm::StringRef key) const {
   return std::nullopt;
 }
 
+std::vector<std::string> shapeMismatches(const Capture &c) {
+  std::vector<std::string> out;
+  for (const auto &[key, value] : c.shape) {
+    auto arg = c.args.find(key);
+    if (arg != c.args.end() && !arg->second.isFloat && arg->second.i != value)
+      out.push_back("shape." + key + " = " + std::to_string(value) + " but args." + key + " = " +
+                    std::to_string(arg->second.i));
+  }
+  return out;
+}
+
 int dtypeBytes(llvm::StringRef dtype) {
   if (dtype == "fp64" || dtype == "i64" || dtype == "u64")
     return 8;

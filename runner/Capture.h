@@ -94,6 +94,12 @@ struct Capture {
 /// and the offending key (bad input: exit 2).
 llvm::Expected<Capture> readCapture(llvm::StringRef path);
 
+/// launch.json's "shape" (the problem shape records are filed under, runner/Record.cpp) against the launch's own
+/// scalar arguments: one message per shape key that names an integer argument of another value ("shape.M = 8192
+/// but args.M = 4096"), e.g. a capture copied and re-staged at another size with its old "shape". Empty when they
+/// agree or the capture has no "shape".
+std::vector<std::string> shapeMismatches(const Capture &c);
+
 /// Parses a capture from texts already in memory (tests): launch.json and metadata JSON.
 llvm::Expected<Capture> parseCapture(llvm::StringRef launchText, llvm::StringRef metadataText, llvm::StringRef where);
 

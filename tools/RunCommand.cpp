@@ -8,6 +8,7 @@
 #include "runner/RunReport.h"
 #include "runner/Runner.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
@@ -192,6 +193,15 @@ int runRun() {
     return badInput("--proton-raw-in and --proton-raw-out need --proton OUT.json");
   if (!protonOpt.empty() && !recordOpt.empty())
     return badInput("--record with --proton would record the instrumented kernel's time; record a plain capture");
+  if (auto bad = shapeMismatches(*capture); !bad.empty()) {
+    // A record is filed and cross-checked under launch.json's "shape": a wrong one files this run under another
+    // launch's shape (and its correctness reference). Refused with --record; a warning otherwise.
+    std::string what = capture->dir + "/launch.json: \"shape\" disagrees with the launch's arguments: " +
+                       llvm::join(bad, ", ");
+    if (!recordOpt.empty())
+      return badInput(what + " (the record would be filed under the wrong shape; fix \"shape\")");
+    errs() << "tlx-sim: warning: " << what << "\n";
+  }
   if (dryRunOpt)
     return runDry(*capture);
   std::optional<proton::ProtonCapture> protonCapture;
