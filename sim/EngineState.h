@@ -18,6 +18,7 @@
 #include <array>
 #include <bit>
 #include <deque>
+#include <optional>
 #include <map>
 #include <queue>
 #include <set>
@@ -91,6 +92,12 @@ struct Agent {
   Cycle time = 0;
   enum State : uint8_t { Ready, Blocked, Joining, Done } state = Ready;
   std::deque<std::pair<Cycle, int64_t>> wgmmaGroups, storeGroups; ///< (completion, async op id), oldest first
+  /// Per entry of `wgmmaGroups`: the cycle its work leaves the SM's tensor pipe, or kNoDrain where no drain is
+  /// charged (ops/Wgmma.cpp drainedRetire).
+  std::deque<Cycle> wgmmaPipeEnds;
+  static constexpr Cycle kNoDrain = ~Cycle{0};
+  /// A warp_group_dot_wait deferred to its group's pipe end (ops/Wgmma.cpp): when the wait began.
+  std::optional<Cycle> wgmmaWaitStart;
   /// cp.async / AMD async-copy groups: (completion, the copies' async op ids), oldest first;
   /// `openCopies` are issued but not yet committed (PTX ISA 9.1 9.7.9.25.3 cp.async.commit_group).
   struct CopyGroup {
@@ -463,6 +470,7 @@ struct Engine::Impl {
   /// `wgmma_latency_cycles`) before issuing the next (busy, tensorQueueBlocked); the dot is complete when it
   /// returns. Returns the first instruction's start on the pipe.
   Cycle serializedWgmmas(Agent &a, const Instr &in, Cycle duration, double weight); ///< ops/Wgmma.cpp
+  bool drainedRetire(Agent &a, const Instr &in);                                    ///< ops/Wgmma.cpp
   Step execTcgen05(Agent &a, const Instr &in, Cycle now);       ///< ops/Tcgen05.cpp
   Step execRegister(Agent &a, const Instr &in, Cycle now);      ///< ops/Register.cpp
   Step execGlobalMemory(Agent &a, const Instr &in, Cycle now);  ///< ops/GlobalMemory.cpp

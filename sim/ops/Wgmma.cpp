@@ -46,6 +46,37 @@ Cycle Engine::Impl::serializedWgmmas(Agent &a, const Instr &in, Cycle duration, 
   return first;
 }
 
+/// The drain of a warp_group_dot_wait (PTX ISA 9.1 9.7.15.7 wgmma.wait_group): when the newest group it retires
+/// left the SM's tensor pipe empty (no instruction of any warp group queued behind it when its work left the pipe:
+/// TensorPipe::drainedAt), the pipe runs empty and the group retires `wgmma_drain_cycles` later than a group that other
+/// work follows. Measured on the H200 (tools/bench/wgmma_bench_drain64_run1.txt, wgmma_bench_run1.txt): one warp
+/// group alone, issuing a group and waiting for it with wait_group 0, takes 46.2 clk per m64n64k16 in groups of 8
+/// (370 clk per group) where the model's issue + N/2 + wgmma_latency_cycles give 318; two warp groups keep the pipe
+/// 100 % busy (the drain is hidden behind the other group's work). Whether other work follows is known only at
+/// the group's pipe end: a wait reached earlier is deferred to that cycle and resumed in global time order
+/// (returns false: the agent is re-queued). Returns true when the wait can retire its groups now.
+bool Engine::Impl::drainedRetire(Agent &a, const Instr &in) {
+  int64_t retiring = static_cast<int64_t>(a.wgmmaGroups.size()) - in.imm;
+  if (std::isnan(costs.wgmmaDrain) || costs.wgmmaDrain <= 0 || retiring <= 0 ||
+      a.wgmmaPipeEnds.size() != a.wgmmaGroups.size())
+    return true;
+  Cycle pipeEnd = a.wgmmaPipeEnds[retiring - 1];
+  if (pipeEnd == Agent::kNoDrain) // ptxas serialized the wgmmas: their retire latency is charged at issue
+    return true;
+  if (a.time < pipeEnd) {
+    if (!a.wgmmaWaitStart)
+      a.wgmmaWaitStart = a.time;
+    a.time = pipeEnd;
+    push(a.time, Event::RunAgent, a.info.id);
+    return false;
+  }
+  if (sms[a.cta->sm].tensor.drainedAt(pipeEnd)) { // nothing queued behind it: the pipe drains
+    a.wgmmaGroups[retiring - 1].first += cycles(costs.wgmmaDrain);
+    a.wgmmaPipeEnds[retiring - 1] = Agent::kNoDrain; // charged once
+  }
+  return true;
+}
+
 /// WgmmaIssue, WgmmaWait.
 Step Engine::Impl::execWgmma(Agent &a, const Instr &in, Cycle now) {
   Cta &cta = *a.cta;
@@ -85,6 +116,7 @@ Step Engine::Impl::execWgmma(Agent &a, const Instr &in, Cycle now) {
     access(a, op, in.args[0], in.viewElems[0], /*write=*/false, /*asyncProxy=*/true, in);
     access(a, op, in.args[1], in.viewElems[1], /*write=*/false, /*asyncProxy=*/true, in);
     a.wgmmaGroups.emplace_back(done, op);
+    a.wgmmaPipeEnds.push_back(options.wgmmaSerialized ? Agent::kNoDrain : sm.tensor.free());
     if (in.result >= 0) { // pending until a wgmma wait retires `op`
       Value d = Value::tensor();
       d.pendingOp = op;
@@ -95,8 +127,18 @@ Step Engine::Impl::execWgmma(Agent &a, const Instr &in, Cycle now) {
     emit<EvAsync>([&](Listener &l) { l.onAsync(e); });
     return next(a);
   }
-  case Op::WgmmaWait:
-    return waitGroups(a, in, a.wgmmaGroups, start);
+  case Op::WgmmaWait: {
+    if (!drainedRetire(a, in))
+      return Step::Suspend; // deferred to the group's pipe end, resumed in global time order
+    if (a.wgmmaWaitStart) {
+      start = *a.wgmmaWaitStart;
+      a.wgmmaWaitStart.reset();
+    }
+    Step step = waitGroups(a, in, a.wgmmaGroups, start);
+    while (a.wgmmaPipeEnds.size() > a.wgmmaGroups.size())
+      a.wgmmaPipeEnds.pop_front();
+    return step;
+  }
   default:
     break;
   }

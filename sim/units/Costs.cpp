@@ -66,6 +66,7 @@ constexpr Knob kKnobs[] = {
     {"mbarrier_try_wait_cycles", &Costs::mbarTryWait, Knob::NonNegative, /*optional=*/true},
     {"wgmma_issue_cycles_per_n", &Costs::wgmmaIssuePerN, Knob::NonNegative, /*optional=*/true},
     {"sfu_separate_pipe", &Costs::sfuPipe, Knob::NonNegative, /*optional=*/true},
+    {"wgmma_drain_cycles", &Costs::wgmmaDrain, Knob::NonNegative, /*optional=*/true},
 };
 
 } // namespace

@@ -6,6 +6,7 @@
 #include "sim/units/Costs.h"
 #include "sim/units/Pipe.h"
 
+#include <algorithm>
 #include <cmath>
 #include <deque>
 
@@ -20,6 +21,11 @@ struct TensorPipe {
   /// the tensor-core utilization `busy` (summed over SMs) that lowers the clock (units/Clock.h), each cycle
   /// weighted by its power `weight` (units/Clock.h tensorPowerWeight; 1 for the reference MMA).
   Cycle run(Cycle at, Cycle duration, double &busy, bool math = true, double weight = 1.0) {
+    if (at > pipe.free && duration > 0) { // the pipe ran empty from its previous work's end
+      idleFrom.push_back(pipe.free);
+      if (idleFrom.size() > kIdleHistory)
+        idleFrom.pop_front();
+    }
     Cycle begin = pipe.reserve(at, duration);
     if (math)
       busy += weight * static_cast<double>(pipe.free - begin);
@@ -27,6 +33,17 @@ struct TensorPipe {
   }
   /// When the work issued so far is done.
   Cycle free() const { return pipe.free; }
+
+  /// Whether the pipe ran empty at `end`, the end of some work on it: no work queued behind it then (the pipe's
+  /// last work so far ends there, or the next work began later). Work issued after `end` is known once the
+  /// simulation has reached `end` (ops/Wgmma.cpp drainedRetire asks then).
+  bool drainedAt(Cycle end) const {
+    return pipe.free <= end || std::find(idleFrom.begin(), idleFrom.end(), end) != idleFrom.end();
+  }
+  /// The most recent cycles at which the pipe ran empty (a later run began after its previous work's end), oldest
+  /// first, at most kIdleHistory of them.
+  std::deque<Cycle> idleFrom;
+  static constexpr size_t kIdleHistory = 16;
 
   /// Completion cycles of the SM's most recent wgmma.mma_async instructions in pipe order, at most
   /// `wgmma_queue_depth` of them (issueWgmmas keeps it).

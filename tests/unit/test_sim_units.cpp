@@ -55,7 +55,7 @@ struct Sim {
   sim::SimResult result;
 
   Sim(const std::string &text, std::vector<std::string> args, std::vector<std::string> descs = {},
-      const char *modelName = "h200") {
+      const char *modelName = "h200", std::vector<std::string> sets = {}) {
     std::string diag;
     llvm::raw_string_ostream os(diag);
     auto module = ir::readTTGIRText(text, "unit.ttgir", *ctx, os);
@@ -66,6 +66,8 @@ struct Sim {
     auto loaded = sim::GpuModel::load(modelName, TLXSIM_SOURCE_DIR "/models");
     REQUIRE(loaded);
     model = std::move(*loaded);
+    for (const std::string &assignment : sets) // --set KNOB=VALUE
+      REQUIRE_FALSE(llvm::errorToBool(model->set(assignment)));
     sim::Launch launch;
     REQUIRE_FALSE(llvm::errorToBool(launch.setGrid("1")));
     for (const std::string &a : args)
@@ -154,6 +156,62 @@ TEST_CASE("wgmma queue: an instruction waits at issue until the one depth places
   CHECK(unbounded.issueWgmmas(1000, 20, 1000, 64, 8, std::nan("")) == 1000 + 7 * 20);
   CHECK(unbounded.issueWgmmas(1000, 20, 1000, 64, 8, 0) == 1000 + 7 * 20);
   CHECK(unbounded.wgmmaDone.empty());
+}
+
+namespace {
+/// One warp group: per iteration one m64nNNk16 wgmma, then warp_group_dot_wait {pendings = PEND}.
+const char *kWgmmaWait = R"(#mma = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, NN, 16]}>
+#shared = #ttg.nvmma_shared<{swizzlingByteWidth = 32, transposed = false, elementBitWidth = 16}>
+#smem = #ttg.shared_memory
+#loc1 = loc("u.py":1:0)
+module attributes {"ttg.num-warps" = 4 : i32, ttg.target = "cuda:90"} {
+  tt.func public @mma(%n: i32 loc("n"(#loc1))) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %true = arith.constant true
+    %cst = arith.constant dense<0.000000e+00> : tensor<64xNNxf32, #mma>
+    %a = ttg.local_alloc : () -> !ttg.memdesc<64x16xf16, #shared, #smem, mutable>
+    %b = ttg.local_alloc : () -> !ttg.memdesc<16xNNxf16, #shared, #smem, mutable>
+    %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %cst) -> (tensor<64xNNxf32, #mma>) : i32 {
+      %d = ttng.warp_group_dot %a, %b, %acc, %true {inputPrecision = 0 : i32, isAsync = true} : !ttg.memdesc<64x16xf16, #shared, #smem, mutable> * !ttg.memdesc<16xNNxf16, #shared, #smem, mutable> -> tensor<64xNNxf32, #mma>
+      %w = ttng.warp_group_dot_wait %d {pendings = PEND : i32} : tensor<64xNNxf32, #mma>
+      scf.yield %w : tensor<64xNNxf32, #mma>
+    }
+    %f = ttng.warp_group_dot_wait %r {pendings = 0 : i32} : tensor<64xNNxf32, #mma>
+    tt.return
+  }
+}
+)";
+} // namespace
+
+TEST_CASE("wgmma drain: a wait that empties the tensor pipe retires its group wgmma_drain_cycles later") {
+  auto cyclesOf = [](const char *pend, const char *drain, const char *n = "64") {
+    std::string text = substitute(kWgmmaWait, {{"PEND", pend}, {"NN", n}});
+    Sim s(text, {"n=4"}, {}, "h200", {std::string("wgmma_drain_cycles=") + drain});
+    return s.result.cycles;
+  };
+  // wait_group 0 after each group: every group drains the pipe (and the last wait finds nothing to retire).
+  CHECK(cyclesOf("0", "50") - cyclesOf("0", "0") == 4 * 50);
+  // wait_group 1 at N = 256: each next group is issued (42 clk) while the one ahead of it still runs (128 clk of
+  // work), so the pipe stays full; only the last group, retired by the final wait_group 0, drains it.
+  CHECK(cyclesOf("1", "50", "256") - cyclesOf("1", "0", "256") == 50);
+  // At N = 64 the wait for the group before (32 clk of work + 40 of latency) outlasts the next group's work: the pipe
+  // runs empty behind it, so groups drain, but never more than one drain per group.
+  sim::Cycle extra = cyclesOf("1", "50") - cyclesOf("1", "0");
+  CHECK(extra > 50);
+  CHECK(extra <= 4 * 50);
+}
+
+TEST_CASE("tensor pipe: drainedAt tells whether work was queued behind a given end") {
+  sim::engine::TensorPipe pipe;
+  double busy = 0;
+  pipe.run(0, 32, busy);   // [0, 32)
+  pipe.run(10, 32, busy);  // queued behind: [32, 64)
+  CHECK_FALSE(pipe.drainedAt(32));
+  CHECK(pipe.drainedAt(64)); // the last work so far
+  pipe.run(100, 32, busy); // the pipe ran empty from 64 to 100
+  CHECK(pipe.drainedAt(64));
+  CHECK_FALSE(pipe.drainedAt(32));
 }
 
 TEST_CASE("wgmma issue cost grows with the instruction's N") {
