@@ -111,20 +111,33 @@ module attributes {"ttg.num-warps" = 4 : i32, ttg.target = "cuda:90"} {
     %b = ttg.local_alloc : () -> !ttg.memdesc<16xNNxf16, #shared, #smem, mutable>
     %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %cst) -> (tensor<64xNNxf32, #mma>) : i32 {
       %d = ttng.warp_group_dot %a, %b, %acc, %true {inputPrecision = 0 : i32, isAsync = true} : !ttg.memdesc<64x16xf16, #shared, #smem, mutable> * !ttg.memdesc<16xNNxf16, #shared, #smem, mutable> -> tensor<64xNNxf32, #mma>
-      scf.yield %d : tensor<64xNNxf32, #mma>
+      YIELD
     }
-    %w = ttng.warp_group_dot_wait %r {pendings = 0 : i32} : tensor<64xNNxf32, #mma>
+    %f = ttng.warp_group_dot_wait %r {pendings = 0 : i32} : tensor<64xNNxf32, #mma>
     tt.return
   }
 }
 )";
+
+/// kWgmma: `n` m64nNk16 wgmmas in flight, one wait after the loop.
+std::string wgmmaLoop(int n) {
+  return substitute(kWgmma, {{"YIELD", "scf.yield %d : tensor<64xNNxf32, #mma>"}, {"NN", std::to_string(n)}});
+}
+
+/// kWgmma with warp_group_dot_wait {pendings = `pend`} after each wgmma (one warp group).
+std::string wgmmaWaitLoop(const char *pend, const char *n) {
+  return substitute(kWgmma, {{"YIELD", "%w = ttng.warp_group_dot_wait %d {pendings = PEND : i32} : tensor<64xNNxf32, "
+                                       "#mma>\n      scf.yield %w : tensor<64xNNxf32, #mma>"},
+                             {"PEND", pend},
+                             {"NN", n}});
+}
 
 } // namespace
 
 TEST_CASE("tensor core: a dense m64nNk16 wgmma costs N/2 cycles; back-to-back wgmmas keep it busy") {
   for (int n : {64, 128, 256}) {
     CAPTURE(n);
-    std::string text = substitute(kWgmma, {{"NN", std::to_string(n)}});
+    std::string text = wgmmaLoop(n);
     Sim one(text, {"n=1"}), eight(text, {"n=8"});
     auto mmas = eight.of(sim::AsyncEvent::TensorCore);
     REQUIRE(mmas.size() == 8);
@@ -158,35 +171,10 @@ TEST_CASE("wgmma queue: an instruction waits at issue until the one depth places
   CHECK(unbounded.wgmmaDone.empty());
 }
 
-namespace {
-/// One warp group: per iteration one m64nNNk16 wgmma, then warp_group_dot_wait {pendings = PEND}.
-const char *kWgmmaWait = R"(#mma = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, NN, 16]}>
-#shared = #ttg.nvmma_shared<{swizzlingByteWidth = 32, transposed = false, elementBitWidth = 16}>
-#smem = #ttg.shared_memory
-#loc1 = loc("u.py":1:0)
-module attributes {"ttg.num-warps" = 4 : i32, ttg.target = "cuda:90"} {
-  tt.func public @mma(%n: i32 loc("n"(#loc1))) {
-    %c0 = arith.constant 0 : i32
-    %c1 = arith.constant 1 : i32
-    %true = arith.constant true
-    %cst = arith.constant dense<0.000000e+00> : tensor<64xNNxf32, #mma>
-    %a = ttg.local_alloc : () -> !ttg.memdesc<64x16xf16, #shared, #smem, mutable>
-    %b = ttg.local_alloc : () -> !ttg.memdesc<16xNNxf16, #shared, #smem, mutable>
-    %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %cst) -> (tensor<64xNNxf32, #mma>) : i32 {
-      %d = ttng.warp_group_dot %a, %b, %acc, %true {inputPrecision = 0 : i32, isAsync = true} : !ttg.memdesc<64x16xf16, #shared, #smem, mutable> * !ttg.memdesc<16xNNxf16, #shared, #smem, mutable> -> tensor<64xNNxf32, #mma>
-      %w = ttng.warp_group_dot_wait %d {pendings = PEND : i32} : tensor<64xNNxf32, #mma>
-      scf.yield %w : tensor<64xNNxf32, #mma>
-    }
-    %f = ttng.warp_group_dot_wait %r {pendings = 0 : i32} : tensor<64xNNxf32, #mma>
-    tt.return
-  }
-}
-)";
-} // namespace
 
 TEST_CASE("wgmma drain: a wait that empties the tensor pipe retires its group wgmma_drain_cycles later") {
   auto cyclesOf = [](const char *pend, const char *drain, const char *n = "64") {
-    std::string text = substitute(kWgmmaWait, {{"PEND", pend}, {"NN", n}});
+    std::string text = wgmmaWaitLoop(pend, n);
     Sim s(text, {"n=4"}, {}, "h200", {std::string("wgmma_drain_cycles=") + drain});
     return s.result.cycles;
   };
@@ -434,7 +422,7 @@ TEST_CASE("wgmma power: operand bytes per instruction shape, and the power weigh
     auto ctx = ir::makeContext();
     std::string diag;
     llvm::raw_string_ostream os(diag);
-    auto module = ir::readTTGIRText(substitute(kWgmma, {{"NN", std::to_string(n)}}), "unit.ttgir", *ctx, os);
+    auto module = ir::readTTGIRText(wgmmaLoop(n), "unit.ttgir", *ctx, os);
     REQUIRE_MESSAGE(module, diag);
     auto program = sim::lowerModule(*module);
     REQUIRE(program);
