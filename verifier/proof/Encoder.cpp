@@ -52,10 +52,10 @@ void OpCtx::emit(Event::K k, const Val &bar, const z3::expr &pred, const z3::exp
     Operation *at = l1->getBlock()->findAncestorOpInBlock(op);
     if (l1->isAncestor(&op))
       groups[bar.group].loopWaiters.insert(part);
-    if (Operation *l2 = E.parts[part].l2; l2 && l2->isAncestor(&op))
-      groups[bar.group].innerWaiters.insert(part);
     else if (at && l1->isBeforeInBlock(at))
       groups[bar.group].afterWaiters.insert(part);
+    if (Operation *l2 = E.parts[part].l2; l2 && l2->isAncestor(&op))
+      groups[bar.group].innerWaiters.insert(part);
   }
   if (k == Event::Arrive)
     groups[bar.group].arrivers.insert(part);
