@@ -44,7 +44,8 @@ void OpCtx::emit(Event::K k, const Val &bar, const z3::expr &pred, const z3::exp
     return;
   std::vector<Group> &groups = E.groups;
   groups[bar.group].users.insert(part);
-  if (k != Event::Arrive || name.starts_with("ttng.tc_gen5"))
+  bool tcgen05Arrive = k == Event::Arrive && name.starts_with("ttng.tc_gen5");
+  if (k != Event::Arrive || tcgen05Arrive)
     groups[bar.group].asyncSignals |= k != Event::Wait;
   if (k == Event::Wait)
     groups[bar.group].waiters.insert(part);
@@ -59,7 +60,7 @@ void OpCtx::emit(Event::K k, const Val &bar, const z3::expr &pred, const z3::exp
   }
   if (k == Event::Arrive)
     groups[bar.group].arrivers.insert(part);
-  if (k == Event::Arrive && name.starts_with("ttng.tc_gen5"))
+  if (tcgen05Arrive)
     groups[bar.group].asyncArrivers.insert(part);
   events->push_back({k, bar.group, *bar.e, guard && pred, parity, amount, &op, part});
 }
