@@ -358,6 +358,15 @@ void printProofs(const ProofOutcome &outcome, raw_ostream &os) {
   os << formatv("tlx-sim: proofs: {0} verdict{1}{2}, {3:F2} s of Z3 ({4:F1} M rlimit units)\n",
                 outcome.report.results.size(), outcome.report.results.size() == 1 ? "" : "s",
                 counts.empty() ? "" : counts + ")", outcome.report.seconds, outcome.report.rlimit / 1e6);
+  std::map<std::string, int> byReason;
+  for (const auto &r : outcome.report.results)
+    if (!r.reason.empty())
+      ++byReason[r.reason];
+  std::string reasons;
+  for (const auto &[reason, n] : byReason)
+    reasons += (reasons.empty() ? "" : ", ") + std::to_string(n) + " " + reason;
+  if (!reasons.empty())
+    os << "tlx-sim: note: proof: not proved because: " << reasons << " (verifier/README.md, \"Why not proved\")\n";
 }
 
 std::vector<verifier::Finding> counterexampleFindings(const ProofOutcome &outcome) {
@@ -410,6 +419,8 @@ json::Array proofsJson(const ProofOutcome &outcome) {
     }
     if (!r.limit.empty())
       o["limit"] = r.limit; // which limit stopped the query of a `timeout` verdict
+    if (!r.reason.empty())
+      o["reason"] = r.reason; // why a `bounded` / `timeout` verdict is not proved
     out.push_back(std::move(o));
   }
   return out;

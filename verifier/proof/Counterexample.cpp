@@ -86,6 +86,7 @@ void Driver::searchCounterexample(size_t i, size_t cexDepth, size_t fullDepth) {
     if (cr != z3::sat) {
       res = z3::unknown;
       r.verdict = cr == z3::unsat ? "bounded" : "timeout";
+      r.reason = "nonlinear-abstraction";
       if (cr != z3::unsat)
         r.limit = budget.stop();
       r.bound = N;

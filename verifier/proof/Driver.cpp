@@ -68,6 +68,7 @@ ProofReport Driver::run() {
   clock.lap("bmc");
   runInduction();
   clock.lap("induction");
+  classifyUnproved();
   if (budget.exhausted())
     report.notes.push_back(budget.spentText() + ": the queries after it were not run, their properties read "
                            "'timeout'");
@@ -486,9 +487,12 @@ void Driver::runBmc() {
               }
             llvm::errs() << "\n";
           }
+          structuralFailed = v.kind;
+          std::string mismatch = v.kind == LemmaAlign ? loopMismatch(parts) : "";
           report.notes.push_back(std::string("lemma '") + kindName(v.kind) + "' fails at lock-step step " +
                                  std::to_string(d) +
                                  (v.group >= 0 ? " on " + groups[v.group].name : std::string()) +
+                                 (mismatch.empty() ? "" : " (" + mismatch + ")") +
                                  ": properties are proved without it if possible");
         }
       }
@@ -633,6 +637,21 @@ void Driver::runInduction() {
       auto kg = std::next(props.begin(), static_cast<long>(i));
       r.witness += boundedReason(kg->first, kg->second);
     }
+  }
+}
+
+void Driver::classifyUnproved() {
+  auto kg = props.begin();
+  for (ProofResult &r : results) {
+    auto [kind, group] = *kg++;
+    if ((r.verdict != "bounded" && r.verdict != "timeout") || !r.reason.empty())
+      continue;
+    if (structuralFailed == LemmaAlign)
+      r.reason = "unaligned-loops";
+    else if (r.verdict == "bounded")
+      r.reason = boundedReason(kind, group).empty() ? "not-inductive" : "counter-barrier";
+    else
+      r.reason = r.limit == "proof-budget" || r.limit == "wall-clock-budget" ? "budget" : "query-limit";
   }
 }
 

@@ -42,6 +42,7 @@ private:
   std::vector<State> wstates;               ///< the k-induction window: k + 1 steps from an arbitrary state
   std::vector<std::vector<Violation>> wviol;
   bool windowOk = true;
+  int structuralFailed = -1; ///< the structural lemma (kind) that failed in the base case, -1 if none
   std::set<std::pair<int, int>> props; ///< (kind, group) of the reported properties
   std::vector<ProofResult> results;    ///< one per property, in `props` order
   std::vector<Selector> sels;          ///< the violations of each property
@@ -67,6 +68,8 @@ private:
   /// (a waiter that waits on it only after its loops while its phases complete inside them: Ghost::avail) has a
   /// balance that grows with the trip count, which no table lemma (one balance per key) expresses. Empty otherwise.
   std::string boundedReason(int kind, int group) const;
+  /// Sets ProofResult::reason of every `bounded` / `timeout` verdict that has none yet.
+  void classifyUnproved();
 
   // ---- queries (Driver.cpp) --------------------------------------------------------------------
   /// One query under the budgets (QueryBudget::check; `units` 0: --timeout's resource limit).

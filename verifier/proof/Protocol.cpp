@@ -229,6 +229,35 @@ void alignLowerBounds(std::vector<Part> &parts) {
   }
 }
 
+std::string loopMismatch(const std::vector<Part> &parts) {
+  int deepest = 0;
+  for (const Part &p : parts)
+    deepest = std::max(deepest, p.depth);
+  const Part *first = nullptr;
+  for (const Part &p : parts) {
+    if (p.depth == 0 || p.depth != deepest)
+      continue;
+    if (!first) {
+      first = &p;
+      continue;
+    }
+    for (int level = 1; level <= deepest; ++level) {
+      const LoopView &a = level == 1 ? *first->v1 : *first->v2, &b = level == 1 ? *p.v1 : *p.v2;
+      std::string loop = level == 1 && deepest == 2 ? "tile loop" : "loop";
+      auto sa = a.clc ? std::nullopt : constantOf(a.step), sb = b.clc ? std::nullopt : constantOf(b.step);
+      if (sa && sb && *sa != *sb)
+        return p.name + "'s " + loop + " steps " + std::to_string(*sb) + ", " + first->name + "'s " +
+               std::to_string(*sa) + ": one iteration of each covers different " +
+               (level == 1 && deepest == 2 ? "tiles" : "iterations") + ", so the loops cannot run in lock-step";
+      auto la = constantOf(a.lb), lb = constantOf(b.lb);
+      if (la && lb && *la != *lb && !first->realLb && !p.realLb)
+        return p.name + "'s " + loop + " starts at " + std::to_string(*lb) + ", " + first->name + "'s at " +
+               std::to_string(*la) + ", and the difference is not a small multiple of a common step";
+    }
+  }
+  return "";
+}
+
 void analyzeNest(Part &p) {
   auto loopsIn = [](Block &b) {
     std::vector<Operation *> loops;

@@ -49,6 +49,12 @@ void analyzeNest(Part &p);
 /// Partitions whose innermost loop starts a few constant steps above another's (a peeled first iteration) get
 /// `realLb` / `alignedLb` (ProofTypes.h Part): the lock-step encoding aligns their iterations.
 void alignLowerBounds(std::vector<Part> &parts);
+/// Why the partitions' loops cannot run in lock-step, read from the IR: two partitions of the deepest nest whose
+/// tile loops (or K loops) have different constant steps, or K loops with different constant lower bounds that
+/// alignLowerBounds could not align. E.g. TLX's ping-pong GEMM: the producer's tile loop steps NUM_SMS, each of the
+/// two consumer replicas' 2 x NUM_SMS (they take alternate tiles). Empty when nothing static differs (the loops'
+/// trip counts may still differ at run time).
+std::string loopMismatch(const std::vector<Part> &parts);
 
 /// Whether the module uses named barriers (bar.sync / bar.arrive), which the prover does not encode.
 bool usesNamedBarriers(mlir::ModuleOp module);

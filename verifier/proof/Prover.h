@@ -101,6 +101,13 @@ struct ProofResult {
   /// `timeout` verdicts: the limit that stopped the query (QueryBudget::stop(): rlimit, proof-budget,
   /// wall-clock, wall-clock-budget, or "z3: REASON").
   std::string limit;
+  /// `bounded` / `timeout` verdicts: why the property is not proved, one of (verifier/README.md, "Why not proved"):
+  /// `unaligned-loops` (the partitions' loops do not run in lock-step; the note says how they differ),
+  /// `counter-barrier` (a barrier waited on only after loops whose phases complete inside them),
+  /// `nonlinear-abstraction` (a violation of the abstracted tile count that no exact launch realizes),
+  /// `not-inductive` (no violation within the bound, but the step from an arbitrary state the learned lemmas allow
+  /// violates it), `budget` (`--proof-budget` spent), `query-limit` (one query reached `--timeout`).
+  std::string reason;
 };
 
 /// The result of proving one kernel.

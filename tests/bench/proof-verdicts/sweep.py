@@ -64,6 +64,9 @@ def run_one(tlx_sim, item):
         if isinstance(p.get("witness"), dict):
             e["params"] = p["witness"].get("params")
             e["replay"] = str(p["witness"].get("replay", ""))[:300]
+        elif p.get("verdict") in ("bounded", "timeout"):  # why it is not proved
+            e.update({k: p[k] for k in ("limit", "reason") if p.get(k)})
+            e["witness"] = str(p.get("witness", ""))[:400]
         proofs.append(e)
     rec["proofs"] = proofs
     rec["proof_notes"] = j.get("proof_notes", [])
