@@ -72,8 +72,12 @@ void SummaryView::onAgentEnd(int32_t agent, Cycle t) {
 void SummaryView::onAgentWork(int32_t agent, const AgentWork &w) {
   PartitionStats &s = stats(agent);
   s.tensorQueueBlocked += static_cast<double>(w.tensorQueueBlocked);
-  for (Cycle span : w.protonScope)
-    s.protonScope += static_cast<double>(span);
+  if (s.protonScopeById.size() < w.protonScope.size())
+    s.protonScopeById.resize(w.protonScope.size());
+  for (size_t id = 0; id < w.protonScope.size(); ++id) {
+    s.protonScope += static_cast<double>(w.protonScope[id]);
+    s.protonScopeById[id] += static_cast<double>(w.protonScope[id]);
+  }
   for (size_t i = 0; i < kNumOps; ++i) {
     Op op = static_cast<Op>(i);
     if (w.operandWait[i] > 0) { // stalls on operands: a register scoreboard, or the tensor cores (register MMAs)
@@ -309,8 +313,14 @@ llvm::json::Object SummaryView::toJson(const SimResult &r) const {
                             {"busy_frac", std::min(1.0, s.busy / life)},
                             {"wait_frac", std::min(1.0, s.wait / life)},
                             {"waits", std::move(waits)}};
-    if (!program_.protonScopes.empty()) // an instrumented capture: the time in its scopes, as Proton measures it
+    if (!program_.protonScopes.empty()) { // an instrumented capture: the time in its scopes, as Proton measures it
       part["proton_scope_frac"] = std::min(1.0, s.protonScope / life);
+      llvm::json::Object byScope; // per scope name, as Proton's summary `partitions.<name>.scopes`
+      for (size_t id = 0; id < s.protonScopeById.size() && id < program_.protonScopes.size(); ++id)
+        if (s.protonScopeById[id] > 0)
+          byScope[program_.protonScopes[id]] = std::min(1.0, s.protonScopeById[id] / life);
+      part["proton_scopes"] = std::move(byScope);
+    }
     parts.push_back(std::move(part));
   }
   llvm::json::Array units;

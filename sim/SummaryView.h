@@ -40,6 +40,8 @@ private:
     /// decoder reports as the partition's wait time when every scope marks a wait (--proton-waits, pl.enter_scope
     /// around waits); compared with Proton by `xcheck --proton`.
     double protonScope = 0;
+    /// The same cycles per scope (index: Program::protonScopes), for `proton_scopes` in the JSON.
+    std::vector<double> protonScopeById;
     /// Cycles waited, by what was waited on (SummaryView::waitNames_: a barrier array, "wgmma", "tma store", ...);
     /// `waited` marks the entries a wait touched (a zero-cycle wait still names its barrier).
     std::vector<double> waitSpan;

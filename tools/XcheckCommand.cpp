@@ -71,6 +71,8 @@ struct Prediction {
   std::string bound;
   std::string error; ///< non-empty when the record could not be predicted
   std::map<std::string, double> waitFrac; ///< predicted wait fraction per partition
+  /// Instrumented captures: per partition, the predicted share of the lifetime in each Proton scope (`proton_scopes`).
+  std::map<std::string, std::map<std::string, double>> scopeFrac;
   bool instrumented = false;              ///< the capture holds Proton scopes (predict's proton_scope_frac)
   int32_t stackFrameBytes = 0;            ///< the binary's stack frame per thread
   std::string spill;                      ///< spillWarning: non-empty when the binary spills (not in the gate)
@@ -107,8 +109,30 @@ Prediction predictRecord(const xcheck::TraceRecord &record) {
           auto scopes = part->getNumber("proton_scope_frac");
           p.instrumented = p.instrumented || scopes;
           p.waitFrac[name->str()] = scopes.value_or(part->getNumber("wait_frac").value_or(0));
+          if (const json::Object *byScope = part->getObject("proton_scopes"))
+            for (const auto &[scope, frac] : *byScope)
+              p.scopeFrac[name->str()][scope.str()] = frac.getAsNumber().value_or(0);
         }
   return p;
+}
+
+/// The predicted wait fraction of partition `name` of `r` as Proton measured it: the time in the scopes Proton
+/// recorded on that partition (TraceRecord::protonScopes; all of the partition's scopes where the summary names
+/// none); the partition's wait fraction for a capture without scopes. Empty when the simulation has no such
+/// partition.
+std::optional<double> predictedWait(const xcheck::TraceRecord &r, const Prediction &p, const std::string &name) {
+  auto it = p.waitFrac.find(name);
+  if (it == p.waitFrac.end())
+    return std::nullopt;
+  auto measured = r.protonScopes.find(name);
+  auto predicted = p.scopeFrac.find(name);
+  if (measured == r.protonScopes.end() || predicted == p.scopeFrac.end())
+    return it->second;
+  double sum = 0;
+  for (const auto &[scope, frac] : predicted->second)
+    if (measured->second.count(scope))
+      sum += frac;
+  return std::min(1.0, sum);
 }
 
 /// Median / p90 |error| and Spearman rho of a set of records.
@@ -186,16 +210,16 @@ struct XcheckRun {
 json::Array partitionsJson(const xcheck::TraceRecord &r, const Prediction &p) {
   json::Array parts;
   for (const auto &[name, proton] : r.protonWaitFrac) {
-    auto it = p.waitFrac.find(name);
+    std::optional<double> predicted = predictedWait(r, p, name);
     json::Object o{{"name", name}, {"proton_wait_frac", proton}, {"proton_busy_frac", 1 - proton}};
-    if (it == p.waitFrac.end()) {
+    if (!predicted) {
       o["predicted_wait_frac"] = nullptr;
       o["predicted_busy_frac"] = nullptr;
       o["diff_points"] = nullptr;
     } else {
-      o["predicted_wait_frac"] = it->second;
-      o["predicted_busy_frac"] = 1 - it->second;
-      o["diff_points"] = 100 * (it->second - proton);
+      o["predicted_wait_frac"] = *predicted;
+      o["predicted_busy_frac"] = 1 - *predicted;
+      o["diff_points"] = 100 * (*predicted - proton);
     }
     o["spilled"] = !p.spill.empty(); // listed, left out of the statistics and the gate
     parts.push_back(std::move(o));
@@ -249,9 +273,8 @@ void comparePartitions(XcheckRun &run) {
         continue;
       }
       for (const auto &[name, proton] : r.protonWaitFrac) {
-        PartitionDiff d{i, fromSummary, name, proton, std::nullopt, !predictions[i].spill.empty()};
-        if (auto it = predictions[i].waitFrac.find(name); it != predictions[i].waitFrac.end())
-          d.predicted = it->second;
+        PartitionDiff d{i, fromSummary, name, proton, predictedWait(r, predictions[i], name),
+                        !predictions[i].spill.empty()};
         run.partitions.push_back(d);
       }
     }

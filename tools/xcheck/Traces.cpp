@@ -63,6 +63,20 @@ std::vector<std::pair<std::string, double>> protonWaitFractions(const json::Obje
   return fractions;
 }
 
+/// `proton.summary.partitions.*.scopes` of `holder`: per partition, the scope names Proton recorded.
+std::map<std::string, std::set<std::string>> protonScopeNames(const json::Object &holder) {
+  std::map<std::string, std::set<std::string>> names;
+  if (const json::Object *proton = holder.getObject("proton"))
+    if (const json::Object *summary = proton->getObject("summary"))
+      if (const json::Object *parts = summary->getObject("partitions"))
+        for (const auto &[name, value] : *parts)
+          if (const json::Object *part = value.getAsObject())
+            if (const json::Object *scopes = part->getObject("scopes"))
+              for (const auto &scope : *scopes)
+                names[name.str()].insert(scope.first.str());
+  return names;
+}
+
 /// The JSON object in file `path`.
 Expected<json::Object> readObject(StringRef path) {
   auto buffer = MemoryBuffer::getFile(path);
@@ -113,6 +127,7 @@ Expected<TraceRecord> readProtonSummary(StringRef path) {
   r.shape = shapeText(*shape);
   r.split = "proton";
   r.protonWaitFrac = protonWaitFractions(*root);
+  r.protonScopes = protonScopeNames(*root);
   if (r.protonWaitFrac.empty())
     return fail(path + ": no proton.summary.partitions.*.wait_frac");
   std::string dir = resolveCapture(*capture, path);
@@ -178,6 +193,7 @@ Error readFile(StringRef path, std::vector<TraceRecord> &out) {
     r.ttgir = *ttgir;
     r.launch = json::Object(*launch);
     r.protonWaitFrac = protonWaitFractions(*rec);
+    r.protonScopes = protonScopeNames(*rec);
     out.push_back(std::move(r));
   }
   return Error::success();

@@ -4,6 +4,8 @@
 #include "llvm/Support/Error.h"
 #include "llvm/Support/JSON.h"
 
+#include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -23,6 +25,10 @@ struct TraceRecord {
   /// Proton instrumentation (where recorded): per tlx-sim partition name, the fraction of the
   /// CTA lifetime its warps spent in wait scopes (`proton.summary.partitions.*.wait_frac`).
   std::vector<std::pair<std::string, double>> protonWaitFrac;
+  /// Per partition, the names of the scopes Proton recorded (`proton.summary.partitions.*.scopes`); empty where the
+  /// summary lists none. A scope the model has and Proton did not record (a wait before the kept window of an
+  /// overflowed circular segment: TLX fa_ws's once-per-CTA `wait_q_full`) is not compared.
+  std::map<std::string, std::set<std::string>> protonScopes;
 };
 
 /// Reads every trace file under `paths` (a folder: its `*.json` files that hold `records`,
