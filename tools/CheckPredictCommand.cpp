@@ -106,6 +106,9 @@ int run(bool predict) {
     if (!predict) {
       out["proofs"] = proofsJson(proofs);
       out["proof_notes"] = proofNotesJson(proofs);
+      // The cost of the proofs, as the text summary line gives it: Z3 seconds and resource units (--proof-budget)
+      out["proof_z3_seconds"] = proofs.report.seconds;
+      out["proof_rlimit_units"] = static_cast<int64_t>(proofs.report.rlimit);
     }
     out["warnings"] = std::move(warningsJson);
     out["ctas_simulated"] = result.ctasSimulated;

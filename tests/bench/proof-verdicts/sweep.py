@@ -70,6 +70,7 @@ def run_one(tlx_sim, item):
         proofs.append(e)
     rec["proofs"] = proofs
     rec["proof_notes"] = j.get("proof_notes", [])
+    rec["rlimit_units"] = j.get("proof_rlimit_units")
     rec["z3_s"] = round(sum(p.get("seconds") or 0 for p in proofs), 3)
     return rel, rec
 
