@@ -35,10 +35,10 @@ cl::opt<double> timeoutOpt("timeout",
                                     "last phase, may spend what is left of --proof-budget"),
                            cl::init(30.0), cl::sub(checkCommand()));
 cl::opt<double> budgetOpt("proof-budget",
-                          cl::desc("Z3 limit for all queries of one kernel in nominal seconds (default 120): 1e6 "
+                          cl::desc("Z3 limit for all queries of one kernel in nominal seconds (default 200): 1e6 "
                                    "rlimit units per second summed over the queries, a bound on the proofs whatever "
                                    "the number of properties and retries; wall-clock safety net at 10 x the seconds + 10 s"),
-                          cl::init(120.0), cl::sub(checkCommand()));
+                          cl::init(200.0), cl::sub(checkCommand()));
 cl::opt<bool> noProofsOpt("no-proofs",
                           cl::desc("Skip the Z3 proofs (also when the environment sets TLXSIM_NO_PROOFS=1, as the "
                                    "test suite does for tests about dynamic findings; --proofs overrides it)"),

@@ -243,7 +243,7 @@ std::string loopMismatch(const std::vector<Part> &parts) {
     }
     for (int level = 1; level <= deepest; ++level) {
       const LoopView &a = level == 1 ? *first->v1 : *first->v2, &b = level == 1 ? *p.v1 : *p.v2;
-      std::string loop = level == 1 && deepest == 2 ? "tile loop" : "loop";
+      std::string loop = deepest == 1 ? "loop" : level == 1 ? "tile loop" : "K loop";
       auto sa = a.clc ? std::nullopt : constantOf(a.step), sb = b.clc ? std::nullopt : constantOf(b.step);
       if (sa && sb && *sa != *sb)
         return p.name + "'s " + loop + " steps " + std::to_string(*sb) + ", " + first->name + "'s " +
@@ -253,6 +253,13 @@ std::string loopMismatch(const std::vector<Part> &parts) {
       if (la && lb && *la != *lb && !first->realLb && !p.realLb)
         return p.name + "'s " + loop + " starts at " + std::to_string(*lb) + ", " + first->name + "'s at " +
                std::to_string(*la) + ", and the difference is not a small multiple of a common step";
+      auto ua = a.clc ? std::nullopt : constantOf(a.ub), ub = b.clc ? std::nullopt : constantOf(b.ub);
+      if (sa && la && lb && ua && ub && *sa > 0 && *la == *lb && *ua != *ub) {
+        auto trips = [&](int64_t u) { return std::to_string(std::max<int64_t>(0, (u - *la + *sa - 1) / *sa)); };
+        return p.name + "'s " + loop + " runs to " + std::to_string(*ub) + ", " + first->name + "'s to " +
+               std::to_string(*ua) + " (" + trips(*ub) + " against " + trips(*ua) + " iterations of step " +
+               std::to_string(*sa) + ": one of them handles an iteration outside its loop)";
+      }
     }
   }
   return "";
