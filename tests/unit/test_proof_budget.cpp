@@ -36,7 +36,7 @@ TEST_CASE("proof budgets: nominal seconds convert to Z3 resource units; the wall
   CHECK(secondsText(0.5) == "0.5");
   CHECK(secondsText(0.0001) == "0.0001");
   CHECK(rlimitUnits(30) == 30000000u);             // the default --timeout: 3e7 units
-  CHECK(rlimitUnits(120) == 120000000u);           // the default --proof-budget: 1.2e8 units
+  CHECK(rlimitUnits(120) == 120000000u);           // --proof-budget 120 (the default until 2026-12-03; now 200)
   CHECK(rlimitUnits(0.0001) == 100u);
   CHECK(rlimitUnits(0) == 1u);                     // never 0: that would mean no limit to Z3
   CHECK(rlimitUnits(1e30) == (uint64_t(1) << 62));

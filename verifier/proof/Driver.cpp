@@ -8,6 +8,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <cassert>
 #include <ctime>
 
 using namespace mlir;
@@ -516,8 +517,10 @@ void Driver::runBmc() {
   size_t cexDepth = bmcEnd;
   const size_t fullDepth = bmcEnd;
   if (any != z3::unsat) {
-    if (unknownSeen)
+    if (unknownSeen) {
       lemmasHold = false; // their base case was not checked to the full depth
+      bmcStop = budget.stop(); // the induction then runs without them: its failures are this limit's
+    }
     for (size_t i = 0; i < results.size(); ++i) {
       if (!unknownSeen && !failed.count(i))
         continue; // clean to the full depth: left to the induction
@@ -641,6 +644,10 @@ void Driver::runInduction() {
 }
 
 void Driver::classifyUnproved() {
+  assert(results.size() == props.size() && "one result per property, in props order (collectProperties)");
+  auto limitReason = [](const std::string &limit) {
+    return limit == "proof-budget" || limit == "wall-clock-budget" ? "budget" : "query-limit";
+  };
   auto kg = props.begin();
   for (ProofResult &r : results) {
     auto [kind, group] = *kg++;
@@ -648,10 +655,12 @@ void Driver::classifyUnproved() {
       continue;
     if (structuralFailed == LemmaAlign)
       r.reason = "unaligned-loops";
-    else if (r.verdict == "bounded")
-      r.reason = boundedReason(kind, group).empty() ? "not-inductive" : "counter-barrier";
+    else if (r.verdict == "timeout")
+      r.reason = limitReason(r.limit);
+    else if (!bmcStop.empty()) // a BMC query stopped: the lemmas were dropped, so the induction had none
+      r.reason = limitReason(bmcStop);
     else
-      r.reason = r.limit == "proof-budget" || r.limit == "wall-clock-budget" ? "budget" : "query-limit";
+      r.reason = boundedReason(kind, group).empty() ? "not-inductive" : "counter-barrier";
   }
 }
 

@@ -43,6 +43,7 @@ private:
   std::vector<std::vector<Violation>> wviol;
   bool windowOk = true;
   int structuralFailed = -1; ///< the structural lemma (kind) that failed in the base case, -1 if none
+  std::string bmcStop;       ///< the limit (QueryBudget::stop) that stopped a BMC query, empty if none did
   std::set<std::pair<int, int>> props; ///< (kind, group) of the reported properties
   std::vector<ProofResult> results;    ///< one per property, in `props` order
   std::vector<Selector> sels;          ///< the violations of each property

@@ -250,11 +250,11 @@ std::string loopMismatch(const std::vector<Part> &parts) {
                std::to_string(*sa) + ": one iteration of each covers different " +
                (level == 1 && deepest == 2 ? "tiles" : "iterations") + ", so the loops cannot run in lock-step";
       auto la = constantOf(a.lb), lb = constantOf(b.lb);
-      if (la && lb && *la != *lb && !first->realLb && !p.realLb)
+      if (la && lb && *la != *lb && (level != deepest || (!first->realLb && !p.realLb))) // realLb: innermost only
         return p.name + "'s " + loop + " starts at " + std::to_string(*lb) + ", " + first->name + "'s at " +
                std::to_string(*la) + ", and the difference is not a small multiple of a common step";
       auto ua = a.clc ? std::nullopt : constantOf(a.ub), ub = b.clc ? std::nullopt : constantOf(b.ub);
-      if (sa && la && lb && ua && ub && *sa > 0 && *la == *lb && *ua != *ub) {
+      if (sa && sb && *sa == *sb && *sa > 0 && la && lb && *la == *lb && ua && ub && *ua != *ub) {
         auto trips = [&](int64_t u) { return std::to_string(std::max<int64_t>(0, (u - *la + *sa - 1) / *sa)); };
         return p.name + "'s " + loop + " runs to " + std::to_string(*ub) + ", " + first->name + "'s to " +
                std::to_string(*ua) + " (" + trips(*ub) + " against " + trips(*ua) + " iterations of step " +
