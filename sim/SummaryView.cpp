@@ -72,12 +72,10 @@ void SummaryView::onAgentEnd(int32_t agent, Cycle t) {
 void SummaryView::onAgentWork(int32_t agent, const AgentWork &w) {
   PartitionStats &s = stats(agent);
   s.tensorQueueBlocked += static_cast<double>(w.tensorQueueBlocked);
-  if (s.protonScopeById.size() < w.protonScope.size())
-    s.protonScopeById.resize(w.protonScope.size());
-  for (size_t id = 0; id < w.protonScope.size(); ++id) {
-    s.protonScope += static_cast<double>(w.protonScope[id]);
-    s.protonScopeById[id] += static_cast<double>(w.protonScope[id]);
-  }
+  if (s.protonScope.size() < w.protonScope.size())
+    s.protonScope.resize(w.protonScope.size());
+  for (size_t id = 0; id < w.protonScope.size(); ++id)
+    s.protonScope[id] += static_cast<double>(w.protonScope[id]);
   for (size_t i = 0; i < kNumOps; ++i) {
     Op op = static_cast<Op>(i);
     if (w.operandWait[i] > 0) { // stalls on operands: a register scoreboard, or the tensor cores (register MMAs)
@@ -314,11 +312,14 @@ llvm::json::Object SummaryView::toJson(const SimResult &r) const {
                             {"wait_frac", std::min(1.0, s.wait / life)},
                             {"waits", std::move(waits)}};
     if (!program_.protonScopes.empty()) { // an instrumented capture: the time in its scopes, as Proton measures it
-      part["proton_scope_frac"] = std::min(1.0, s.protonScope / life);
+      double inScopes = 0;
       llvm::json::Object byScope; // per scope name, as Proton's summary `partitions.<name>.scopes`
-      for (size_t id = 0; id < s.protonScopeById.size() && id < program_.protonScopes.size(); ++id)
-        if (s.protonScopeById[id] > 0)
-          byScope[program_.protonScopes[id]] = std::min(1.0, s.protonScopeById[id] / life);
+      for (size_t id = 0; id < s.protonScope.size(); ++id) {
+        inScopes += s.protonScope[id];
+        if (s.protonScope[id] > 0 && id < program_.protonScopes.size())
+          byScope[program_.protonScopes[id]] = std::min(1.0, s.protonScope[id] / life);
+      }
+      part["proton_scope_frac"] = std::min(1.0, inScopes / life);
       part["proton_scopes"] = std::move(byScope);
     }
     parts.push_back(std::move(part));

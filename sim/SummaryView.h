@@ -36,12 +36,11 @@ private:
     double lifetime = 0, busy = 0, wait = 0;
     /// The part of `busy` its warps were held at wgmma issue by a full tensor-pipe queue (AgentWork).
     double tensorQueueBlocked = 0;
-    /// Cycles its warps spent inside Proton scopes (AgentWork::protonScope summed over scopes): what Proton's
-    /// decoder reports as the partition's wait time when every scope marks a wait (--proton-waits, pl.enter_scope
-    /// around waits); compared with Proton by `xcheck --proton`.
-    double protonScope = 0;
-    /// The same cycles per scope (index: Program::protonScopes), for `proton_scopes` in the JSON.
-    std::vector<double> protonScopeById;
+    /// Cycles its warps spent inside each Proton scope (index: Program::protonScopes; AgentWork::protonScope summed
+    /// over its agents): what Proton's decoder reports as the partition's wait time when every scope marks a wait
+    /// (--proton-waits, pl.enter_scope around waits); `proton_scopes` and their sum `proton_scope_frac` in the JSON,
+    /// compared with Proton by `xcheck --proton`.
+    std::vector<double> protonScope;
     /// Cycles waited, by what was waited on (SummaryView::waitNames_: a barrier array, "wgmma", "tma store", ...);
     /// `waited` marks the entries a wait touched (a zero-cycle wait still names its barrier).
     std::vector<double> waitSpan;

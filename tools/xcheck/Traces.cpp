@@ -1,5 +1,6 @@
 #include "tools/xcheck/Traces.h"
 
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -48,17 +49,25 @@ std::string shapeText(const json::Object &shape) {
   return text;
 }
 
-/// `proton.summary.partitions.*.wait_frac` of `holder` (a trace record or a native summary), sorted by partition
-/// name; empty when absent.
-std::vector<std::pair<std::string, double>> protonWaitFractions(const json::Object &holder) {
-  std::vector<std::pair<std::string, double>> fractions;
+/// Calls `visit(name, part)` for each object of `proton.summary.partitions` of `holder` (a trace record or a native
+/// summary); nothing when absent.
+void forEachProtonPartition(const json::Object &holder,
+                            llvm::function_ref<void(StringRef, const json::Object &)> visit) {
   if (const json::Object *proton = holder.getObject("proton"))
     if (const json::Object *summary = proton->getObject("summary"))
       if (const json::Object *parts = summary->getObject("partitions"))
         for (const auto &[name, value] : *parts)
           if (const json::Object *part = value.getAsObject())
-            if (auto wait = part->getNumber("wait_frac"))
-              fractions.emplace_back(name.str(), *wait);
+            visit(name, *part);
+}
+
+/// `proton.summary.partitions.*.wait_frac` of `holder`, sorted by partition name; empty when absent.
+std::vector<std::pair<std::string, double>> protonWaitFractions(const json::Object &holder) {
+  std::vector<std::pair<std::string, double>> fractions;
+  forEachProtonPartition(holder, [&](StringRef name, const json::Object &part) {
+    if (auto wait = part.getNumber("wait_frac"))
+      fractions.emplace_back(name.str(), *wait);
+  });
   std::sort(fractions.begin(), fractions.end());
   return fractions;
 }
@@ -66,14 +75,11 @@ std::vector<std::pair<std::string, double>> protonWaitFractions(const json::Obje
 /// `proton.summary.partitions.*.scopes` of `holder`: per partition, the scope names Proton recorded.
 std::map<std::string, std::set<std::string>> protonScopeNames(const json::Object &holder) {
   std::map<std::string, std::set<std::string>> names;
-  if (const json::Object *proton = holder.getObject("proton"))
-    if (const json::Object *summary = proton->getObject("summary"))
-      if (const json::Object *parts = summary->getObject("partitions"))
-        for (const auto &[name, value] : *parts)
-          if (const json::Object *part = value.getAsObject())
-            if (const json::Object *scopes = part->getObject("scopes"))
-              for (const auto &scope : *scopes)
-                names[name.str()].insert(scope.first.str());
+  forEachProtonPartition(holder, [&](StringRef name, const json::Object &part) {
+    if (const json::Object *scopes = part.getObject("scopes"))
+      for (const auto &scope : *scopes)
+        names[name.str()].insert(scope.first.str());
+  });
   return names;
 }
 

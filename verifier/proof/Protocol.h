@@ -50,11 +50,11 @@ void analyzeNest(Part &p);
 /// `realLb` / `alignedLb` (ProofTypes.h Part): the lock-step encoding aligns their iterations.
 void alignLowerBounds(std::vector<Part> &parts);
 /// Why the partitions' loops cannot run in lock-step, read from the IR: two partitions of the deepest nest whose
-/// tile loops (or K loops) have different constant steps, different constant lower bounds that alignLowerBounds
-/// could not align, or the same step and lower bound but different constant upper bounds (a peeled last iteration:
-/// TLX's fused_attention_ws_device_tma_dp, K loops to 3968 and to 4096). E.g. TLX's ping-pong GEMM: the producer's tile loop steps NUM_SMS, each of the
-/// two consumer replicas' 2 x NUM_SMS (they take alternate tiles). Empty when nothing static differs (the loops'
-/// trip counts may still differ at run time).
+/// tile loops (or K loops) have different constant steps (TLX's ping-pong GEMM: the producer's tile loop steps
+/// NUM_SMS, each of the two consumer replicas' 2 x NUM_SMS, as they take alternate tiles), different constant lower
+/// bounds that alignLowerBounds could not align, or the same step and lower bound but different constant upper
+/// bounds (a peeled last iteration: TLX's fused_attention_ws_device_tma_dp, K loops to 3968 and to 4096). Empty when
+/// nothing static differs (the loops' trip counts may still differ at run time).
 std::string loopMismatch(const std::vector<Part> &parts);
 
 /// Whether the module uses named barriers (bar.sync / bar.arrive), which the prover does not encode.
