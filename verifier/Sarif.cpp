@@ -32,6 +32,7 @@ const std::map<std::string, std::string> &ruleTexts() {
       {"proof:slot-range", "Z3 counterexample: a barrier index outside its array for some launch"},
       {"proof:stage-ownership", "Z3 counterexample: a writer and an in-flight reader hold the same stage"},
       {"proof:proxy-fence", "Z3 counterexample: a generic write reaches an async-proxy read with no fence"},
+      {"proof:named-balance", "Z3 counterexample: a bar.sync whose phase some partition never arrives in"},
   };
   return rules;
 }

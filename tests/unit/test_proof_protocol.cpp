@@ -35,7 +35,8 @@ TEST_CASE("proof extraction: one partition with a K loop, a 3-slot barrier array
   CHECK(p.groups[1].slots == 3);
   CHECK(p.mostSlots() == 3);
   CHECK(p.groupOfAlloc.size() == 2);
-  CHECK_FALSE(usesNamedBarriers(*k.module));
+  CHECK(p.namedOf.empty());
+  CHECK(p.namedNote.empty());
 }
 
 TEST_CASE("proof extraction: the cluster of TLX's ttg.cluster-dim-x/-y/-z, else ttg.num-ctas along x") {

@@ -92,6 +92,8 @@ private:
   int learnRangeLemmas(std::vector<SampleValues> &samples, int lemmaId); ///< returns the next lemma id
   int learnOffsetLemmas(std::vector<SampleValues> &samples, int lemmaId); ///< returns the next lemma id
   int learnWaiterLemmas(std::vector<SampleValues> &samples, int lemmaId); ///< returns the next lemma id
+  /// Named barriers' counters with a constant difference in the samples (NamedBarriers.cpp); the next lemma id.
+  int learnNamedLemmas(std::vector<SampleValues> &samples, int lemmaId);
   std::optional<z3::expr> varExpr(const State &st, const Cand &cd);
   z3::expr remOf(const State &st);
   z3::expr tableAt(const Table &t, const State &st);

@@ -131,7 +131,7 @@ void Encoder::execOp(Operation &op, Env &env, const z3::expr &guard, std::vector
     return;
   if (name == "ttng.wait_barrier" || name == "ttng.arrive_barrier" || name == "ttng.barrier_expect" ||
       name == "ttng.async_tma_copy_global_to_local" || name == "ttng.tc_gen5_commit" ||
-      name == "ttng.async_clc_try_cancel" || name == "ttng.clc_query_cancel")
+      name == "ttng.async_clc_try_cancel" || name == "ttng.clc_query_cancel" || isNamedBarrierOp(op))
     return execBarrier(x);
   if (name == "ttng.tc_gen5_mma" || name == "ttng.tc_gen5_mma_scaled" || name == "ttng.warp_group_dot" ||
       name == "ttng.warp_group_dot_wait" || name == "ttg.local_load" || name == "ttng.async_tma_copy_local_to_global" ||

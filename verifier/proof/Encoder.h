@@ -141,6 +141,12 @@ public:
   void apply(Ghost &g, const std::vector<Event> &events, std::vector<Violation> &viol);
   /// phase-balance and tx-balance at the kernel's end (when `when` holds); `only` >= 0: of that group only.
   void checkEnd(const Ghost &g, const z3::expr &when, std::vector<Violation> &viol, int only = -1);
+  /// Named barriers (NamedBarriers.cpp): their ghost counters at zero, or fresh (`freshValues`, the induction
+  /// window's arbitrary state, with the invariants 0 <= synced <= arrived); one arrival (Event::Named); the
+  /// named-balance violations at the kernel's end.
+  void initNamed(Ghost &g, bool freshValues, const std::string &tag);
+  void applyNamed(Ghost &g, const Event &e);
+  void checkNamedEnd(const Ghost &g, const z3::expr &when, std::vector<Violation> &viol);
   /// A fresh instance of local barrier `e.group` (Event::Alloc): the previous one balanced, its ghost restarted.
   void restart(Ghost &g, const Event &e, std::vector<Violation> &viol);
   /// Learns Group::releases from one step's events: barrier `r` releases data buffer `b` when a partition

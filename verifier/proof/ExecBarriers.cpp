@@ -159,6 +159,12 @@ void Encoder::execBarrier(OpCtx &x) {
   auto emit = [&](Event::K k, const Val &bar, const z3::expr &pred, const z3::expr &parity, int64_t amount) {
     x.emit(k, bar, pred, parity, amount);
   };
+  if (isNamedBarrierOp(op)) { // not encoded when Protocol::namedNote says why (no pseudo-group then)
+    if (auto it = namedOf.find(&op); events && it != namedOf.end())
+      events->push_back({Event::Named, it->second, c.int_val(0), x.guard, c.int_val(0),
+                         name == "ttng.wait_barrier_named" ? 1 : 0, &op, part});
+    return;
+  }
   if (name == "ttng.wait_barrier") {
     auto bar = groupOperand("alloc");
     auto range = ir::getOperandGroup(&op, "phase");

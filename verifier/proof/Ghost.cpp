@@ -14,6 +14,7 @@ Ghost Encoder::initGhost() {
       g.inflight.insert_or_assign({r, static_cast<int>(gi)}, std::vector<z3::expr>(groups[gi].slots, c.bool_val(false)));
       g.age.insert_or_assign({r, static_cast<int>(gi)}, std::vector<z3::expr>(groups[gi].slots, c.int_val(0)));
     }
+  initNamed(g, false, "");
   for (size_t gi = 0; gi < groups.size(); ++gi)
     for (int r : groups[gi].storeReaders) {
       if (groups[gi].wgmmaReaders.count(r))
@@ -76,6 +77,7 @@ Ghost Encoder::freshGhost(const std::string &tag) {
       e = fresh(tag + "avail");
   for (auto &[k, e] : g.dirty)
     e = fresh(tag + "dirty", true);
+  initNamed(g, true, tag);
   for (auto &[k, v] : g.inflight)
     if (!groups[k.second].storeReaders.count(k.first)) // TMA stores: followed within a step (Encoder::apply)
       for (auto &e : v)

@@ -66,7 +66,8 @@ void Driver::learnLemmas() {
     int lemmaId = learnTables(values);
     lemmaId = learnRangeLemmas(values, lemmaId);
     lemmaId = learnOffsetLemmas(values, lemmaId);
-    learnWaiterLemmas(values, lemmaId);
+    lemmaId = learnWaiterLemmas(values, lemmaId);
+    learnNamedLemmas(values, lemmaId);
   }
 }
 

@@ -20,12 +20,12 @@
 namespace tlxsim::verifier::proof {
 
 enum Kind {
-  WaitParity = 0, PhaseBalance, TxBalance, SlotRange, StageOwnership, ProxyFence,
+  WaitParity = 0, PhaseBalance, TxBalance, SlotRange, StageOwnership, ProxyFence, NamedBalance,
   LemmaAlign, LemmaTx, LemmaTable, NumKinds
 };
 inline const char *kindName(int k) {
   static const char *names[] = {"wait-parity", "phase-balance", "tx-balance", "slot-range", "stage-ownership",
-                                "proxy-fence", "loop-alignment",
+                                "proxy-fence", "named-balance", "loop-alignment",
                                 "tx-per-step", "phase-table"};
   return names[k];
 }
@@ -78,6 +78,13 @@ struct Group {
   /// `bufs[s]`), learned from one step of an arbitrary state (Encoder::learnReleases). Empty when no reader does:
   /// then every barrier of the buffer's stage count that a reader arrives on is taken (Encoder::mayRelease).
   std::set<int> releases;
+  /// A hardware named barrier (`ttng.wait_barrier_named` = bar.sync, `ttng.arrive_barrier_named` = bar.arrive,
+  /// with a constant id; PTX ISA 9.7.13.1), not an allocation: `count[0]` is its thread count, equal to the sum
+  /// of `namedThreads` (the threads each partition that uses it contributes per arrival), so that each phase takes
+  /// one arrival of each such partition (NamedBarriers.cpp); `syncers` are the partitions that bar.sync on it.
+  bool named = false;
+  std::map<int, int64_t> namedThreads;
+  std::map<int, mlir::Operation *> syncers; ///< partition -> its first bar.sync on the barrier (a violation's op)
 };
 
 /// One partition: its block and loop nest (pre; for L1 { pre1; [if c {] for L2 { body } [}]; post1 }; post). In a
@@ -110,7 +117,9 @@ struct Event {
   /// StoreWait: cp.async.bulk.wait_group.read {amount}: the partition's TMA stores older than its `amount` most
   /// recent ones have read their shared memory (group -1; async_tma_store_wait, a token wait).
   /// Alloc: a fresh instance of a local barrier (Group::local) allocated here.
-  enum K { Wait, Arrive, Expect, Tma, Read, Write, Fence, Dot, DotWait, StoreWait, Alloc } k;
+  /// Named: an arrival on a named barrier (group: its pseudo-group, Group::named; amount 1 for bar.sync, 0 for
+  /// bar.arrive).
+  enum K { Wait, Arrive, Expect, Tma, Read, Write, Fence, Dot, DotWait, StoreWait, Alloc, Named } k;
   int group;
   z3::expr idx, guard, parity;
   int64_t amount; ///< arrive count or bytes
@@ -168,6 +177,11 @@ struct Ghost {
   /// iteration (TLX blackwell_fa_ws_pipelined: `kv_tiles[v_bufIdx_prev]` after this iteration's wait on
   /// `kv_fulls[k_bufIdx]`). Kept for buffers with one fill barrier of their stage count, for readers that wait on it.
   std::map<std::pair<int, int>, std::vector<z3::expr>> held;
+  /// Named barriers (Group::named), per (group, partition that uses it): the partition's arrivals so far
+  /// (`arrived`, bar.sync and bar.arrive alike) and, for a partition that bar.syncs on it, its arrival count at its
+  /// latest bar.sync (`synced`, 0 before any): that sync's phase is the `synced`-th, and it completes once every
+  /// partition of the barrier has arrived that often (NamedBarriers.cpp).
+  std::map<std::pair<int, int>, z3::expr> arrived, synced;
 };
 
 /// The transition system's state after a lock-step step: all partitions ended (`done`), their loop states, ghost.

@@ -73,10 +73,14 @@ void Encoder::apply(Ghost &g, const std::vector<Event> &events, std::vector<Viol
     return z3::mk_or(any);
   };
   for (const Event &e : events) {
-    if (recordSlots && e.group >= 0 && !e.peer && e.k != Event::Alloc)
+    if (recordSlots && e.group >= 0 && !e.peer && e.k != Event::Alloc && e.k != Event::Named)
       slotUses.emplace_back(e.op, e.group, e.idx, e.guard);
     if (e.k == Event::Alloc) {
       restart(g, e, viol);
+      continue;
+    }
+    if (e.k == Event::Named) {
+      applyNamed(g, e);
       continue;
     }
     // wgmma groups (Dot, DotWait) and TMA-store bulk groups (a store's Read, StoreWait) of the partition: a new
@@ -334,15 +338,17 @@ void Encoder::checkEnd(const Ghost &g, const z3::expr &when, std::vector<Violati
     }
   }
   for (size_t gi = 0; gi < groups.size(); ++gi)
-    for (int s = 0; s < groups[gi].slots && !groups[gi].data && (only < 0 || (int)gi == only); ++s)
+    for (int s = 0; s < groups[gi].slots && !groups[gi].data && !groups[gi].named && (only < 0 || (int)gi == only); ++s)
       viol.push_back({TxBalance, static_cast<int>(gi), when && g.tx[gi][s] != 0, nullptr, -1});
+  if (only < 0)
+    checkNamedEnd(g, when, viol);
 }
 
 void Encoder::checkBoundary(const State &st, const z3::expr &when, std::vector<Violation> &viol) {
   if (collecting)
     return;
   for (size_t gi = 0; gi < groups.size(); ++gi)
-    for (int s = 0; s < groups[gi].slots && !groups[gi].data; ++s)
+    for (int s = 0; s < groups[gi].slots && !groups[gi].data && !groups[gi].named; ++s)
       viol.push_back({LemmaTx, static_cast<int>(gi), when && st.ghost->tx[gi][s] != 0, nullptr, -1});
 }
 

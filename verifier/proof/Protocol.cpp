@@ -36,15 +36,6 @@ std::vector<Operation *> opsAfter(Block &b, Operation *start) {
   return on ? out : std::vector<Operation *>{};
 }
 
-bool usesNamedBarriers(ModuleOp module) {
-  bool namedBarriers = false;
-  module.walk([&](Operation *op) {
-    if (op->getName().getStringRef().ends_with("barrier_named"))
-      namedBarriers = true;
-  });
-  return namedBarriers;
-}
-
 bool allocatesNoMbarrier(ModuleOp module) {
   bool any = false;
   module.walk([&](Operation *op) {
@@ -188,6 +179,7 @@ Protocol extractProtocol(ModuleOp module) {
   }
   // A one-loop partition beside partitions with a K loop runs its loop as a tile loop (Part).
   alignLowerBounds(parts);
+  addNamedBarriers(out);
   return out;
 }
 

@@ -24,6 +24,10 @@ struct Protocol {
   std::vector<Part> parts;
   std::vector<Group> groups; ///< barrier allocations (in the kernel body), then data buffers (anywhere)
   llvm::DenseMap<mlir::Operation *, int> groupOfAlloc;
+  /// Named-barrier ops -> their pseudo-group (Group::named, after the allocations' groups; NamedBarriers.cpp).
+  llvm::DenseMap<mlir::Operation *, int> namedOf;
+  /// Why the kernel's named barriers are not encoded (empty: encoded, or none).
+  std::string namedNote;
   int maxDepth = 0;    ///< the deepest partition loop nest (0, 1 or 2)
   /// CTAs per cluster (nvgpu.cluster_id lies in [0, numCtas)): the product of TLX's `ttg.cluster-dim-x/-y/-z` when
   /// they make a cluster of more than one CTA (ttg.num-ctas stays 1 there), else ttg.num-ctas, a cluster along x
@@ -57,8 +61,13 @@ void alignLowerBounds(std::vector<Part> &parts);
 /// nothing static differs (the loops' trip counts may still differ at run time).
 std::string loopMismatch(const std::vector<Part> &parts);
 
-/// Whether the module uses named barriers (bar.sync / bar.arrive), which the prover does not encode.
-bool usesNamedBarriers(mlir::ModuleOp module);
+/// Adds a pseudo-group (Group::named) per named-barrier id of the kernel and maps its ops (Protocol::namedOf),
+/// or, when the protocol is not one arrival of each partition per phase (a thread count other than the sum of the
+/// partitions' threads, a computed id or count, an op outside the partitions), sets Protocol::namedNote instead
+/// (NamedBarriers.cpp).
+void addNamedBarriers(Protocol &p);
+/// Whether `op` is a named-barrier op (`ttng.wait_barrier_named` / `ttng.arrive_barrier_named`).
+bool isNamedBarrierOp(mlir::Operation &op);
 
 /// Whether the module has no mbarrier protocol at all: no `ttg.local_alloc` of i64 elements anywhere and no op of
 /// the `ttng` dialect (barrier waits / arrives, TMA, wgmma, tcgen05: every op that emits an event a property checks

@@ -76,9 +76,6 @@ ProofReport proveProtocol(ModuleOp module, const ProofOptions &options) {
     QueryBudget budget(options);
     budget.start(); // the budget counts from here (encoding included)
     ProofReport report;
-    if (usesNamedBarriers(module))
-      report.notes.push_back("named barriers (bar.sync / bar.arrive) are not encoded: the verdicts cover the "
-                             "mbarrier protocol only; named-barrier deadlocks and counts come from the simulation");
     if (allocatesNoMbarrier(module)) {
       report.notes.push_back(kNoMbarrierNote);
       return report;
@@ -90,6 +87,8 @@ ProofReport proveProtocol(ModuleOp module, const ProofOptions &options) {
       report.notes.push_back("not analyzed: " + u.why);
       return report;
     }
+    if (!protocol.namedNote.empty())
+      report.notes.push_back(protocol.namedNote);
     Driver driver(std::move(protocol), options, budget, std::move(report));
     return driver.run();
   } catch (const z3::exception &e) {
