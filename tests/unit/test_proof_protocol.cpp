@@ -180,3 +180,54 @@ TEST_CASE("proof extraction: an scf.while that does not count is not analyzed") 
     CHECK(u.why.find("default: an scf.while that is not counted") == 0);
   }
 }
+
+TEST_CASE("proof extraction: named barriers become pseudo-groups, or a note says why they are not encoded") {
+  // `op` inserted into the tiny kernel's K loop (one partition of 4 warps: 128 threads).
+  auto with = [](const std::string &op) {
+    std::string text = prooftest::kernelText();
+    std::string at = "      ttng.wait_barrier %b";
+    size_t pos = text.find(at);
+    REQUIRE(pos != std::string::npos);
+    return text.insert(pos, op);
+  };
+  {
+    prooftest::Kernel k(with("      %c128 = arith.constant 128 : i32 loc(#loc)\n"
+                             "      ttng.arrive_barrier_named %c3, %c128 : i32, i32 loc(#loc5)\n"
+                             "      ttng.wait_barrier_named %c3, %c128 : i32, i32 loc(#loc5)\n"));
+    REQUIRE_MESSAGE(k.module, k.diagnostics);
+    Protocol p = extractProtocol(*k.module);
+    CHECK(p.namedNote.empty());
+    REQUIRE(p.groups.size() == 3); // bars, bufs, then the named barrier
+    const Group &g = p.groups[2];
+    CHECK(g.named);
+    CHECK(g.name == "named barrier 3");
+    CHECK(g.count == std::vector<int64_t>{128});
+    CHECK(g.namedThreads == std::map<int, int64_t>{{0, 128}});
+    REQUIRE(g.syncers.size() == 1);
+    CHECK(g.syncers.at(0) == k.find("ttng.wait_barrier_named"));
+    CHECK(g.loc.line == 20);
+    CHECK(p.namedOf.size() == 2);
+    CHECK(p.namedOf.lookup(k.find("ttng.arrive_barrier_named")) == 2);
+  }
+  {
+    // 256 threads of a 128-thread kernel: a phase is not one arrival of the partition.
+    prooftest::Kernel k(with("      %c256 = arith.constant 256 : i32 loc(#loc)\n"
+                             "      ttng.wait_barrier_named %c3, %c256 : i32, i32 loc(#loc5)\n"));
+    REQUIRE_MESSAGE(k.module, k.diagnostics);
+    Protocol p = extractProtocol(*k.module);
+    CHECK(p.groups.size() == 2);
+    CHECK(p.namedOf.empty());
+    CHECK(p.namedNote.find("named barrier 3 counts 256 threads, its partitions have 128 (default 128), so a phase "
+                           "is not one arrival of each") != std::string::npos);
+  }
+  {
+    // A computed id (the loop's slot index).
+    prooftest::Kernel k(with("      %c128 = arith.constant 128 : i32 loc(#loc)\n"
+                             "      ttng.wait_barrier_named %s, %c128 : i32, i32 loc(#loc5)\n"));
+    REQUIRE_MESSAGE(k.module, k.diagnostics);
+    Protocol p = extractProtocol(*k.module);
+    CHECK(p.groups.size() == 2);
+    CHECK(p.namedNote.find("kernels/k.py:20:6: a named barrier whose id or thread count is computed") !=
+          std::string::npos);
+  }
+}
