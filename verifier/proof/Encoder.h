@@ -120,6 +120,9 @@ public:
   /// Binds `loop`'s results to the carried values they are (LoopView::results) when it stops.
   void bindResults(Env &env, const LoopView &loop, const std::vector<Val> &carried);
   State mergeState(const z3::expr &cond, const State &a, const State &b);
+  /// Whether the innermost loop of `p` at induction value `k` is one of its real iterations, not one the lock-step
+  /// encoding adds to align a peeled first or last iteration (Part::alignedLb / alignedUb), which does nothing.
+  z3::expr realIteration(const Part &p, const z3::expr &k);
   /// Whether `loop` runs an iteration at induction value `iv` against its bound `ub`: iv < ub (counted), iv != ub
   /// (a CLC tile loop, LoopView::clc).
   z3::expr loopRuns(const LoopView &loop, const z3::expr &iv, const z3::expr &ub);

@@ -106,6 +106,18 @@ struct Part {
   /// encoding runs this loop from `alignedLb` instead, the iterations below the real bound doing nothing, so
   /// that the partitions' iterations stay aligned (Protocol.cpp, alignLowerBounds).
   std::optional<int64_t> realLb, alignedLb;
+  /// The innermost loop's upper bound when it is a constant a few constant steps below another partition's (same
+  /// constant lower bound and step): a peeled last iteration, e.g. `for k in range(0, n - 128, 128)` and the last
+  /// block after the loop against a producer's `range(0, n, 128)` (TLX's fused_attention_ws_device_tma_dp). The
+  /// lock-step encoding runs this loop to `alignedUb`, the iterations from the real bound on doing nothing, so the
+  /// partitions' K loops end together and the peeled block runs at the tile transition (Protocol.cpp,
+  /// alignUpperBounds).
+  std::optional<int64_t> realUb, alignedUb;
+  /// A tile-only partition (one loop beside partitions with a K loop) whose loop runs `range(0, n - 1)`: the code
+  /// before it handles the first tile (Meta's autoWS epilogue with `tt.merge_epilogue`: the first tile's store
+  /// before the loop, tile i + 1's in iteration i). It runs one tile fewer than the K-loop partitions, so it may
+  /// leave its loop a tile before them (Transition.cpp, the loop-alignment lemma).
+  bool peeledFirstTile = false;
 };
 
 /// One synchronization or data effect of an op, as one lock-step step executes it under `guard`.

@@ -179,6 +179,8 @@ Protocol extractProtocol(ModuleOp module) {
   }
   // A one-loop partition beside partitions with a K loop runs its loop as a tile loop (Part).
   alignLowerBounds(parts);
+  alignUpperBounds(parts);
+  markPeeledFirstTiles(parts, maxDepth);
   addNamedBarriers(out);
   return out;
 }
@@ -218,6 +220,46 @@ void alignLowerBounds(std::vector<Part> &parts) {
       p.realLb = lb;
       p.alignedLb = *lowest;
     }
+  }
+}
+
+void alignUpperBounds(std::vector<Part> &parts) {
+  std::optional<int64_t> highest, step, lower;
+  int deepest = 0;
+  for (const Part &p : parts)
+    deepest = std::max(deepest, p.depth);
+  for (const Part &p : parts) {
+    if (p.depth == 0 || p.depth != deepest)
+      continue;
+    const LoopView &loop = p.depth == 1 ? *p.v1 : *p.v2;
+    if (loop.clc)
+      return;
+    auto lb = constantOf(loop.lb), ub = constantOf(loop.ub), st = constantOf(loop.step);
+    int64_t start = p.alignedLb ? *p.alignedLb : lb ? *lb : 0;
+    if (!lb || !ub || !st || *st <= 0 || (step && *st != *step) || (lower && start != *lower))
+      return; // symbolic or differing bounds: no alignment (the loop-alignment lemma judges them)
+    step = st;
+    lower = start;
+    highest = highest ? std::max(*highest, *ub) : *ub;
+  }
+  for (Part &p : parts) {
+    if (p.depth == 0 || p.depth != deepest)
+      continue;
+    const LoopView &loop = p.depth == 1 ? *p.v1 : *p.v2;
+    int64_t ub = *constantOf(loop.ub);
+    if (ub < *highest && ub > *lower && (*highest - ub) % *step == 0 && (*highest - ub) / *step <= 4) {
+      p.realUb = ub;
+      p.alignedUb = *highest;
+    }
+  }
+}
+
+void markPeeledFirstTiles(std::vector<Part> &parts, int maxDepth) {
+  for (Part &p : parts) {
+    if (p.depth != 1 || maxDepth != 2 || p.v1->clc || constantOf(p.v1->lb) != 0)
+      continue;
+    if (auto sub = p.v1->ub.getDefiningOp<arith::SubIOp>())
+      p.peeledFirstTile = constantOf(sub.getRhs()) == 1;
   }
 }
 

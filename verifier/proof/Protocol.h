@@ -53,6 +53,12 @@ void analyzeNest(Part &p);
 /// Partitions whose innermost loop starts a few constant steps above another's (a peeled first iteration) get
 /// `realLb` / `alignedLb` (ProofTypes.h Part): the lock-step encoding aligns their iterations.
 void alignLowerBounds(std::vector<Part> &parts);
+/// The same for upper bounds: partitions whose innermost loop ends a few constant steps below another's (a peeled
+/// last iteration) get `realUb` / `alignedUb`.
+void alignUpperBounds(std::vector<Part> &parts);
+/// Sets Part::peeledFirstTile of the tile-only partitions (one loop, where others have two) whose loop's upper
+/// bound is `x - 1` and lower bound 0.
+void markPeeledFirstTiles(std::vector<Part> &parts, int maxDepth);
 /// Why the partitions' loops cannot run in lock-step, read from the IR: two partitions of the deepest nest whose
 /// tile loops (or K loops) have different constant steps (TLX's ping-pong GEMM: the producer's tile loop steps
 /// NUM_SMS, each of the two consumer replicas' 2 x NUM_SMS, as they take alternate tiles), different constant lower

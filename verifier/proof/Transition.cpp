@@ -102,6 +102,16 @@ void Encoder::bindResults(Env &env, const LoopView &loop, const std::vector<Val>
       env[loop.op->getResult(r)] = carried[loop.results[r]];
 }
 
+z3::expr Encoder::realIteration(const Part &p, const z3::expr &k) {
+  // Built without a leading `true`: the terms of a kernel without peeled iterations stay as they were.
+  std::optional<z3::expr> real;
+  if (p.realLb)
+    real = k >= c.int_val(*p.realLb);
+  if (p.realUb)
+    real = real ? *real && k < c.int_val(*p.realUb) : k < c.int_val(*p.realUb);
+  return real ? *real : c.bool_val(true);
+}
+
 z3::expr Encoder::loopRuns(const LoopView &loop, const z3::expr &iv, const z3::expr &ub) {
   return loop.clc ? iv != ub : iv < ub;
 }
@@ -199,7 +209,7 @@ State Encoder::initial(std::vector<Violation> &viol) {
       ps.k = p.alignedLb ? c.int_val(*p.alignedLb) : *lb.e;
       ps.inner = init;
       Val ub = get(env, v1.ub);
-      ps.ub = ub.k == Val::Int ? *ub.e : fresh("ub");
+      ps.ub = p.alignedUb ? c.int_val(*p.alignedUb) : ub.k == Val::Int ? *ub.e : fresh("ub");
     } else {
       Val ub = get(env, v1.ub);
       if (ub.k != Val::Int)
@@ -214,7 +224,7 @@ State Encoder::initial(std::vector<Violation> &viol) {
         throw Unsupported{p.name + ": K loop lower bound not followed"};
       ps.k = p.alignedLb ? c.int_val(*p.alignedLb) : *lb2.e;
       Val ub2 = get(env, p.v2->ub);
-      ps.ub = ub2.k == Val::Int ? *ub2.e : fresh("ub");
+      ps.ub = p.alignedUb ? c.int_val(*p.alignedUb) : ub2.k == Val::Int ? *ub2.e : fresh("ub");
       for (Value v : p.v2->inits)
         ps.inner.push_back(get(env, v));
     }
@@ -258,6 +268,9 @@ struct Encoder::StepAcc {
   std::optional<z3::expr> tileEnd;  // the first partition with a K loop ends its tile in this step
   std::optional<z3::expr> anchorOut; // or has no tile left (left its loops: a tile-only partition then runs on)
   std::vector<z3::expr> tileOffsets; // tile-only partitions: tiles done and the step, per partition
+  std::vector<z3::expr> tileOnlyGate; // tile-only partitions: when their tiles must match the others' (always, or
+                                      // while in their loop for a peeled first tile)
+  std::vector<z3::expr> peeledIn;    // those with a peeled first tile (Part::peeledFirstTile): in their loop
   std::vector<z3::expr> enables;     // partitions with a guarded K loop: the guards hold in this tile
   std::vector<z3::expr> tripEnds;    // and the K loop's (pinned) bound from its aligned start
 };
@@ -278,7 +291,13 @@ void Encoder::stepTileOnly(size_t i, const State &s, State &out, const z3::expr 
   // One iteration per tile transition of the anchor (tileEnd holds only while the kernel is active), and one per
   // step once the anchor has no tile left: a partition with more tiles than the anchor still runs all of them.
   z3::expr fire = (*acc.tileEnd || *acc.anchorOut) && inTile;
-  acc.tileConts.push_back(inTile);
+  // A partition with a peeled first tile leaves its loop a tile before the others; any other is in its loop
+  // exactly when they are in theirs.
+  if (p.peeledFirstTile)
+    acc.peeledIn.push_back(inTile);
+  else
+    acc.tileConts.push_back(inTile);
+  acc.tileOnlyGate.push_back(p.peeledFirstTile ? inTile : c.bool_val(true));
   acc.tileOffsets.push_back(*ps.k - *lb1.e);
   acc.tileOffsets.push_back(st1);
   viol.push_back({LemmaAlign, -1, active && *ps.ub != *ub1.e, nullptr, (int)i});
@@ -348,13 +367,15 @@ void Encoder::stepPartition(size_t i, const State &s, State &out, const z3::expr
   if (lb1.k != Val::Int)
     throw Unsupported{p.name + ": loop bounds not followed"};
   if (p.depth == 1) {
-    z3::expr cont = !*ps.exited && loopRuns(v1, *ps.k, *ub1.e);
-    // A peeled loop (Part::alignedLb) runs from the aligned bound; its iterations below the real one do nothing.
-    z3::expr real = p.realLb ? *ps.k >= c.int_val(*p.realLb) : c.bool_val(true);
+    z3::expr ubK = p.alignedUb ? c.int_val(*p.alignedUb) : *ub1.e;
+    z3::expr cont = !*ps.exited && loopRuns(v1, *ps.k, ubK);
+    // A peeled loop (Part::alignedLb / alignedUb) runs from and to the aligned bounds; its iterations outside the
+    // real ones do nothing.
+    z3::expr real = realIteration(p, *ps.k);
     innerConts.push_back(cont);
     offsets.push_back(*ps.k - (p.alignedLb ? c.int_val(*p.alignedLb) : *lb1.e));
     offsets.push_back(st1);
-    viol.push_back({LemmaAlign, -1, active && *ps.ub != *ub1.e, nullptr, (int)i});
+    viol.push_back({LemmaAlign, -1, active && *ps.ub != ubK, nullptr, (int)i});
     ns.first = z3::ite(active && cont, c.bool_val(false), *ps.first);
     bindBody(env, v1, *ps.k, ps.inner);
     execOps(opsBefore(b1, nullptr), env, active && cont && real, &events, i);
@@ -378,9 +399,10 @@ void Encoder::stepPartition(size_t i, const State &s, State &out, const z3::expr
     Val ub2 = get(env, v2.ub), st2 = get(env, v2.step);
     if (ub2.k != Val::Int || st2.k != Val::Int)
       throw Unsupported{p.name + ": K loop bounds not followed"};
+    z3::expr ubK = p.alignedUb ? c.int_val(*p.alignedUb) : *ub2.e; // a peeled last iteration: Part::alignedUb
     // A guarded K loop takes its bound at the tile's start (PState::conds); others re-evaluate it (the
     // loop-alignment lemma below says they agree).
-    z3::expr cont = inTile && enabled && *ps.k < (p.guards.empty() ? *ub2.e : *ps.ub);
+    z3::expr cont = inTile && enabled && *ps.k < (p.guards.empty() ? ubK : *ps.ub);
     innerConts.push_back(cont);
     tileConts.push_back(inTile);
     Val lb2 = get(env, v2.lb);
@@ -391,10 +413,10 @@ void Encoder::stepPartition(size_t i, const State &s, State &out, const z3::expr
     offsets.push_back(*ps.t - *lb1.e);
     offsets.push_back(st1);
     offsets.push_back(p.alignedLb ? *ps.k - c.int_val(*p.alignedLb) : lb2.k == Val::Int ? *ps.k - *lb2.e : fresh("off"));
-    z3::expr real = p.realLb ? *ps.k >= c.int_val(*p.realLb) : c.bool_val(true); // see depth 1
+    z3::expr real = realIteration(p, *ps.k); // see depth 1
     offsets.push_back(*st2.e);
     if (p.guards.empty())
-      viol.push_back({LemmaAlign, -1, active && inTile && *ps.ub != *ub2.e, nullptr, (int)i});
+      viol.push_back({LemmaAlign, -1, active && inTile && *ps.ub != ubK, nullptr, (int)i});
     bindBody(env, v2, *ps.k, ps.inner);
     execOps(opsBefore(*v2.body, nullptr), env, active && cont && real, &events, i);
     std::vector<Val> y2 = yieldsOf(v2);
@@ -436,7 +458,7 @@ void Encoder::stepPartition(size_t i, const State &s, State &out, const z3::expr
     ns.k = z3::ite(inner, *ps.k + *st2.e, z3::ite(tileEnd, nextLb, *ps.k));
     ns.t = z3::ite(tileEnd, t2, *ps.t);
     ns.first = z3::ite(inner, c.bool_val(false), z3::ite(tileEnd, c.bool_val(true), *ps.first));
-    ns.ub = z3::ite(tileEnd, ub2n.k == Val::Int ? *ub2n.e : fresh("ub"), *ps.ub);
+    ns.ub = z3::ite(tileEnd, p.alignedUb ? c.int_val(*p.alignedUb) : ub2n.k == Val::Int ? *ub2n.e : fresh("ub"), *ps.ub);
     for (size_t a = 0; a < ps.inner.size(); ++a)
       ns.inner[a] = mergeVal(inner && real, y2[a], mergeVal(tileEnd, init2[a], ps.inner[a]));
     for (size_t a = 0; a < ps.outer.size(); ++a)
@@ -472,7 +494,11 @@ State Encoder::step(const State &s, std::vector<Violation> &viol) {
     aligned = aligned && acc.enables[a] == acc.enables[0] &&
               (!acc.enables[0] || acc.tripEnds[a] == acc.tripEnds[0]);
   for (size_t a = 0; a < acc.tileOffsets.size(); ++a) // tile-only partitions: their tiles, those of the others
-    aligned = aligned && acc.tileOffsets[a] == offsets[a % 2];
+    aligned = aligned && (acc.tileOnlyGate[a / 2].is_true()
+                              ? acc.tileOffsets[a] == offsets[a % 2] // the same terms as before the gate existed
+                              : z3::implies(acc.tileOnlyGate[a / 2], acc.tileOffsets[a] == offsets[a % 2]));
+  for (const z3::expr &in : acc.peeledIn) // ... and while in it, the others are in their tile loops
+    aligned = aligned && (!in || tileConts[0]);
   viol.push_back({LemmaAlign, -1, active && !aligned, nullptr, -1});
   // The kernel ends when every partition has left its loops (each ran the code after them once, at its own
   // step): partitions whose trip counts differ (a peeled first iteration, a different tile stride) each run all
