@@ -116,6 +116,12 @@ GEMM_PRE = ("M>=1", "N>=1", "K>=0")
 # them with cuTensorMapEncodeTiled, whose globalDim entries "must be non-zero" (CUDA Driver API, Tensor Map Object
 # Management), so the kernel is never launched with K = 0 either.
 GEMM_HOST_DESC_PRE = ("M>=1", "N>=1", "K>=1")
+# Hopper's persistent GEMMs launch min(NUM_SMS, tiles) programs (hopper-persistent-gemm-ws-pingpong.py:269,
+# hopper-persistent-gemm-ws-cooperative.py:245) with NUM_SMS the device's SM count, 132 on the H100 / H200 SXM these
+# recipes capture for. The protocol reads the program id, not the grid: the prover takes the bound as program_id_x
+# < 132 (without it, the ping-pong GEMM's unaligned encoding printed an unconfirmed counterexample at program id
+# 1048575).
+PERSISTENT_GRID_PRE = ("num_programs_x<=132",)
 
 _HOPPER_GEMM_WS = dict(GROUP_SIZE_M=8, NUM_MMA_WARPS=8, NUM_MMA_GROUPS=2, USE_WARP_BARRIER=False)
 _BW_GEMM_WS = dict(BLOCK_SIZE_M=256, BLOCK_SIZE_K=64, GROUP_SIZE_M=8, NUM_MMA_GROUPS=2, SPLIT_K=1,
@@ -155,12 +161,12 @@ RECIPES: dict[str, Recipe] = {
         "hopper-persistent-gemm-ws-cooperative.py", "matmul_tlx_ws_persistent", gemm, GEMM_4K,
         "matmul_kernel_tlx_ws_persistent",
         {"bm128_bn256_s3": dict(BM=128, BN=256, NUM_STAGES=3), "bm256_bn128_s4": dict(BM=256, BN=128, NUM_STAGES=4)},
-        ["cuda:90"], preconditions=GEMM_HOST_DESC_PRE),
+        ["cuda:90"], preconditions=GEMM_HOST_DESC_PRE + PERSISTENT_GRID_PRE),
     "hopper-persistent-gemm-ws-pingpong": Recipe(
         "hopper-persistent-gemm-ws-pingpong.py", "matmul_tlx_ws_persistent", gemm, GEMM_4K,
         "matmul_kernel_tlx_ws_persistent",
         {"named_bar": dict(USE_NAMED_BARRIER=True), "mbar": dict(USE_NAMED_BARRIER=False)}, ["cuda:90"],
-        preconditions=GEMM_HOST_DESC_PRE),
+        preconditions=GEMM_HOST_DESC_PRE + PERSISTENT_GRID_PRE),
     "vector-add2": Recipe(
         "vector-add2.py", "add2_warp_specialized", vector_add2, {"N": 2**20}, "add2_warp_specialized_kernel",
         {"default": {}}, ["cuda:90", "cuda:100"], configs_from_autotune=False),

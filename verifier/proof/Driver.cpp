@@ -176,6 +176,17 @@ void Driver::constrainLaunch() {
       smallConstraints.push_back(e <= 4);
   for (const Assumption &a : options.assumptions) {
     auto it = params.find(a.name);
+    llvm::StringRef axis(a.name);
+    if (it == params.end() && axis.consume_front("num_programs_")) {
+      // A bound on a grid size the protocol does not read bounds the program ids it does read: program_id <
+      // num_programs (a persistent kernel launched on min(NUM_SMS, tiles) CTAs, launch.json `preconditions`).
+      auto pid = params.find("program_id_" + axis.str());
+      if (pid != params.end() && (a.op == "<=" || a.op == "<" || a.op == "==")) {
+        int64_t most = a.op == "<" ? a.value - 1 : a.value; // the largest grid size it allows
+        paramConstraints.push_back(pid->second < c.int_val(most));
+        continue;
+      }
+    }
     if (it == params.end()) {
       report.notes.push_back("assumption on '" + a.name + "' ignored: the kernel's protocol does not use it");
       continue;

@@ -92,6 +92,15 @@ private:
   int learnRangeLemmas(std::vector<SampleValues> &samples, int lemmaId); ///< returns the next lemma id
   int learnOffsetLemmas(std::vector<SampleValues> &samples, int lemmaId); ///< returns the next lemma id
   int learnWaiterLemmas(std::vector<SampleValues> &samples, int lemmaId); ///< returns the next lemma id
+  using TermOf = std::function<std::optional<z3::expr>(size_t, const State &)>;
+  /// Lemmas `term(i) - term(j) == d` for the pairs (i, j < i) of `n` integer terms that `pairOk` admits, whose
+  /// difference is the same constant d in every live state of every sample; each term is tied to its first such
+  /// partner (the partners' own lemmas chain the rest). `term(i, st)`: nullopt where the term is not tracked;
+  /// `partOf(i)`: the partition named in the lemma; `describe`: its debug text. Returns the next lemma id.
+  int learnConstantDifferences(std::vector<SampleValues> &samples, int lemmaId, size_t n, const TermOf &term,
+                               const std::function<bool(size_t, size_t)> &pairOk,
+                               const std::function<int(size_t)> &partOf,
+                               const std::function<std::string(size_t, size_t)> &describe);
   /// Named barriers' counters with a constant difference in the samples (NamedBarriers.cpp); the next lemma id.
   int learnNamedLemmas(std::vector<SampleValues> &samples, int lemmaId);
   std::optional<z3::expr> varExpr(const State &st, const Cand &cd);

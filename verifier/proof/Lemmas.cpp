@@ -425,14 +425,27 @@ int Driver::learnOffsetLemmas(std::vector<SampleValues> &samples, int lemmaId) {
     if (parts[q].depth != 0)
       appendIntCarried(q, vars);
   }
+  return learnConstantDifferences(
+      samples, lemmaId, vars.size(), [&](size_t i, const State &st) { return varExpr(st, vars[i]); },
+      [&](size_t i, size_t j) { return vars[j].part != vars[i].part; }, [&](size_t i) { return vars[i].part; },
+      [&](size_t i, size_t j) {
+        return "partition " + std::to_string(vars[i].part) + " var " + std::to_string(vars[i].var) + " - partition " +
+               std::to_string(vars[j].part) + " var " + std::to_string(vars[j].var);
+      });
+}
+
+int Driver::learnConstantDifferences(std::vector<SampleValues> &samples, int lemmaId, size_t n, const TermOf &term,
+                                     const std::function<bool(size_t, size_t)> &pairOk,
+                                     const std::function<int(size_t)> &partOf,
+                                     const std::function<std::string(size_t, size_t)> &describe) {
   // The constant difference a - b over every live state of every sample, if there is one.
-  auto offset = [&](const Cand &a, const Cand &b) -> std::optional<int64_t> {
+  auto offset = [&](size_t a, size_t b) -> std::optional<int64_t> {
     std::optional<int64_t> d;
     for (SampleValues &m : samples)
       for (const State &st : states) {
         if (m(*st.done))
           break;
-        auto x = varExpr(st, a), y = varExpr(st, b);
+        auto x = term(a, st), y = term(b, st);
         if (!x || !y)
           return std::nullopt;
         int64_t vx = m(*x), vy = m(*y);
@@ -442,23 +455,20 @@ int Driver::learnOffsetLemmas(std::vector<SampleValues> &samples, int lemmaId) {
       }
     return d;
   };
-  for (size_t i = 0; i < vars.size(); ++i)
+  for (size_t i = 0; i < n; ++i)
     for (size_t j = 0; j < i; ++j) {
-      if (vars[j].part == vars[i].part)
+      if (!pairOk(i, j))
         continue;
-      std::optional<int64_t> d = offset(vars[i], vars[j]);
+      std::optional<int64_t> d = offset(i, j);
       if (!d)
         continue;
-      auto lemmaAt = [&, a = vars[i], b = vars[j], d = *d](const State &st) {
-        return !*st.done && *varExpr(st, a) - *varExpr(st, b) != c.int_val(d);
-      };
+      auto lemmaAt = [&, d = *d](const State &st) { return !*st.done && *term(i, st) - *term(j, st) != c.int_val(d); };
       for (size_t s = 0; s < states.size(); ++s)
-        viol[s].push_back({LemmaTable, -1, lemmaAt(states[s]), nullptr, vars[i].part, lemmaId});
+        viol[s].push_back({LemmaTable, -1, lemmaAt(states[s]), nullptr, partOf(i), lemmaId});
       for (size_t s = 0; s < wstates.size(); ++s)
-        wviol[s].push_back({LemmaTable, -1, lemmaAt(wstates[s]), nullptr, vars[i].part, lemmaId});
+        wviol[s].push_back({LemmaTable, -1, lemmaAt(wstates[s]), nullptr, partOf(i), lemmaId});
       if (getenv("TLXSIM_PROOF_DEBUG"))
-        llvm::errs() << "lemma " << lemmaId << ": partition " << vars[i].part << " var " << vars[i].var
-                     << " - partition " << vars[j].part << " var " << vars[j].var << " == " << *d << "\n";
+        llvm::errs() << "lemma " << lemmaId << ": " << describe(i, j) << " == " << *d << "\n";
       ++lemmaId;
       break; // tied to its first partner; the partners' own lemmas chain the rest
     }

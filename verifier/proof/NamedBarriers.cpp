@@ -169,41 +169,15 @@ int Driver::learnNamedLemmas(std::vector<SampleValues> &samples, int lemmaId) {
   for (auto &[key, e] : states[0].ghost->synced)
     vars.push_back({&Ghost::synced, key});
   auto value = [](const State &st, const Counter &v) { return ((*st.ghost).*v.first).at(v.second); };
-  auto offset = [&](const Counter &a, const Counter &b) -> std::optional<int64_t> {
-    std::optional<int64_t> d;
-    for (SampleValues &m : samples)
-      for (const State &st : states) {
-        if (m(*st.done))
-          break;
-        int64_t x = m(value(st, a)), y = m(value(st, b));
-        if (x == INT64_MIN || y == INT64_MIN || (d && *d != x - y))
-          return std::nullopt;
-        d = x - y;
-      }
-    return d;
-  };
-  for (size_t i = 0; i < vars.size(); ++i)
-    for (size_t j = 0; j < i; ++j) {
-      if (vars[j].second.first != vars[i].second.first)
-        continue;
-      std::optional<int64_t> d = offset(vars[i], vars[j]);
-      if (!d)
-        continue;
-      auto lemmaAt = [&, a = vars[i], b = vars[j], d = *d](const State &st) {
-        return !*st.done && value(st, a) - value(st, b) != c.int_val(d);
-      };
-      for (size_t s = 0; s < states.size(); ++s)
-        viol[s].push_back({LemmaTable, -1, lemmaAt(states[s]), nullptr, vars[i].second.second, lemmaId});
-      for (size_t s = 0; s < wstates.size(); ++s)
-        wviol[s].push_back({LemmaTable, -1, lemmaAt(wstates[s]), nullptr, vars[i].second.second, lemmaId});
-      if (getenv("TLXSIM_PROOF_DEBUG"))
-        llvm::errs() << "lemma " << lemmaId << ": " << groups[vars[i].second.first].name << " counter of partition "
-                     << vars[i].second.second << " - that of partition " << vars[j].second.second << " == " << *d
-                     << "\n";
-      ++lemmaId;
-      break;
-    }
-  return lemmaId;
+  return learnConstantDifferences(
+      samples, lemmaId, vars.size(),
+      [&](size_t i, const State &st) -> std::optional<z3::expr> { return value(st, vars[i]); },
+      [&](size_t i, size_t j) { return vars[j].second.first == vars[i].second.first; },
+      [&](size_t i) { return vars[i].second.second; },
+      [&](size_t i, size_t j) {
+        return groups[vars[i].second.first].name + " counter of partition " + std::to_string(vars[i].second.second) +
+               " - that of partition " + std::to_string(vars[j].second.second);
+      });
 }
 
 } // namespace tlxsim::verifier::proof
