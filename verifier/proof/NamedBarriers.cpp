@@ -19,8 +19,6 @@
 #include "ir/Location.h"
 #include "ir/Partitions.h"
 
-#include "mlir/Dialect/Arith/IR/Arith.h"
-
 #include <map>
 
 using namespace mlir;
@@ -30,12 +28,7 @@ namespace tlxsim::verifier::proof {
 namespace {
 
 std::optional<int64_t> constantOperand(Operation &op, unsigned i) {
-  if (op.getNumOperands() <= i)
-    return std::nullopt;
-  if (auto cst = op.getOperand(i).getDefiningOp<arith::ConstantOp>())
-    if (auto ia = dyn_cast<IntegerAttr>(cst.getValue()))
-      return ia.getValue().getSExtValue();
-  return std::nullopt;
+  return i < op.getNumOperands() ? constantOf(op.getOperand(i)) : std::nullopt;
 }
 
 /// One named-barrier op of the kernel: its partition, id, thread count and kind.

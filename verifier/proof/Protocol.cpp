@@ -185,24 +185,34 @@ Protocol extractProtocol(ModuleOp module) {
   return out;
 }
 
-namespace {
 std::optional<int64_t> constantOf(Value v) {
   if (auto cst = v.getDefiningOp<arith::ConstantOp>())
     if (auto ia = dyn_cast<IntegerAttr>(cst.getValue()))
       return ia.getValue().getSExtValue();
   return std::nullopt;
 }
+
+namespace {
+/// The partitions of the deepest loop nest, in order (a tile-only partition's loop is no innermost loop).
+std::vector<size_t> deepestPartitions(const std::vector<Part> &parts) {
+  int deepest = 0;
+  for (const Part &p : parts)
+    deepest = std::max(deepest, p.depth);
+  std::vector<size_t> out;
+  for (size_t i = 0; i < parts.size(); ++i)
+    if (parts[i].depth > 0 && parts[i].depth == deepest)
+      out.push_back(i);
+  return out;
+}
+
+const LoopView &innermostLoop(const Part &p) { return p.depth == 1 ? *p.v1 : *p.v2; }
 } // namespace
 
 void alignLowerBounds(std::vector<Part> &parts) {
   std::optional<int64_t> lowest, step;
-  int deepest = 0;
-  for (const Part &p : parts)
-    deepest = std::max(deepest, p.depth);
-  for (const Part &p : parts) {
-    if (p.depth == 0 || p.depth != deepest) // a tile-only partition's loop is no innermost loop
-      continue;
-    const LoopView &loop = p.depth == 1 ? *p.v1 : *p.v2;
+  const std::vector<size_t> deepest = deepestPartitions(parts);
+  for (size_t i : deepest) {
+    const LoopView &loop = innermostLoop(parts[i]);
     if (loop.clc)
       return; // a CLC tile loop has no step (the loop-alignment lemma judges it)
     auto lb = constantOf(loop.lb), st = constantOf(loop.step);
@@ -211,11 +221,9 @@ void alignLowerBounds(std::vector<Part> &parts) {
     step = st;
     lowest = lowest ? std::min(*lowest, *lb) : *lb;
   }
-  for (Part &p : parts) {
-    if (p.depth == 0 || p.depth != deepest)
-      continue;
-    const LoopView &loop = p.depth == 1 ? *p.v1 : *p.v2;
-    int64_t lb = *constantOf(loop.lb);
+  for (size_t i : deepest) {
+    Part &p = parts[i];
+    int64_t lb = *constantOf(innermostLoop(p).lb);
     if (lb > *lowest && (lb - *lowest) % *step == 0 && (lb - *lowest) / *step <= 4) {
       p.realLb = lb;
       p.alignedLb = *lowest;
@@ -225,13 +233,10 @@ void alignLowerBounds(std::vector<Part> &parts) {
 
 void alignUpperBounds(std::vector<Part> &parts) {
   std::optional<int64_t> highest, step, lower;
-  int deepest = 0;
-  for (const Part &p : parts)
-    deepest = std::max(deepest, p.depth);
-  for (const Part &p : parts) {
-    if (p.depth == 0 || p.depth != deepest)
-      continue;
-    const LoopView &loop = p.depth == 1 ? *p.v1 : *p.v2;
+  const std::vector<size_t> deepest = deepestPartitions(parts);
+  for (size_t i : deepest) {
+    const Part &p = parts[i];
+    const LoopView &loop = innermostLoop(p);
     if (loop.clc)
       return;
     auto lb = constantOf(loop.lb), ub = constantOf(loop.ub), st = constantOf(loop.step);
@@ -242,11 +247,9 @@ void alignUpperBounds(std::vector<Part> &parts) {
     lower = start;
     highest = highest ? std::max(*highest, *ub) : *ub;
   }
-  for (Part &p : parts) {
-    if (p.depth == 0 || p.depth != deepest)
-      continue;
-    const LoopView &loop = p.depth == 1 ? *p.v1 : *p.v2;
-    int64_t ub = *constantOf(loop.ub);
+  for (size_t i : deepest) {
+    Part &p = parts[i];
+    int64_t ub = *constantOf(innermostLoop(p).ub);
     if (ub < *highest && ub > *lower && (*highest - ub) % *step == 0 && (*highest - ub) / *step <= 4) {
       p.realUb = ub;
       p.alignedUb = *highest;

@@ -72,6 +72,8 @@ std::string loopMismatch(const std::vector<Part> &parts);
 /// partitions' threads, a computed id or count, an op outside the partitions), sets Protocol::namedNote instead
 /// (NamedBarriers.cpp).
 void addNamedBarriers(Protocol &p);
+/// The value of `v` when an `arith.constant` integer defines it.
+std::optional<int64_t> constantOf(mlir::Value v);
 /// Whether `op` is a named-barrier op (`ttng.wait_barrier_named` / `ttng.arrive_barrier_named`).
 bool isNamedBarrierOp(mlir::Operation &op);
 

@@ -271,9 +271,9 @@ struct Encoder::StepAcc {
   std::optional<z3::expr> tileEnd;  // the first partition with a K loop ends its tile in this step
   std::optional<z3::expr> anchorOut; // or has no tile left (left its loops: a tile-only partition then runs on)
   std::vector<z3::expr> tileOffsets; // tile-only partitions: tiles done and the step, per partition
-  std::vector<z3::expr> tileOnlyGate; // tile-only partitions: when their tiles must match the others' (always, or
-                                      // while in their loop for a peeled first tile)
-  std::vector<z3::expr> peeledIn;    // those with a peeled first tile (Part::peeledFirstTile): in their loop
+  // Tile-only partitions with a peeled first tile (Part::peeledFirstTile): in their loop (their tiles match the
+  // others' only then); nullopt for the other tile-only partitions (their tiles always match).
+  std::vector<std::optional<z3::expr>> peeledIn;
   std::vector<z3::expr> enables;     // partitions with a guarded K loop: the guards hold in this tile
   std::vector<z3::expr> tripEnds;    // and the K loop's (pinned) bound from its aligned start
 };
@@ -298,9 +298,10 @@ void Encoder::stepTileOnly(size_t i, const State &s, State &out, const z3::expr 
   // exactly when they are in theirs.
   if (p.peeledFirstTile)
     acc.peeledIn.push_back(inTile);
-  else
+  else {
     acc.tileConts.push_back(inTile);
-  acc.tileOnlyGate.push_back(p.peeledFirstTile ? inTile : c.bool_val(true));
+    acc.peeledIn.push_back(std::nullopt);
+  }
   acc.tileOffsets.push_back(*ps.k - *lb1.e);
   acc.tileOffsets.push_back(st1);
   viol.push_back({LemmaAlign, -1, active && *ps.ub != *ub1.e, nullptr, (int)i});
@@ -497,11 +498,11 @@ State Encoder::step(const State &s, std::vector<Violation> &viol) {
     aligned = aligned && acc.enables[a] == acc.enables[0] &&
               (!acc.enables[0] || acc.tripEnds[a] == acc.tripEnds[0]);
   for (size_t a = 0; a < acc.tileOffsets.size(); ++a) // tile-only partitions: their tiles, those of the others
-    aligned = aligned && (acc.tileOnlyGate[a / 2].is_true()
-                              ? acc.tileOffsets[a] == offsets[a % 2] // the same terms as before the gate existed
-                              : z3::implies(acc.tileOnlyGate[a / 2], acc.tileOffsets[a] == offsets[a % 2]));
-  for (const z3::expr &in : acc.peeledIn) // ... and while in it, the others are in their tile loops
-    aligned = aligned && (!in || tileConts[0]);
+    aligned = aligned && (acc.peeledIn[a / 2] ? z3::implies(*acc.peeledIn[a / 2], acc.tileOffsets[a] == offsets[a % 2])
+                                              : acc.tileOffsets[a] == offsets[a % 2]);
+  for (const std::optional<z3::expr> &in : acc.peeledIn) // ... and while in it, the others are in their tile loops
+    if (in)
+      aligned = aligned && (!*in || tileConts[0]);
   viol.push_back({LemmaAlign, -1, active && !aligned, nullptr, -1});
   // The kernel ends when every partition has left its loops (each ran the code after them once, at its own
   // step): partitions whose trip counts differ (a peeled first iteration, a different tile stride) each run all
