@@ -291,7 +291,8 @@ std::string loopMismatch(const std::vector<Part> &parts) {
         return p.name + "'s " + loop + " starts at " + std::to_string(*lb) + ", " + first->name + "'s at " +
                std::to_string(*la) + ", and the difference is not a small multiple of a common step";
       auto ua = a.clc ? std::nullopt : constantOf(a.ub), ub = b.clc ? std::nullopt : constantOf(b.ub);
-      if (sa && sb && *sa == *sb && *sa > 0 && la && lb && *la == *lb && ua && ub && *ua != *ub) {
+      bool ubAligned = level == deepest && (first->realUb || p.realUb); // a peeled last iteration (alignUpperBounds)
+      if (sa && sb && *sa == *sb && *sa > 0 && la && lb && *la == *lb && ua && ub && *ua != *ub && !ubAligned) {
         auto trips = [&](int64_t u) { return std::to_string(std::max<int64_t>(0, (u - *la + *sa - 1) / *sa)); };
         return p.name + "'s " + loop + " runs to " + std::to_string(*ub) + ", " + first->name + "'s to " +
                std::to_string(*ua) + " (" + trips(*ub) + " against " + trips(*ua) + " iterations of step " +
