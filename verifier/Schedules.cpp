@@ -7,7 +7,8 @@ namespace tlxsim::verifier {
 namespace {
 
 /// Knobs of the asynchronous producer side (TMA and the memory system): latencies and throughputs.
-const char *const kProducerLatency[] = {"tma_latency_cycles", "tma_issue_cycles", "hbm_extra_latency_cycles"};
+const char *const kProducerLatency[] = {"tma_latency_cycles", "tma_queue_wait_cycles", "tma_issue_cycles",
+                                        "hbm_extra_latency_cycles"};
 const char *const kProducerRate[] = {"tma_bytes_per_clk_sm", "tma_request_bytes_per_clk", "l2_bytes_per_clk",
                                      "hbm_bytes_per_s"};
 /// Knobs of the consumer side (tensor cores, synchronization, register and shared-memory work).

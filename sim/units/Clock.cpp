@@ -34,6 +34,7 @@ void Engine::Impl::updateClock(Cycle now) {
   double clock = clockAt(now);
   costs.hbmBytesPerClk = costs.hbmBytesPerS / (clock * 1e6);
   costs.l2BytesPerClkNow = costs.l2BytesPerClk * costs.clockMaxMhz / clock;
+  costs.tmaQueueBytesPerClkNow = costs.tmaQueueBytesPerClk * costs.clockMaxMhz / clock;
 }
 
 } // namespace tlxsim::sim

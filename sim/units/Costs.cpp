@@ -67,6 +67,8 @@ constexpr Knob kKnobs[] = {
     {"wgmma_issue_cycles_per_n", &Costs::wgmmaIssuePerN, Knob::NonNegative, /*optional=*/true},
     {"sfu_separate_pipe", &Costs::sfuPipe, Knob::NonNegative, /*optional=*/true},
     {"wgmma_drain_cycles", &Costs::wgmmaDrain, Knob::NonNegative, /*optional=*/true},
+    {"tma_queue_bytes_per_clk", &Costs::tmaQueueBytesPerClk, Knob::Positive, /*optional=*/true},
+    {"tma_queue_wait_cycles", &Costs::tmaQueueWait, Knob::NonNegative, /*optional=*/true},
 };
 
 } // namespace
@@ -114,6 +116,7 @@ llvm::Expected<Costs> readCosts(const GpuModel &model) {
   // lowers the clock (raises bytes per cycle) as the tensor-core load becomes known.
   costs.hbmBytesPerClk = costs.hbmBytesPerS / (costs.clockMaxMhz * 1e6);
   costs.l2BytesPerClkNow = costs.l2BytesPerClk;
+  costs.tmaQueueBytesPerClkNow = costs.tmaQueueBytesPerClk;
   return costs;
 }
 

@@ -21,11 +21,14 @@ struct Costs {
   // Optional knobs (NaN when the model lacks them; an op that needs one fails with its name).
   double tmemBytesPerClk, sleepUnit, clcResponse, wgmmaSmemPowerFraction, wgmmaPowerRefBytesPerClk,
       aluPowerWeight, wgmmaQueueDepth, wgmmaRetireLatency, protonRecord, mbarTryWait, wgmmaIssuePerN, sfuPipe,
-      wgmmaDrain;
+      wgmmaDrain, tmaQueueBytesPerClk, tmaQueueWait;
   double hbmBytesPerClk = 0; ///< derived: hbmBytesPerS at the current SM clock (units/Clock.cpp lowers it)
   /// derived: l2_bytes_per_clk is bytes per cycle at clock_max_mhz (a rate in time: L2 is not on the SM clock);
   /// this is that rate per cycle of the current SM clock (units/Clock.cpp raises it as the clock falls)
   double l2BytesPerClkNow = 0;
+  /// derived: tma_queue_bytes_per_clk (bytes per cycle at clock_max_mhz, a rate in time like l2_bytes_per_clk) per
+  /// cycle of the current SM clock; NaN when the model has no loaded-latency queue
+  double tmaQueueBytesPerClkNow = 0;
 };
 
 /// Reads and checks every knob of `model`: finite, in range, a count where a count is meant. Errors name the

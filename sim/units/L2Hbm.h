@@ -7,15 +7,40 @@
 #include "llvm/ADT/DenseMap.h"
 
 #include <cstdint>
+#include <functional>
+#include <queue>
 #include <vector>
 
 namespace tlxsim::sim::engine {
+
+/// The device's TMA copies in flight (issued, not yet landed), in bytes: the queue behind the loaded latency
+/// (units/TmaEngine.h). Copies count from the cycle after their issue, so that the identical CTAs of a wave, which
+/// issue in the same cycle, see the same queue whatever order the engine runs them in.
+struct InFlightBytes {
+  /// The bytes in flight at `t` that were issued before `t`. Copies that landed by `t` leave the count (the
+  /// engine's agents run close to, not exactly in, time order: a copy that landed between two out-of-order issues
+  /// is not counted again).
+  int64_t before(Cycle t);
+  /// Records a copy of `bytes` issued at `t` that lands at `done`.
+  void add(Cycle t, Cycle done, int64_t bytes);
+  /// A uniform draw in [0, 1) for the next copy's queueing delay: splitmix64 over the device's copy count, so a
+  /// run is reproducible and identical CTAs of a wave draw different delays.
+  double nextUniform();
+
+private:
+  uint64_t draws = 0;
+  std::priority_queue<std::pair<Cycle, int64_t>, std::vector<std::pair<Cycle, int64_t>>, std::greater<>> landing;
+  int64_t bytes = 0;
+  Cycle lastIssue = ~Cycle(0);
+  int64_t issuedAtLast = 0; ///< bytes issued at `lastIssue`
+};
 
 /// L2 and HBM, shared by every SM. L2 keeps an LRU of `l2_size_bytes` over tile keys (a TMA box, see
 /// boxKey, or the provenance hash of a pointer tensor), so CTAs that share operand tiles hit; `l2` and `hbm`
 /// are FIFO pipes at `l2_bytes_per_clk` and the HBM bytes per cycle at the current clock (Costs::hbmBytesPerClk).
 struct MemorySystem {
   Pipe l2, hbm;
+  InFlightBytes inFlight;  ///< TMA copies in flight on the device (the loaded-latency queue)
   int64_t bytes = 0; ///< resident bytes
 
   /// Whether the tile `key` of `size` bytes is resident in L2 (then it becomes the most recent); a miss

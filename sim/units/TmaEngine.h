@@ -7,8 +7,16 @@
 
 namespace tlxsim::sim::engine {
 
+/// The latency of a TMA copy issued at `t`, in cycles: `tma_latency_cycles`, plus, where the model gives
+/// `tma_queue_bytes_per_clk`, the bytes of the device's copies already in flight over that rate (Little's law for
+/// a shared path that serves the outstanding bytes at a fixed rate: a copy waits for those ahead of it). The queue
+/// term makes the latency grow with the device's outstanding requests: a pipeline with more stages in flight
+/// keeps more bytes outstanding, and each copy waits longer (tlx-sim's answer to "why does S = 2 starve").
+/// Without the knob the latency is the constant `tma_latency_cycles` (then a loaded latency fitted as one number).
+double loadedLatency(const Costs &costs, InFlightBytes &inFlight, Cycle t);
+
 /// Moves `bytes` between global memory and one SM's shared memory, issued at `t`; returns the completion
-/// cycle: the fixed latency (`tma_latency_cycles`) plus the transfer, which is limited by the copy's own streaming
+/// cycle: the latency (loadedLatency) plus the transfer, which is limited by the copy's own streaming
 /// rate (`tma_request_bytes_per_clk`) and queues behind the other copies in flight on the three shared paths, each a
 /// FIFO pipe: the SM's TMA/L2->SMEM path (`tma`, `tma_bytes_per_clk_sm`), the device L2 (`l2_bytes_per_clk`, a
 /// rate in time: Costs::l2BytesPerClkNow) and, on a miss, HBM (+ `hbm_extra_latency_cycles`). Loaded latency is

@@ -9,6 +9,7 @@
 #include "sim/Lowering.h"
 #include "sim/units/Clock.h"
 #include "sim/units/TensorPipe.h"
+#include "sim/units/TmaEngine.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "llvm/Support/raw_ostream.h"
@@ -242,10 +243,12 @@ module attributes {"ttg.num-warps" = 4 : i32, ttg.target = "cuda:90"} {
 } // namespace
 
 TEST_CASE("TMA: a lone copy is latency + streaming (or the HBM miss); copies in flight queue on the SM's TMA path") {
+  // Without the loaded-latency queue's random wait (tested below), so that each copy's latency is the constant.
   auto run = [](int count) {
     return std::make_unique<Sim>(
         substitute(kTma, {{"COUNT", std::to_string(count)}, {"BYTES", std::to_string(count * 16384)}}),
-        std::vector<std::string>{}, std::vector<std::string>{"d=8192x128"});
+        std::vector<std::string>{}, std::vector<std::string>{"d=8192x128"}, "h200",
+        std::vector<std::string>{"tma_queue_wait_cycles=0"});
   };
   auto one = run(1), eight = run(8);
   const sim::GpuModel &m = *one->model;
@@ -273,6 +276,53 @@ TEST_CASE("TMA: a lone copy is latency + streaming (or the HBM miss); copies in 
   CHECK(eight->result.cycles < 4 * one->result.cycles);
   // The waiter wakes only after the last copy's bytes land.
   CHECK(eight->result.cycles >= last);
+}
+
+TEST_CASE("TMA loaded latency: the unloaded latency plus a queue's exponential wait, longer with the bytes in flight") {
+  sim::engine::Costs costs{};
+  costs.tmaLatency = 379;
+  costs.tmaQueueWait = 300;
+  costs.tmaQueueBytesPerClkNow = std::nan(""); // no in-flight term
+  sim::engine::InFlightBytes inFlight;
+  // M/M/1: the wait is exponential around its mean, so the draws' mean is the mean and e^-1 of them exceed it.
+  const int n = 20000;
+  double sum = 0, low = 1e9, high = 0;
+  int above = 0;
+  for (int i = 0; i < n; ++i) {
+    double l = sim::engine::loadedLatency(costs, inFlight, 0);
+    sum += l;
+    low = std::min(low, l);
+    high = std::max(high, l);
+    above += l > 379 + 300;
+  }
+  CHECK(sum / n == doctest::Approx(379 + 300).epsilon(0.02));
+  CHECK(low >= 379);
+  CHECK(high <= 379 + 10 * 300); // capped at ten means
+  CHECK(high > 379 + 4 * 300);   // but the tail is there (P(wait > 4 means) = e^-4 = 1.8 %)
+  CHECK(static_cast<double>(above) / n == doctest::Approx(std::exp(-1.0)).epsilon(0.05));
+  // Reproducible: a fresh device draws the same sequence.
+  sim::engine::InFlightBytes again, once;
+  CHECK(sim::engine::loadedLatency(costs, again, 0) == sim::engine::loadedLatency(costs, once, 0));
+  // Without a queue wait the latency is the constant, whatever is in flight.
+  costs.tmaQueueWait = 0;
+  CHECK(sim::engine::loadedLatency(costs, inFlight, 5) == 379);
+
+  // The in-flight term: bytes issued before this cycle and not yet landed, over the queue's rate.
+  sim::engine::InFlightBytes device;
+  device.add(100, 1100, 32768);
+  device.add(100, 600, 16384);
+  CHECK(device.before(100) == 0); // issued in the same cycle: a wave's identical CTAs see the same queue
+  CHECK(device.before(101) == 49152);
+  CHECK(device.before(600) == 32768); // the second copy landed
+  device.add(700, 900, 8192);
+  CHECK(device.before(700) == 32768);
+  CHECK(device.before(1100) == 0);
+  costs.tmaQueueBytesPerClkNow = 1024;
+  device.add(2000, 3000, 65536);
+  double mean = 0;
+  for (int i = 0; i < n; ++i)
+    mean += sim::engine::loadedLatency(costs, device, 2001) / n;
+  CHECK(mean == doctest::Approx(379 + 65536 / 1024.0).epsilon(0.02));
 }
 
 namespace {
