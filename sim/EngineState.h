@@ -114,6 +114,7 @@ struct Agent {
   /// amdg.read_barrier_phase: the last phase this agent read of each barrier (cta, alloc, index)
   std::map<std::tuple<int64_t, int32_t, int64_t>, int64_t> phasesRead;
   int64_t lastTc05Op = -1; ///< the agent's latest tcgen05 op (they complete in issue order)
+  uint64_t tmaCopies = 0;  ///< TMA copies issued so far: keys each copy's queueing delay (units/TmaEngine.h)
   /// AMD: frame slot of a vector-memory load's result (`amdg.buffer_load`, `tt.load`) not yet waited for -> the newest
   /// direct-to-LDS copy (async op id) the agent had issued before the load. vmcnt counts the wave's vector-memory
   /// loads in issue order, so the wait for that result retires the copy and every earlier one (awaitOperands).

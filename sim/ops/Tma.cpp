@@ -66,7 +66,8 @@ Step Engine::Impl::execTma(Agent &a, const Instr &in, Cycle now) {
         dests.push_back(d);
       }
     bool hit = memory.lookup(boxKey(a, in, static_cast<int32_t>(cta.id % program.clusterSize())), in.imm, costs.l2Size);
-    Cycle done = tmaTransfer(costs, sm.tma, memory, a.time, in.imm, hit);
+    Cycle done = tmaTransfer(costs, sm.tma, memory, a.time, in.imm, hit,
+                             tmaCopyKey(cta.id, a.info.firstWarp, a.info.warp, a.tmaCopies++));
     for (Cta *d : dests) {
       BarrierKey dk = key;
       if (mask >= 0)
@@ -92,7 +93,8 @@ Step Engine::Impl::execTma(Agent &a, const Instr &in, Cycle now) {
   }
   case Op::TmaStore: {
     busy(a, in, costs.tmaIssue);
-    Cycle done = tmaTransfer(costs, sm.tma, memory, a.time, in.imm, /*l2Hit=*/true, /*writeBack=*/true);
+    Cycle done = tmaTransfer(costs, sm.tma, memory, a.time, in.imm, /*l2Hit=*/true,
+                             tmaCopyKey(cta.id, a.info.firstWarp, a.info.warp, a.tmaCopies++), /*writeBack=*/true);
     int64_t op = issueAsync(a);
     access(a, op, in.args.back(), in.viewElems[0], /*write=*/false, /*asyncProxy=*/true, in);
     a.storeGroups.emplace_back(done, op);

@@ -10,14 +10,6 @@ int64_t InFlightBytes::before(Cycle t) {
   return bytes - (t == lastIssue ? issuedAtLast : 0);
 }
 
-double InFlightBytes::nextUniform() {
-  uint64_t z = (++draws) * 0x9E3779B97F4A7C15ull;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  z ^= z >> 31;
-  return static_cast<double>(z >> 11) * 0x1.0p-53;
-}
-
 void InFlightBytes::add(Cycle t, Cycle done, int64_t size) {
   if (done <= t)
     return;

@@ -23,12 +23,8 @@ struct InFlightBytes {
   int64_t before(Cycle t);
   /// Records a copy of `bytes` issued at `t` that lands at `done`.
   void add(Cycle t, Cycle done, int64_t bytes);
-  /// A uniform draw in [0, 1) for the next copy's queueing delay: splitmix64 over the device's copy count, so a
-  /// run is reproducible and identical CTAs of a wave draw different delays.
-  double nextUniform();
 
 private:
-  uint64_t draws = 0;
   std::priority_queue<std::pair<Cycle, int64_t>, std::vector<std::pair<Cycle, int64_t>>, std::greater<>> landing;
   int64_t bytes = 0;
   Cycle lastIssue = ~Cycle(0);

@@ -7,20 +7,35 @@
 
 namespace tlxsim::sim::engine {
 
-double loadedLatency(const Costs &costs, InFlightBytes &inFlight, Cycle t) {
+namespace {
+/// SplitMix64's finalizer (Steele, Lea, Flood 2014): a well-mixed 64-bit hash of `z`.
+uint64_t mix(uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+} // namespace
+
+uint64_t tmaCopyKey(int64_t cta, int32_t firstWarp, int32_t warp, uint64_t n) {
+  uint64_t agent = static_cast<uint64_t>(cta) << 16 ^ static_cast<uint64_t>(firstWarp) << 8 ^
+                   static_cast<uint64_t>(static_cast<uint8_t>(warp));
+  return mix(mix(agent + 0x9E3779B97F4A7C15ull) + n * 0x9E3779B97F4A7C15ull);
+}
+
+double loadedLatency(const Costs &costs, InFlightBytes &inFlight, Cycle t, uint64_t copyKey) {
   double wait = costs.tmaQueueWait > 0 ? costs.tmaQueueWait : 0.0;
   if (costs.tmaQueueBytesPerClkNow > 0)
     wait += static_cast<double>(inFlight.before(t)) / costs.tmaQueueBytesPerClkNow;
   if (!(wait > 0))
     return costs.tmaLatency;
   // An M/M/1 queue's waiting time is exponential around its mean: -mean ln(1 - u), capped at 10 means.
-  double u = inFlight.nextUniform();
+  double u = static_cast<double>(mix(copyKey) >> 11) * 0x1.0p-53; // uniform in [0, 1)
   return costs.tmaLatency + std::min(10.0 * wait, -wait * std::log1p(-u));
 }
 
 Cycle tmaTransfer(const Costs &costs, Pipe &tma, MemorySystem &memory, Cycle t, int64_t bytes, bool l2Hit,
-                  bool writeBack) {
-  Cycle latency = cycles(loadedLatency(costs, memory.inFlight, t));
+                  uint64_t copyKey, bool writeBack) {
+  Cycle latency = cycles(loadedLatency(costs, memory.inFlight, t, copyKey));
   // The copy streams at its own rate after the fixed latency, but no sooner than the SM's TMA path (a FIFO shared
   // by the SM's copies) and the device L2 (a FIFO shared by every SM, at its rate in time) have moved it.
   Cycle done = t + latency + cycles(bytes / costs.tmaRequestBytesPerClk);

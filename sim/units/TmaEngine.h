@@ -13,7 +13,14 @@ namespace tlxsim::sim::engine {
 /// term makes the latency grow with the device's outstanding requests: a pipeline with more stages in flight
 /// keeps more bytes outstanding, and each copy waits longer (tlx-sim's answer to "why does S = 2 starve").
 /// Without the knob the latency is the constant `tma_latency_cycles` (then a loaded latency fitted as one number).
-double loadedLatency(const Costs &costs, InFlightBytes &inFlight, Cycle t);
+/// The queueing delay is exponential around its mean (an M/M/1 queue's waiting time), drawn from `copyKey`: the
+/// same copy (copyKey) waits the same whatever order the engine ran the other agents in, so that a run is
+/// reproducible and a small change elsewhere does not reshuffle every copy's delay.
+double loadedLatency(const Costs &costs, InFlightBytes &inFlight, Cycle t, uint64_t copyKey);
+
+/// The key of an agent's `n`-th TMA copy, for loadedLatency: its CTA, its partition's first warp, its warp (-1 for
+/// a partition run as one agent) and `n`.
+uint64_t tmaCopyKey(int64_t cta, int32_t firstWarp, int32_t warp, uint64_t n);
 
 /// Moves `bytes` between global memory and one SM's shared memory, issued at `t`; returns the completion
 /// cycle: the latency (loadedLatency) plus the transfer, which is limited by the copy's own streaming
@@ -24,7 +31,8 @@ double loadedLatency(const Costs &costs, InFlightBytes &inFlight, Cycle t);
 /// (tools/bench/tma_bench.cu, README "calibration"): one 4-32 KB L2-resident copy returns in 465 + bytes/107 clk,
 /// back-to-back copies of one SM stream at ~105 B/clk, 132 SMs at ~9 TB/s from L2 and 4.2 TB/s from HBM.
 /// A store (`writeBack`) completes once L2 has taken the data; its write-back still occupies HBM.
+/// `copyKey` draws its queueing delay (loadedLatency).
 Cycle tmaTransfer(const Costs &costs, Pipe &tma, MemorySystem &memory, Cycle t, int64_t bytes, bool l2Hit,
-                  bool writeBack = false);
+                  uint64_t copyKey, bool writeBack = false);
 
 } // namespace tlxsim::sim::engine

@@ -279,33 +279,45 @@ TEST_CASE("TMA: a lone copy is latency + streaming (or the HBM miss); copies in 
 }
 
 TEST_CASE("TMA loaded latency: the unloaded latency plus a queue's exponential wait, longer with the bytes in flight") {
+  using sim::engine::loadedLatency;
+  using sim::engine::tmaCopyKey;
   sim::engine::Costs costs{};
   costs.tmaLatency = 379;
   costs.tmaQueueWait = 300;
   costs.tmaQueueBytesPerClkNow = std::nan(""); // no in-flight term
   sim::engine::InFlightBytes inFlight;
-  // M/M/1: the wait is exponential around its mean, so the draws' mean is the mean and e^-1 of them exceed it.
-  const int n = 20000;
+  // M/M/1: the wait is exponential around its mean, so the draws' mean is the mean and e^-1 of them exceed it;
+  // the copies of 200 CTAs' producers and of one CTA's per-warp agents.
+  std::vector<double> draws;
+  for (int64_t cta = 0; cta < 200; ++cta)
+    for (uint64_t n = 0; n < 100; ++n)
+      draws.push_back(loadedLatency(costs, inFlight, 0, tmaCopyKey(cta, 4, -1, n)));
+  for (int32_t warp = 0; warp < 4; ++warp)
+    for (uint64_t n = 0; n < 1000; ++n)
+      draws.push_back(loadedLatency(costs, inFlight, 0, tmaCopyKey(0, 4, warp, n)));
   double sum = 0, low = 1e9, high = 0;
   int above = 0;
-  for (int i = 0; i < n; ++i) {
-    double l = sim::engine::loadedLatency(costs, inFlight, 0);
+  for (double l : draws) {
     sum += l;
     low = std::min(low, l);
     high = std::max(high, l);
     above += l > 379 + 300;
   }
+  double n = static_cast<double>(draws.size());
   CHECK(sum / n == doctest::Approx(379 + 300).epsilon(0.02));
   CHECK(low >= 379);
   CHECK(high <= 379 + 10 * 300); // capped at ten means
   CHECK(high > 379 + 4 * 300);   // but the tail is there (P(wait > 4 means) = e^-4 = 1.8 %)
-  CHECK(static_cast<double>(above) / n == doctest::Approx(std::exp(-1.0)).epsilon(0.05));
-  // Reproducible: a fresh device draws the same sequence.
-  sim::engine::InFlightBytes again, once;
-  CHECK(sim::engine::loadedLatency(costs, again, 0) == sim::engine::loadedLatency(costs, once, 0));
+  CHECK(above / n == doctest::Approx(std::exp(-1.0)).epsilon(0.05));
+  // A copy's delay is its key's: the same copy waits the same, whenever it is issued; different copies differ.
+  CHECK(loadedLatency(costs, inFlight, 7, tmaCopyKey(3, 4, -1, 9)) ==
+        loadedLatency(costs, inFlight, 900, tmaCopyKey(3, 4, -1, 9)));
+  CHECK(loadedLatency(costs, inFlight, 0, tmaCopyKey(3, 4, -1, 9)) !=
+        loadedLatency(costs, inFlight, 0, tmaCopyKey(4, 4, -1, 9)));
+  CHECK(tmaCopyKey(3, 4, -1, 9) != tmaCopyKey(3, 0, -1, 9));
   // Without a queue wait the latency is the constant, whatever is in flight.
   costs.tmaQueueWait = 0;
-  CHECK(sim::engine::loadedLatency(costs, inFlight, 5) == 379);
+  CHECK(loadedLatency(costs, inFlight, 5, 1) == 379);
 
   // The in-flight term: bytes issued before this cycle and not yet landed, over the queue's rate.
   sim::engine::InFlightBytes device;
@@ -320,8 +332,8 @@ TEST_CASE("TMA loaded latency: the unloaded latency plus a queue's exponential w
   costs.tmaQueueBytesPerClkNow = 1024;
   device.add(2000, 3000, 65536);
   double mean = 0;
-  for (int i = 0; i < n; ++i)
-    mean += sim::engine::loadedLatency(costs, device, 2001) / n;
+  for (uint64_t i = 0; i < 20000; ++i)
+    mean += loadedLatency(costs, device, 2001, tmaCopyKey(1, 0, -1, i)) / 20000;
   CHECK(mean == doctest::Approx(379 + 65536 / 1024.0).epsilon(0.02));
 }
 
