@@ -7,15 +7,16 @@
 
 namespace tlxsim::sim::engine {
 
-/// The latency of a TMA copy issued at `t`, in cycles: `tma_latency_cycles`, plus, where the model gives
-/// `tma_queue_bytes_per_clk`, the bytes of the device's copies already in flight over that rate (Little's law for
-/// a shared path that serves the outstanding bytes at a fixed rate: a copy waits for those ahead of it). The queue
-/// term makes the latency grow with the device's outstanding requests: a pipeline with more stages in flight
-/// keeps more bytes outstanding, and each copy waits longer (tlx-sim's answer to "why does S = 2 starve").
-/// Without the knob the latency is the constant `tma_latency_cycles` (then a loaded latency fitted as one number).
-/// The queueing delay is exponential around its mean (an M/M/1 queue's waiting time), drawn from `copyKey`: the
-/// same copy (copyKey) waits the same whatever order the engine ran the other agents in, so that a run is
-/// reproducible and a small change elsewhere does not reshuffle every copy's delay.
+/// The latency of a TMA copy issued at `t`, in cycles: `tma_latency_cycles` (the least loaded latency) plus a
+/// queueing delay. The delay is exponential (the waiting time of an M/M/1 queue), capped at ten means, with mean
+/// `tma_queue_wait_cycles` plus, where the model gives `tma_queue_bytes_per_clk`, the bytes of the device's copies
+/// already in flight over that rate (Little's law: the latency grows with the outstanding requests). A spread of
+/// latencies is what makes a pipeline with few stages stall on the slow copies while one with more stages hides
+/// them (the H200's ws_gemm consumers wait 18.5 % of their life with S = 3 and 13.9 % with S = 4; a constant
+/// latency gives both the same). Values and fit: models/h200.json, README "Loaded-latency queue"; without either
+/// knob the latency is the constant `tma_latency_cycles`. The draw is `copyKey`'s (tmaCopyKey): the same copy waits
+/// the same whatever order the engine ran the other agents in, so a run is reproducible and a small change
+/// elsewhere does not reshuffle every copy's delay.
 double loadedLatency(const Costs &costs, InFlightBytes &inFlight, Cycle t, uint64_t copyKey);
 
 /// The key of an agent's `n`-th TMA copy, for loadedLatency: its CTA, its partition's first warp, its warp (-1 for
