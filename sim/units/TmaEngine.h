@@ -7,17 +7,20 @@
 
 namespace tlxsim::sim::engine {
 
-/// The latency of a TMA copy issued at `t`, in cycles: `tma_latency_cycles` (the least loaded latency) plus a
-/// queueing delay. The delay is exponential (the waiting time of an M/M/1 queue), capped at ten means, with mean
-/// `tma_queue_wait_cycles` plus, where the model gives `tma_queue_bytes_per_clk`, the bytes of the device's copies
-/// already in flight over that rate (Little's law: the latency grows with the outstanding requests). A spread of
-/// latencies is what makes a pipeline with few stages stall on the slow copies while one with more stages hides
-/// them (the H200's ws_gemm consumers wait 18.5 % of their life with S = 3 and 13.9 % with S = 4; a constant
-/// latency gives both the same). Values and fit: models/h200.json, README "Loaded-latency queue"; without either
-/// knob the latency is the constant `tma_latency_cycles`. The draw is `copyKey`'s (tmaCopyKey): the same copy waits
-/// the same whatever order the engine ran the other agents in, so a run is reproducible and a small change
-/// elsewhere does not reshuffle every copy's delay.
-double loadedLatency(const Costs &costs, InFlightBytes &inFlight, Cycle t, uint64_t copyKey);
+/// The latency of a TMA copy of `bytes` issued at `t`, in cycles (its streaming, bytes / tma_request_bytes_per_clk,
+/// is added by tmaTransfer): `tma_latency_cycles` (the least loaded latency), or, where the model gives
+/// `tma_queue_bytes_per_clk`, the time the device's copies already in flight take to drain at that rate (less this
+/// copy's own streaming) when that is longer: a closed queue at its service rate, Little's law (M-H200
+/// tools/bench/tma_latency_dist.cu: 132 SMs x S copies of 32 KB land after their bytes over ~5000-5500 B/clk, the
+/// longer of that and a lone copy's latency, not their sum). Plus, where the model gives `tma_queue_wait_cycles`, a
+/// queueing delay drawn from an exponential distribution of that mean (an M/M/1 queue's waiting time), capped at ten
+/// means. A spread of latencies makes a pipeline with few stages stall on the slow copies while one with more
+/// stages hides them (the H200's ws_gemm consumers wait 18.5 % of their life with S = 3 and 13.9 % with S = 4; a
+/// constant latency gives both the same). Values and fit: models/h200.json, README "Loaded-latency queue"; without
+/// either knob the latency is the constant. The draw is `copyKey`'s (tmaCopyKey): the same copy waits the same
+/// whatever order the engine ran the other agents in, so a run is reproducible and a small change elsewhere does
+/// not reshuffle every copy's delay.
+double loadedLatency(const Costs &costs, InFlightBytes &inFlight, Cycle t, int64_t bytes, uint64_t copyKey);
 
 /// The key of an agent's `n`-th TMA copy, for loadedLatency: its CTA, its partition's first warp, its warp (-1 for
 /// a partition run as one agent) and `n`.

@@ -291,10 +291,10 @@ TEST_CASE("TMA loaded latency: the unloaded latency plus a queue's exponential w
   std::vector<double> draws;
   for (int64_t cta = 0; cta < 200; ++cta)
     for (uint64_t n = 0; n < 100; ++n)
-      draws.push_back(loadedLatency(costs, inFlight, 0, tmaCopyKey(cta, 4, -1, n)));
+      draws.push_back(loadedLatency(costs, inFlight, 0, 0, tmaCopyKey(cta, 4, -1, n)));
   for (int32_t warp = 0; warp < 4; ++warp)
     for (uint64_t n = 0; n < 1000; ++n)
-      draws.push_back(loadedLatency(costs, inFlight, 0, tmaCopyKey(0, 4, warp, n)));
+      draws.push_back(loadedLatency(costs, inFlight, 0, 0, tmaCopyKey(0, 4, warp, n)));
   double sum = 0, low = 1e9, high = 0;
   int above = 0;
   for (double l : draws) {
@@ -310,14 +310,14 @@ TEST_CASE("TMA loaded latency: the unloaded latency plus a queue's exponential w
   CHECK(high > 379 + 4 * 300);   // but the tail is there (P(wait > 4 means) = e^-4 = 1.8 %)
   CHECK(above / n == doctest::Approx(std::exp(-1.0)).epsilon(0.05));
   // A copy's delay is its key's: the same copy waits the same, whenever it is issued; different copies differ.
-  CHECK(loadedLatency(costs, inFlight, 7, tmaCopyKey(3, 4, -1, 9)) ==
-        loadedLatency(costs, inFlight, 900, tmaCopyKey(3, 4, -1, 9)));
-  CHECK(loadedLatency(costs, inFlight, 0, tmaCopyKey(3, 4, -1, 9)) !=
-        loadedLatency(costs, inFlight, 0, tmaCopyKey(4, 4, -1, 9)));
+  CHECK(loadedLatency(costs, inFlight, 7, 0, tmaCopyKey(3, 4, -1, 9)) ==
+        loadedLatency(costs, inFlight, 900, 0, tmaCopyKey(3, 4, -1, 9)));
+  CHECK(loadedLatency(costs, inFlight, 0, 0, tmaCopyKey(3, 4, -1, 9)) !=
+        loadedLatency(costs, inFlight, 0, 0, tmaCopyKey(4, 4, -1, 9)));
   CHECK(tmaCopyKey(3, 4, -1, 9) != tmaCopyKey(3, 0, -1, 9));
   // Without a queue wait the latency is the constant, whatever is in flight.
   costs.tmaQueueWait = 0;
-  CHECK(loadedLatency(costs, inFlight, 5, 1) == 379);
+  CHECK(loadedLatency(costs, inFlight, 5, 0, 1) == 379);
 
   // The in-flight term: bytes issued before this cycle and not yet landed, over the queue's rate.
   sim::engine::InFlightBytes device;
@@ -329,12 +329,19 @@ TEST_CASE("TMA loaded latency: the unloaded latency plus a queue's exponential w
   device.add(700, 900, 8192);
   CHECK(device.before(700) == 32768);
   CHECK(device.before(1100) == 0);
+  // A closed queue: the latency is the longer of the constant and the drain of the bytes ahead (less the copy's
+  // own streaming, which the transfer adds), not their sum (tools/bench/tma_latency_dist_run1.txt).
   costs.tmaQueueBytesPerClkNow = 1024;
-  device.add(2000, 3000, 65536);
+  costs.tmaRequestBytesPerClk = 128;
+  device.add(2000, 3000, 65536); // 64 clk of drain: below the constant
+  CHECK(loadedLatency(costs, device, 2001, 16384, 1) == 379);
+  device.add(2000, 3000, 1048576 - 65536); // 1 MiB ahead: 1024 clk of drain, of which 128 are the copy's own
+  CHECK(loadedLatency(costs, device, 2001, 16384, 1) == 1024 - 128);
+  costs.tmaQueueWait = 100; // and the exponential wait on top
   double mean = 0;
   for (uint64_t i = 0; i < 20000; ++i)
-    mean += loadedLatency(costs, device, 2001, tmaCopyKey(1, 0, -1, i)) / 20000;
-  CHECK(mean == doctest::Approx(379 + 65536 / 1024.0).epsilon(0.02));
+    mean += loadedLatency(costs, device, 2001, 16384, tmaCopyKey(1, 0, -1, i)) / 20000;
+  CHECK(mean == doctest::Approx(1024 - 128 + 100).epsilon(0.02));
 }
 
 namespace {
