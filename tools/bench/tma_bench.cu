@@ -7,6 +7,7 @@
 #include <cuda.h>
 #include <cuda_runtime.h>
 #include <cudaTypedefs.h>
+#include "tma_box_map.cuh"
 #include <cstdio>
 #include <cstdint>
 #include <vector>
@@ -111,15 +112,7 @@ int main(int argc, char **argv) {
           if ((size_t)S * bytes > 200 * 1024) continue;
           size_t src = stream ? bigBytes : l2Bytes;
           uint64_t rows = src / (cols * 2);
-          CUtensorMap tm;
-          cuuint64_t dims[2] = {(cuuint64_t)cols, rows};
-          cuuint64_t strides[1] = {(cuuint64_t)cols * 2};
-          cuuint32_t box[2] = {(cuuint32_t)cols, (cuuint32_t)boxRows};
-          cuuint32_t es[2] = {1, 1};
-          CUresult r = encode(&tm, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, big, dims, strides, box, es,
-                              CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-                              CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-          if (r != CUDA_SUCCESS) { printf("encode failed %d\n", (int)r); return 1; }
+          CUtensorMap tm = encodeBoxMap(encode, big, src, cols, boxRows);
           int tiles = (int)(rows / boxRows);
           int iters = stream ? (int)std::min<uint64_t>(2048, (uint64_t)tiles / nsm) : 2048;
           size_t shm = (size_t)S * bytes + 1024;

@@ -11,6 +11,7 @@
 #include <cuda.h>
 #include <cuda_runtime.h>
 #include <cudaTypedefs.h>
+#include "tma_box_map.cuh"
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -76,15 +77,7 @@ int main() {
           if ((size_t)S * bytes > 200 * 1024) continue;
           size_t src = stream ? bigBytes : l2Bytes;
           uint64_t rows = src / (cols * 2);
-          CUtensorMap tm;
-          cuuint64_t dims[2] = {(cuuint64_t)cols, rows};
-          cuuint64_t strides[1] = {(cuuint64_t)cols * 2};
-          cuuint32_t box[2] = {(cuuint32_t)cols, (cuuint32_t)boxRows};
-          cuuint32_t es[2] = {1, 1};
-          CUresult r = encode(&tm, CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2, big, dims, strides, box, es,
-                              CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-                              CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-          if (r != CUDA_SUCCESS) { printf("encode failed %d\n", (int)r); return 1; }
+          CUtensorMap tm = encodeBoxMap(encode, big, src, cols, boxRows);
           int tiles = (int)(rows / boxRows);
           size_t shm = (size_t)S * bytes + 1024;
           for (int rep = 0; rep < 2; ++rep) {  // rep 0 warms L2 and the clocks
