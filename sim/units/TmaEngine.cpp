@@ -54,7 +54,8 @@ Cycle tmaTransfer(const Costs &costs, Pipe &tma, MemorySystem &memory, Cycle t, 
     memory.hbm.reserve(t, cycles(bytes / costs.hbmBytesPerClk));
     done = std::max(done, memory.hbm.free + latency + cycles(costs.hbmExtraLatency));
   }
-  memory.inFlight.add(t, done, bytes);
+  if (costs.tmaQueueBytesPerClkNow > 0) // only a model with the in-flight term reads the count
+    memory.inFlight.add(t, done, bytes);
   return done;
 }
 
