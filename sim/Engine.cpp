@@ -140,7 +140,7 @@ bool Engine::Impl::runAgent(Agent &a, Cycle now) {
       return true;
     }
     const Instr &in = block.instrs[c.pc];
-    if (isShared(in.op) && a.time > now) {
+    if (isShared(in) && a.time > now) {
       // The op touches state other agents see: it must run in global time order. When no
       // other event comes before `a.time`, the agent's own event would be the next popped:
       // go on without the queue round trip (same order, same result).

@@ -166,6 +166,9 @@ struct Sm {
   Pipe tma, lsu, smem;
   /// The SM's special-function units (`sfu_ops_per_clk_sm`): MUFU work runs here while the warps go on issuing.
   Pipe sfu;
+  /// The SM's ALU lanes (`alu_lanes_per_clk_sm`, the 4 SMSPs' issue slots and FP32 lanes together): a warp group's
+  /// 4 warps sit on the 4 SMSPs (warp w on SMSP w % 4), so two warp groups' elementwise work shares them.
+  Pipe alu;
   int32_t freeSlots = 0;
 };
 
@@ -451,8 +454,12 @@ struct Engine::Impl {
   Step waitGroups(Agent &a, const Instr &in, std::deque<std::pair<Cycle, int64_t>> &groups, Cycle start);
 
   // ---- op semantics, one function per family (ops/) -----------------------------------------------------------
-  /// Whether `op` touches state other agents see (it then runs in global time order).
-  static bool isShared(Op op) { return engine::kSharedOps[static_cast<size_t>(op)]; }
+  /// Whether `in` must run in global time order: it touches state other agents see (kSharedOps), or it reserves
+  /// the SM's ALU lanes or SFUs (elementwise and SFU register work: Sm::alu, Sm::sfu are FIFO pipes, so a
+  /// reservation made ahead of time would delay an earlier one).
+  static bool isShared(const Instr &in) {
+    return engine::kSharedOps[static_cast<size_t>(in.op)] || (in.op == Op::TensorOp && (in.sub == 0 || in.sub == 1) && in.imm > 0);
+  }
   /// Executes `in` for `a` at event time `now`: dispatches by op family (ops/Exec.cpp).
   Step exec(Agent &a, const Instr &in, Cycle now);
   /// In a cluster: when `in` reaches into the shared memory of a peer CTA that has exited, reports it, skips the op

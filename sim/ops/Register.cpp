@@ -20,10 +20,14 @@ Step Engine::Impl::execRegister(Agent &a, const Instr &in, Cycle now) {
     Cycle ready = awaitOperands(a, in, first, /*streamSfu=*/elementwise);
     double share = smspShare(a.info.numWarps), work = static_cast<double>(in.imm), cost = 0;
     switch (in.sub) {
-    case 0:
-      cost = work / (costs.aluLanes * share);
+    case 0: {
+      // The partition's SMSPs run its elementwise work at their share of the SM's lanes; the SMSPs are shared
+      // with the SM's other partitions (and CTAs), so the work waits while theirs holds the lanes.
+      Cycle begin = sm.alu.reserve(a.time, cycles(work / costs.aluLanes));
+      cost = static_cast<double>(begin - a.time) + work / (costs.aluLanes * share);
       powerCycles += vectorPowerCycles(costs, work / costs.aluLanes);
       break;
+    }
     case 1: {
       powerCycles += vectorPowerCycles(costs, work / costs.sfuOps);
       if (!(costs.sfuPipe > 0)) { // CDNA: transcendentals are VALU instructions at a reduced rate

@@ -37,22 +37,40 @@ module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.targ
 }
 )";
 
-/// Per-op busy cycles and operand stalls of the run's one agent.
+/// Four multiplies over a 128 x 64 fp32 tile: elementwise ALU work only (4 x 64 cycles on one warp group).
+const char *kAluOnly = R"(#mma = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]}>
+module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.target = "cuda:90", "ttg.threads-per-warp" = 32 : i32} {
+  tt.func public @alu_only(%x: f32) {
+    %a = tt.splat %x : f32 -> tensor<128x64xf32, #mma>
+    %m1 = arith.mulf %a, %a : tensor<128x64xf32, #mma>
+    %m2 = arith.mulf %m1, %a : tensor<128x64xf32, #mma>
+    %m3 = arith.mulf %m2, %a : tensor<128x64xf32, #mma>
+    %m4 = arith.mulf %m3, %a : tensor<128x64xf32, #mma>
+    tt.return
+  }
+}
+)";
+
+/// Per-op busy cycles and operand stalls of the run's agents (the last one's in `work`).
 struct WorkOf : sim::Listener {
   sim::AgentWork work;
-  void onAgentWork(int32_t, const sim::AgentWork &w) override { work = w; }
+  std::vector<sim::AgentWork> all;
+  void onAgentWork(int32_t, const sim::AgentWork &w) override {
+    work = w;
+    all.push_back(w);
+  }
 };
 
-/// The run's one agent's work on model h200 with the knob settings `sets` ("name=value").
-sim::AgentWork workOn(const std::vector<std::string> &sets) {
+/// The run of `text` on model h200 with the knob settings `sets` ("name=value") and `grid` CTAs.
+WorkOf runOn(const char *text, const std::vector<std::string> &sets, const std::string &grid = "1") {
   std::unique_ptr<mlir::MLIRContext> ctx = ir::makeContext();
-  sim::Program program = testing::lowerText(*ctx, kSoftmaxLike);
+  sim::Program program = testing::lowerText(*ctx, text);
   auto gpu = sim::GpuModel::load("h200", TLXSIM_SOURCE_DIR "/models");
   REQUIRE(gpu);
   for (const std::string &set : sets)
     REQUIRE_FALSE(llvm::errorToBool(gpu->set(set)));
   sim::Launch launch;
-  REQUIRE_FALSE(llvm::errorToBool(launch.setGrid("1")));
+  REQUIRE_FALSE(llvm::errorToBool(launch.setGrid(grid)));
   REQUIRE_FALSE(llvm::errorToBool(launch.setArg("arg0=1.5")));
   auto engine = sim::Engine::create(program, *gpu, launch, {});
   REQUIRE_MESSAGE(engine, llvm::toString(engine.takeError()));
@@ -60,8 +78,11 @@ sim::AgentWork workOn(const std::vector<std::string> &sets) {
   (*engine)->addListener(&listener);
   auto r = (*engine)->run();
   REQUIRE_MESSAGE(r, llvm::toString(r.takeError()));
-  return listener.work;
+  return listener;
 }
+
+/// The run's one agent's work on model h200 with the knob settings `sets`.
+sim::AgentWork workOn(const std::vector<std::string> &sets) { return runOn(kSoftmaxLike, sets).work; }
 
 } // namespace
 
@@ -87,4 +108,21 @@ TEST_CASE("without a separate SFU pipe (CDNA: transcendentals on the VALU) MUFU 
   for (sim::Cycle c : w.operandWait)
     stalled += c;
   CHECK(stalled == 0);
+}
+
+TEST_CASE("two warp groups on one SM share its ALU lanes (their warps share the 4 SMSPs)") {
+  size_t tensorOp = static_cast<size_t>(sim::Op::TensorOp);
+  // One CTA per SM: each warp group has the SM's 128 lanes, 4 x 64 cycles.
+  WorkOf apart = runOn(kAluOnly, {"num_sms=2"}, "2");
+  REQUIRE(apart.all.size() == 2);
+  for (const sim::AgentWork &w : apart.all)
+    CHECK(w.cycles[tensorOp] == 4 * 64);
+  // Both CTAs on one SM: the 512 cycles of lane work are served one op after another, so the two warp groups
+  // together are busy for more than 512 + 256 cycles (each op of one waits for the other's), and the later one
+  // finishes its fourth multiply no earlier than cycle 512.
+  WorkOf shared = runOn(kAluOnly, {"num_sms=1"}, "2");
+  REQUIRE(shared.all.size() == 2);
+  sim::Cycle sum = shared.all[0].cycles[tensorOp] + shared.all[1].cycles[tensorOp];
+  CHECK(sum >= 2 * 4 * 64 + 3 * 64);
+  CHECK(std::max(shared.all[0].cycles[tensorOp], shared.all[1].cycles[tensorOp]) >= 2 * 4 * 64 - 64);
 }

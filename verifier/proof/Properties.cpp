@@ -274,6 +274,9 @@ void Encoder::applySlots(Ghost &g, const Event &e, std::vector<Violation> &viol)
     case Event::Tma:
       g.tx[e.group][s] = g.tx[e.group][s] - z3::ite(hit, c.int_val(e.amount), c.int_val(0));
       break;
+    case Event::Read: case Event::Write: case Event::Fence: case Event::Dot: case Event::DotWait:
+    case Event::StoreWait: case Event::Alloc: case Event::Named:
+      break; // no barrier slot accounting: data stages, proxies, wgmma / store groups, instances, named barriers
     }
   }
 }
