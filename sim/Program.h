@@ -122,6 +122,9 @@ enum BinaryKind : int16_t {
   Add, Sub, Mul, DivS, DivU, RemS, RemU, And, Or, Xor, Shl, ShrS, ShrU, MinS, MaxS, MinU, MaxU, CeilDivS, FloorDivS
 };
 
+/// The radix of a reduction's shuffle rounds in Instr::imm2 (at most log2(64) lanes' rounds: below it).
+constexpr int64_t kReduceRoundsRadix = 64;
+
 struct Instr {
   Op op = Op::Unknown;
   /// The op's variant (BinaryKind for Binary, the arrive kind for ArriveBarrier, ...); WgmmaIssue: N of one of its
@@ -132,6 +135,9 @@ struct Instr {
   int32_t result = -1;       ///< first result slot
   int32_t numResults = 0;    ///< results occupy slots result .. result + numResults - 1
   std::vector<int32_t> args; ///< operand slots (-1 for an absent optional operand)
+  /// TensorOp of a `tt.reduce` (sub 0): imm2 = S x kReduceRoundsRadix + R, S the dependent combine steps of one
+  /// thread's chain along the axis (its elements there less one, times the combine region's ops), R the
+  /// warp-shuffle rounds after it (lowering/Register.cpp reduceChain).
   int64_t imm = 0, imm2 = 0;
   int32_t block = -1, block2 = -1;
   /// tmem_load / tmem_store (TensorOp): index into Program::tmemWarpTiles (-1: layout not known). TmaLoad / TmaStore: the

@@ -1,10 +1,41 @@
 // Lowering: Register work with a cost beyond one op per element: register MMAs, reductions, layout conversions.
 #include "sim/lowering/Lowerer.h"
+#include "sim/RegisterLayout.h"
 #include "sim/SharedScratch.h"
 
 using namespace mlir;
 
 namespace tlxsim::sim::lowering {
+
+namespace {
+/// The dependent chain of a `tt.reduce` (Instr::imm2): Triton reduces a thread's elements along the axis in a
+/// linear chain (ReduceOpToLLVM reduceWithinThreads: acc = combine(acc, x_i); the SASS of TLX's hopper_fa_ws is one
+/// FMNMX chain per row), then one warp-shuffle round (shfl.sync.bfly) and combine per lane bit along the axis
+/// (warpReduce). From the operand's register layout (sim/RegisterLayout.h): 2^r elements per thread along the axis
+/// for r register bases that move along it, one round per lane basis that does. An unknown layout keeps no chain.
+void reduceChain(Operation &op, Instr &instr) {
+  auto axis = op.getAttrOfType<IntegerAttr>("axis");
+  auto tensor = op.getNumOperands() > 0 ? dyn_cast<RankedTensorType>(op.getOperand(0).getType()) : nullptr;
+  if (!axis || !tensor || axis.getInt() < 0 || axis.getInt() >= tensor.getRank())
+    return;
+  auto layout = toRegisterLayout(tensor.getEncoding(), tensor.getShape());
+  if (!layout)
+    return;
+  size_t a = static_cast<size_t>(axis.getInt());
+  auto along = [&](const std::vector<std::vector<int64_t>> &bases) {
+    int32_t n = 0;
+    for (const std::vector<int64_t> &b : bases)
+      n += a < b.size() && b[a] != 0;
+    return n;
+  };
+  int64_t combineOps = 0;
+  if (op.getNumRegions() == 1 && !op.getRegion(0).empty())
+    combineOps = static_cast<int64_t>(op.getRegion(0).front().getOperations().size()) - 1; // less tt.reduce.return
+  combineOps = std::max<int64_t>(1, combineOps);
+  int32_t regBits = along(layout->reg);
+  instr.imm2 = ((int64_t{1} << std::min(regBits, 30)) - 1) * combineOps * kReduceRoundsRadix + along(layout->lane);
+}
+} // namespace
 
 /// register MMAs (tt.dot, dot_scaled), reductions / scans, layout conversions, local gather / scatter.
 bool Lowerer::lowerRegister(Operation &op, StringRef name, std::vector<Instr> &out) {
@@ -33,6 +64,8 @@ bool Lowerer::lowerRegister(Operation &op, StringRef name, std::vector<Instr> &o
     instr.args = slotsOf(op.getOperands());
     for (mlir::Value v : op.getOperands())
       instr.imm += numElements(v.getType());
+    if (name == "tt.reduce")
+      reduceChain(op, instr);
     out.push_back(instr);
     return true;
   }

@@ -19,6 +19,7 @@ Step Engine::Impl::execRegister(Agent &a, const Instr &in, Cycle now) {
     bool elementwise = in.sub == 0 || in.sub == 1;
     Cycle ready = awaitOperands(a, in, first, /*streamSfu=*/elementwise);
     double share = smspShare(a.info.numWarps), work = static_cast<double>(in.imm), cost = 0;
+    Cycle chainReady = 0; // a reduction's dependent chain: its result is ready then, not streamed
     switch (in.sub) {
     case 0: {
       // The partition's SMSPs run its elementwise work at their share of the SM's lanes; the SMSPs are shared
@@ -26,6 +27,14 @@ Step Engine::Impl::execRegister(Agent &a, const Instr &in, Cycle now) {
       Cycle begin = sm.alu.reserve(a.time, cycles(work / costs.aluLanes));
       cost = static_cast<double>(begin - a.time) + work / (costs.aluLanes * share);
       powerCycles += vectorPowerCycles(costs, work / costs.aluLanes);
+      // A reduction's result waits for its dependent chain (lowering/Register.cpp reduceChain): the combine steps
+      // one after another, then each shuffle round and its combine. The warps issue other work meanwhile.
+      if (in.imm2 > 0 && std::isfinite(costs.aluDependentLatency)) {
+        double shuffle = std::isfinite(costs.shuffleLatency) ? costs.shuffleLatency : 0;
+        double steps = static_cast<double>(in.imm2 / kReduceRoundsRadix), rounds = in.imm2 % kReduceRoundsRadix;
+        double chain = steps * costs.aluDependentLatency + rounds * (shuffle + costs.aluDependentLatency);
+        chainReady = begin + cycles(chain);
+      }
       break;
     }
     case 1: {
@@ -57,8 +66,8 @@ Step Engine::Impl::execRegister(Agent &a, const Instr &in, Cycle now) {
     int32_t hash = provenance(a, in, in.args.size() - first, false, first);
     for (int32_t i = 0; i < in.numResults; ++i) {
       Value &v = a.frame[in.result + i];
-      v = Value::tensor(hash + i, static_cast<int64_t>(std::max(a.time, ready)));
-      v.streamed = ready > a.time;
+      v = Value::tensor(hash + i, static_cast<int64_t>(std::max({a.time, ready, chainReady})));
+      v.streamed = ready > a.time && chainReady <= ready; // consumers of a reduction wait for its whole chain
     }
     return next(a);
   }

@@ -69,6 +69,8 @@ constexpr Knob kKnobs[] = {
     {"wgmma_drain_cycles", &Costs::wgmmaDrain, Knob::NonNegative, /*optional=*/true},
     {"tma_queue_bytes_per_clk", &Costs::tmaQueueBytesPerClk, Knob::Positive, /*optional=*/true},
     {"tma_queue_wait_cycles", &Costs::tmaQueueWait, Knob::NonNegative, /*optional=*/true},
+    {"alu_dependent_latency_cycles", &Costs::aluDependentLatency, Knob::NonNegative, /*optional=*/true},
+    {"shuffle_latency_cycles", &Costs::shuffleLatency, Knob::NonNegative, /*optional=*/true},
 };
 
 } // namespace

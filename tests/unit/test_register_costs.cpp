@@ -51,6 +51,23 @@ module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.targ
 }
 )";
 
+/// A row maximum over a 64 x 128 wgmma accumulator (4 warps: each thread holds 32 elements of 2 rows, 4 lanes
+/// share a row) and the multiply that consumes it.
+const char *kRowMax = R"(#mma = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 128, 16]}>
+module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.target = "cuda:90", "ttg.threads-per-warp" = 32 : i32} {
+  tt.func public @row_max(%x: f32) {
+    %a = tt.splat %x : f32 -> tensor<64x128xf32, #mma>
+    %m = "tt.reduce"(%a) <{axis = 1 : i32}> ({
+    ^bb0(%p: f32, %q: f32):
+      %r = arith.maxnumf %p, %q : f32
+      tt.reduce.return %r : f32
+    }) : (tensor<64x128xf32, #mma>) -> tensor<64xf32, #ttg.slice<{dim = 1, parent = #mma}>>
+    %y = arith.mulf %m, %m : tensor<64xf32, #ttg.slice<{dim = 1, parent = #mma}>>
+    tt.return
+  }
+}
+)";
+
 /// Per-op busy cycles and operand stalls of the run's agents (the last one's in `work`).
 struct WorkOf : sim::Listener {
   sim::AgentWork work;
@@ -125,4 +142,16 @@ TEST_CASE("two warp groups on one SM share its ALU lanes (their warps share the 
   sim::Cycle sum = shared.all[0].cycles[tensorOp] + shared.all[1].cycles[tensorOp];
   CHECK(sum >= 2 * 4 * 64 + 3 * 64);
   CHECK(std::max(shared.all[0].cycles[tensorOp], shared.all[1].cycles[tensorOp]) >= 2 * 4 * 64 - 64);
+}
+
+TEST_CASE("a reduction's result waits for its dependent chain: one thread's elements, then the shuffle rounds") {
+  size_t tensorOp = static_cast<size_t>(sim::Op::TensorOp);
+  // h200: 31 dependent max steps over a thread's 32 elements x 4.12 clk, then 2 shuffle rounds (4 lanes per row) x
+  // (25 + 4.12): 185.96 -> 186 clk from the reduction's start, of which its issue (8192 elements / 128 lanes) is 64;
+  // the multiply waits the other 122.
+  sim::AgentWork w = runOn(kRowMax, {}).work;
+  CHECK(w.cycles[tensorOp] == 64 + 1); // the reduction, then the multiply of 64 elements (1 clk)
+  CHECK(w.operandWait[tensorOp] == 186 - 64);
+  sim::AgentWork none = runOn(kRowMax, {"alu_dependent_latency_cycles=0", "shuffle_latency_cycles=0"}).work;
+  CHECK(none.operandWait[tensorOp] == 0);
 }
