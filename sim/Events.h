@@ -200,10 +200,14 @@ struct AgentWork {
   /// record's); `protonOpen[id]` the time of the open start record, or -1.
   std::vector<Cycle> protonScope;
   std::vector<int64_t> protonOpen;
+  /// The cycle of the agent's last proton.record (-1: none): where Proton's window of its warps ends (the decoder
+  /// takes a warp's fractions from the CTA's first record to the warp's own last one, runner/ProtonTrace.cpp).
+  int64_t protonLast = -1;
   /// A proton.record of scope `id` at `now`: opens the scope (`start`) or closes it, adding its span.
   void protonRecord(int32_t id, bool start, Cycle now) {
     if (id < 0)
       return;
+    protonLast = static_cast<int64_t>(now);
     if (protonScope.size() <= static_cast<size_t>(id)) {
       protonScope.resize(id + 1);
       protonOpen.resize(id + 1, -1);

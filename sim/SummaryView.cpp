@@ -76,6 +76,8 @@ void SummaryView::onAgentWork(int32_t agent, const AgentWork &w) {
     s.protonScope.resize(w.protonScope.size());
   for (size_t id = 0; id < w.protonScope.size(); ++id)
     s.protonScope[id] += static_cast<double>(w.protonScope[id]);
+  if (w.protonLast >= 0)
+    s.protonWindow += std::max(0.0, static_cast<double>(w.protonLast) - static_cast<double>(agentStart_[agent]));
   for (size_t i = 0; i < kNumOps; ++i) {
     Op op = static_cast<Op>(i);
     if (w.operandWait[i] > 0) { // stalls on operands: a register scoreboard, or the tensor cores (register MMAs)
@@ -312,14 +314,14 @@ llvm::json::Object SummaryView::toJson(const SimResult &r) const {
                             {"wait_frac", std::min(1.0, s.wait / life)},
                             {"waits", std::move(waits)}};
     if (!program_.protonScopes.empty()) { // an instrumented capture: the time in its scopes, as Proton measures it
-      double inScopes = 0;
+      double inScopes = 0, window = s.protonWindow > 0 ? s.protonWindow : life;
       llvm::json::Object byScope; // per scope name, as Proton's summary `partitions.<name>.scopes`
       for (size_t id = 0; id < s.protonScope.size(); ++id) {
         inScopes += s.protonScope[id];
         if (s.protonScope[id] > 0 && id < program_.protonScopes.size())
-          byScope[program_.protonScopes[id]] = std::min(1.0, s.protonScope[id] / life);
+          byScope[program_.protonScopes[id]] = std::min(1.0, s.protonScope[id] / window);
       }
-      part["proton_scope_frac"] = std::min(1.0, inScopes / life);
+      part["proton_scope_frac"] = std::min(1.0, inScopes / window);
       part["proton_scopes"] = std::move(byScope);
     }
     parts.push_back(std::move(part));

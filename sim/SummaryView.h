@@ -41,6 +41,11 @@ private:
     /// (--proton-waits, pl.enter_scope around waits); `proton_scopes` and their sum `proton_scope_frac` in the JSON,
     /// compared with Proton by `xcheck --proton`.
     std::vector<double> protonScope;
+    /// Proton's window of its agents, summed: each agent's start to its last proton.record (its lifetime where it
+    /// records none). The denominator of `proton_scopes` and `proton_scope_frac`, as Proton's decoder divides a
+    /// warp's scope time by its window, not by its life: a producer that waits at the partitions' join after its
+    /// last record, or a consumer's epilogue after its last one, is outside both.
+    double protonWindow = 0;
     /// Cycles waited, by what was waited on (SummaryView::waitNames_: a barrier array, "wgmma", "tma store", ...);
     /// `waited` marks the entries a wait touched (a zero-cycle wait still names its barrier).
     std::vector<double> waitSpan;
