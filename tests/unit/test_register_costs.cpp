@@ -37,10 +37,13 @@ module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.targ
 }
 )";
 
-/// Four multiplies over a 128 x 64 fp32 tile: elementwise ALU work only (4 x 64 cycles on one warp group).
-const char *kAluOnly = R"(#mma = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]}>
+/// The head of a one-warp-group Hopper module with the wgmma accumulator layout `#mma` (the kernels below).
+const char *kMmaModuleHead = R"(#mma = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 64, 16]}>
 module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.target = "cuda:90", "ttg.threads-per-warp" = 32 : i32} {
-  tt.func public @alu_only(%x: f32) {
+)";
+
+/// Four multiplies over a 128 x 64 fp32 tile: elementwise ALU work only (4 x 64 cycles on one warp group).
+const std::string kAluOnly = std::string(kMmaModuleHead) + R"(  tt.func public @alu_only(%x: f32) {
     %a = tt.splat %x : f32 -> tensor<128x64xf32, #mma>
     %m1 = arith.mulf %a, %a : tensor<128x64xf32, #mma>
     %m2 = arith.mulf %m1, %a : tensor<128x64xf32, #mma>
@@ -53,9 +56,7 @@ module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.targ
 
 /// A row maximum over a 64 x 128 wgmma accumulator (4 warps: each thread holds 32 elements of 2 rows, 4 lanes
 /// share a row) and the multiply that consumes it.
-const char *kRowMax = R"(#mma = #ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [4, 1], instrShape = [16, 128, 16]}>
-module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.target = "cuda:90", "ttg.threads-per-warp" = 32 : i32} {
-  tt.func public @row_max(%x: f32) {
+const std::string kRowMax = std::string(kMmaModuleHead) + R"(  tt.func public @row_max(%x: f32) {
     %a = tt.splat %x : f32 -> tensor<64x128xf32, #mma>
     %m = "tt.reduce"(%a) <{axis = 1 : i32}> ({
     ^bb0(%p: f32, %q: f32):
@@ -79,7 +80,7 @@ struct WorkOf : sim::Listener {
 };
 
 /// The run of `text` on model h200 with the knob settings `sets` ("name=value") and `grid` CTAs.
-WorkOf runOn(const char *text, const std::vector<std::string> &sets, const std::string &grid = "1") {
+WorkOf runOn(const std::string &text, const std::vector<std::string> &sets, const std::string &grid = "1") {
   std::unique_ptr<mlir::MLIRContext> ctx = ir::makeContext();
   sim::Program program = testing::lowerText(*ctx, text);
   auto gpu = sim::GpuModel::load("h200", TLXSIM_SOURCE_DIR "/models");
