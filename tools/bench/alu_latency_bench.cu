@@ -1,6 +1,7 @@
 // Dependent-issue latency of the FP32 ALU ops and warp shuffles a softmax row reduction chains (Triton's tt.reduce:
 // a linear chain of max / add over a thread's elements of the row, then one shfl.sync.bfly + op per lane bit), and
-// the SM's throughput of MUFU.EX2 and FFMA with 1-16 warps of one CTA (warps w and w + 4 share an SMSP).
+// the SM's throughput of MUFU.EX2 and FFMA with 1-16 warps of one CTA (warps w and w + 4 share an SMSP), and one
+// attention softmax step (row max, exp2, row sum, f16 conversion of a 64 x 128 tile) on 1-3 warp groups at once.
 //
 // Build and run on an sm_90 host: nvcc -O3 -arch=sm_90a -o alu_latency_bench alu_latency_bench.cu && ./alu_latency_bench
 // Output: one line per measurement, clk (clock64) per op of one warp (latency) or ops per clk per SM (throughput).
@@ -81,6 +82,73 @@ template <bool Ex2> __global__ void throughput(float seed, float *out, long long
     clk[blockIdx.x] = t1 - t0;
 }
 
+// One softmax row step of attention as Triton compiles it for a 64 x 128 wgmma accumulator (4 warps per warp group:
+// each thread 2 rows x 32 elements): per row a max chain over 32 elements and 2 shuffle rounds, then 32 FFMA +
+// MUFU.EX2, a sum chain and 2 shuffle rounds, and 16 conversions to f16x2; `iters` such steps back to back. Timed
+// per warp group (warps 0-3, 4-7, ...) so that 1, 2 or 3 warp groups run it at once.
+__global__ void softmaxLike(float seed, int iters, float *out, long long *clk) {
+  float x[64];
+#pragma unroll
+  for (int j = 0; j < 64; ++j)
+    x[j] = seed + j * 1e-3f + threadIdx.x * 1e-6f;
+  float scale = 0.5f, carry = 0;
+  unsigned packed = 0;
+  __syncthreads();
+  long long t0 = clock64();
+  for (int it = 0; it < iters; ++it) {
+    float rowSum[2];
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+      float m = x[32 * r];
+#pragma unroll
+      for (int j = 1; j < 32; ++j)
+        m = fmaxf(m, x[32 * r + j]);
+      m = fmaxf(m, __shfl_xor_sync(0xffffffff, m, 1));
+      m = fmaxf(m, __shfl_xor_sync(0xffffffff, m, 2));
+      float s = 0;
+#pragma unroll
+      for (int j = 0; j < 32; ++j) {
+        float y = fmaf(x[32 * r + j], scale, -m), e;
+        asm volatile("ex2.approx.ftz.f32 %0, %1;" : "=f"(e) : "f"(y));
+        x[32 * r + j] = e + carry;
+        s += e;
+      }
+      s += __shfl_xor_sync(0xffffffff, s, 1);
+      s += __shfl_xor_sync(0xffffffff, s, 2);
+      rowSum[r] = s;
+    }
+#pragma unroll
+    for (int j = 0; j < 64; j += 2) {
+      unsigned h;
+      asm volatile("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(h) : "f"(x[j + 1]), "f"(x[j]));
+      packed ^= h;
+    }
+    carry = (rowSum[0] + rowSum[1]) * 1e-30f;
+  }
+  long long t1 = clock64();
+  float s = carry + packed;
+#pragma unroll
+  for (int j = 0; j < 64; ++j)
+    s += x[j];
+  out[blockIdx.x * blockDim.x + threadIdx.x] = s;
+  if (threadIdx.x % 128 == 0)
+    clk[threadIdx.x / 128] = t1 - t0;
+}
+
+int runSoftmax(int groups, float *out, long long *clk) {
+  const int iters = 256;
+  softmaxLike<<<1, 128 * groups>>>(1.0f, iters, out, clk);
+  CHECK(cudaGetLastError());
+  CHECK(cudaDeviceSynchronize());
+  long long c[4] = {0, 0, 0, 0};
+  CHECK(cudaMemcpy(c, clk, sizeof(long long) * groups, cudaMemcpyDeviceToHost));
+  std::printf("softmax-like step (64 x 128 tile per warp group, 8192 exp2): %d warp group(s) at once:", groups);
+  for (int g = 0; g < groups; ++g)
+    std::printf(" %.1f", double(c[g]) / iters);
+  std::printf(" clk per step\n");
+  return 0;
+}
+
 template <int K> int runLatency(float *out, long long *clk) {
   latency<K><<<1, 32>>>(0.25f, out, clk);
   CHECK(cudaGetLastError());
@@ -113,6 +181,9 @@ int main() {
     return 1;
   for (int warps : {1, 2, 4, 8, 12, 16})
     if (runThroughput<true>(warps, out, clk) || runThroughput<false>(warps, out, clk))
+      return 1;
+  for (int groups : {1, 2, 3})
+    if (runSoftmax(groups, out, clk))
       return 1;
   return 0;
 }
