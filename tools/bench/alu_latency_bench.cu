@@ -135,14 +135,77 @@ __global__ void softmaxLike(float seed, int iters, float *out, long long *clk) {
     clk[threadIdx.x / 128] = t1 - t0;
 }
 
-int runSoftmax(int groups, float *out, long long *clk) {
+// The same work in Triton's order (tt.reduce over both rows, then exp2 of all 64 elements, then the second
+// tt.reduce): the two rows' chains interleave.
+__global__ void softmaxTritonOrder(float seed, int iters, float *out, long long *clk) {
+  float x[64];
+#pragma unroll
+  for (int j = 0; j < 64; ++j)
+    x[j] = seed + j * 1e-3f + threadIdx.x * 1e-6f;
+  float scale = 0.5f, carry = 0;
+  unsigned packed = 0;
+  __syncthreads();
+  long long t0 = clock64();
+  for (int it = 0; it < iters; ++it) {
+    float m[2], s[2] = {0, 0};
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+      m[r] = x[32 * r];
+#pragma unroll
+      for (int j = 1; j < 32; ++j)
+        m[r] = fmaxf(m[r], x[32 * r + j]);
+    }
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+      m[r] = fmaxf(m[r], __shfl_xor_sync(0xffffffff, m[r], 1));
+      m[r] = fmaxf(m[r], __shfl_xor_sync(0xffffffff, m[r], 2));
+    }
+#pragma unroll
+    for (int j = 0; j < 64; ++j) {
+      float y = fmaf(x[j], scale, -m[j / 32]), e;
+      asm volatile("ex2.approx.ftz.f32 %0, %1;" : "=f"(e) : "f"(y));
+      x[j] = e + carry;
+    }
+#pragma unroll
+    for (int r = 0; r < 2; ++r)
+#pragma unroll
+      for (int j = 0; j < 32; ++j)
+        s[r] += x[32 * r + j];
+#pragma unroll
+    for (int r = 0; r < 2; ++r) {
+      s[r] += __shfl_xor_sync(0xffffffff, s[r], 1);
+      s[r] += __shfl_xor_sync(0xffffffff, s[r], 2);
+    }
+#pragma unroll
+    for (int j = 0; j < 64; j += 2) {
+      unsigned h;
+      asm volatile("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(h) : "f"(x[j + 1]), "f"(x[j]));
+      packed ^= h;
+    }
+    carry = (s[0] + s[1]) * 1e-30f;
+  }
+  long long t1 = clock64();
+  float t = carry + packed;
+#pragma unroll
+  for (int j = 0; j < 64; ++j)
+    t += x[j];
+  out[blockIdx.x * blockDim.x + threadIdx.x] = t;
+  if (threadIdx.x % 128 == 0)
+    clk[threadIdx.x / 128] = t1 - t0;
+}
+
+int runSoftmax(int groups, bool tritonOrder, float *out, long long *clk) {
   const int iters = 256;
-  softmaxLike<<<1, 128 * groups>>>(1.0f, iters, out, clk);
+  if (tritonOrder)
+    softmaxTritonOrder<<<1, 128 * groups>>>(1.0f, iters, out, clk);
+  else
+    softmaxLike<<<1, 128 * groups>>>(1.0f, iters, out, clk);
   CHECK(cudaGetLastError());
   CHECK(cudaDeviceSynchronize());
   long long c[4] = {0, 0, 0, 0};
   CHECK(cudaMemcpy(c, clk, sizeof(long long) * groups, cudaMemcpyDeviceToHost));
-  std::printf("softmax-like step (64 x 128 tile per warp group, 8192 exp2): %d warp group(s) at once:", groups);
+  std::printf("softmax-like step (64 x 128 tile per warp group, 8192 exp2, %s): %d warp group(s) at once:",
+              tritonOrder ? "Triton's order" : "row by row", groups);
   for (int g = 0; g < groups; ++g)
     std::printf(" %.1f", double(c[g]) / iters);
   std::printf(" clk per step\n");
@@ -182,8 +245,9 @@ int main() {
   for (int warps : {1, 2, 4, 8, 12, 16})
     if (runThroughput<true>(warps, out, clk) || runThroughput<false>(warps, out, clk))
       return 1;
-  for (int groups : {1, 2, 3})
-    if (runSoftmax(groups, out, clk))
-      return 1;
+  for (bool tritonOrder : {false, true})
+    for (int groups : {1, 2, 3})
+      if (runSoftmax(groups, tritonOrder, out, clk))
+        return 1;
   return 0;
 }
