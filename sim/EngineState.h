@@ -458,7 +458,8 @@ struct Engine::Impl {
   /// the SM's ALU lanes or SFUs (elementwise and SFU register work: Sm::alu, Sm::sfu are FIFO pipes, so a
   /// reservation made ahead of time would delay an earlier one).
   static bool isShared(const Instr &in) {
-    return engine::kSharedOps[static_cast<size_t>(in.op)] || (in.op == Op::TensorOp && (in.sub == 0 || in.sub == 1) && in.imm > 0);
+    return engine::kSharedOps[static_cast<size_t>(in.op)] ||
+           (in.op == Op::TensorOp && (in.sub == 0 || in.sub == 1) && in.imm > 0);
   }
   /// Executes `in` for `a` at event time `now`: dispatches by op family (ops/Exec.cpp).
   Step exec(Agent &a, const Instr &in, Cycle now);

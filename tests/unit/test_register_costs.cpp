@@ -69,13 +69,14 @@ const std::string kRowMax = std::string(kMmaModuleHead) + R"(  tt.func public @r
 }
 )";
 
-/// Per-op busy cycles and operand stalls of the run's agents (the last one's in `work`).
+/// Per-op busy cycles and operand stalls of each of the run's agents, in the order they ended.
 struct WorkOf : sim::Listener {
-  sim::AgentWork work;
   std::vector<sim::AgentWork> all;
-  void onAgentWork(int32_t, const sim::AgentWork &w) override {
-    work = w;
-    all.push_back(w);
+  void onAgentWork(int32_t, const sim::AgentWork &w) override { all.push_back(w); }
+  /// The last agent's work (a one-agent run's only one).
+  const sim::AgentWork &last() const {
+    REQUIRE_FALSE(all.empty());
+    return all.back();
   }
 };
 
@@ -100,7 +101,7 @@ WorkOf runOn(const std::string &text, const std::vector<std::string> &sets, cons
 }
 
 /// The run's one agent's work on model h200 with the knob settings `sets`.
-sim::AgentWork workOn(const std::vector<std::string> &sets) { return runOn(kSoftmaxLike, sets).work; }
+sim::AgentWork workOn(const std::vector<std::string> &sets) { return runOn(kSoftmaxLike, sets).last(); }
 
 } // namespace
 
@@ -150,9 +151,9 @@ TEST_CASE("a reduction's result waits for its dependent chain: one thread's elem
   // h200: 31 dependent max steps over a thread's 32 elements x 4.12 clk, then 2 shuffle rounds (4 lanes per row) x
   // (25 + 4.12): 185.96 -> 186 clk from the reduction's start, of which its issue (8192 elements / 128 lanes) is 64;
   // the multiply waits the other 122.
-  sim::AgentWork w = runOn(kRowMax, {}).work;
+  sim::AgentWork w = runOn(kRowMax, {}).last();
   CHECK(w.cycles[tensorOp] == 64 + 1); // the reduction, then the multiply of 64 elements (1 clk)
   CHECK(w.operandWait[tensorOp] == 186 - 64);
-  sim::AgentWork none = runOn(kRowMax, {"alu_dependent_latency_cycles=0", "shuffle_latency_cycles=0"}).work;
+  sim::AgentWork none = runOn(kRowMax, {"alu_dependent_latency_cycles=0", "shuffle_latency_cycles=0"}).last();
   CHECK(none.operandWait[tensorOp] == 0);
 }

@@ -82,11 +82,74 @@ template <bool Ex2> __global__ void throughput(float seed, float *out, long long
     clk[blockIdx.x] = t1 - t0;
 }
 
-// One softmax row step of attention as Triton compiles it for a 64 x 128 wgmma accumulator (4 warps per warp group:
+// One softmax step of attention as Triton compiles it for a 64 x 128 wgmma accumulator (4 warps per warp group:
 // each thread 2 rows x 32 elements): per row a max chain over 32 elements and 2 shuffle rounds, then 32 FFMA +
-// MUFU.EX2, a sum chain and 2 shuffle rounds, and 16 conversions to f16x2; `iters` such steps back to back. Timed
-// per warp group (warps 0-3, 4-7, ...) so that 1, 2 or 3 warp groups run it at once.
-__global__ void softmaxLike(float seed, int iters, float *out, long long *clk) {
+// MUFU.EX2, a sum chain and 2 shuffle rounds; then 32 conversions to f16x2 of the tile. Two orders of the same work:
+// row by row (rowByRowStep: one row's chains, then the next row's), and Triton's (tritonOrderStep: tt.reduce over both
+// rows, then exp2 of all 64 elements, then the second tt.reduce, so the two rows' chains interleave).
+
+// Row by row; the row sums into `rowSum`.
+__device__ __forceinline__ void rowByRowStep(float (&x)[64], float scale, float carry, float (&rowSum)[2]) {
+#pragma unroll
+  for (int r = 0; r < 2; ++r) {
+    float m = x[32 * r];
+#pragma unroll
+    for (int j = 1; j < 32; ++j)
+      m = fmaxf(m, x[32 * r + j]);
+    m = fmaxf(m, __shfl_xor_sync(0xffffffff, m, 1));
+    m = fmaxf(m, __shfl_xor_sync(0xffffffff, m, 2));
+    float s = 0;
+#pragma unroll
+    for (int j = 0; j < 32; ++j) {
+      float y = fmaf(x[32 * r + j], scale, -m), e;
+      asm volatile("ex2.approx.ftz.f32 %0, %1;" : "=f"(e) : "f"(y));
+      x[32 * r + j] = e + carry;
+      s += e;
+    }
+    s += __shfl_xor_sync(0xffffffff, s, 1);
+    s += __shfl_xor_sync(0xffffffff, s, 2);
+    rowSum[r] = s;
+  }
+}
+
+// Triton's order; the row sums into `rowSum`.
+__device__ __forceinline__ void tritonOrderStep(float (&x)[64], float scale, float carry, float (&rowSum)[2]) {
+  float m[2];
+#pragma unroll
+  for (int r = 0; r < 2; ++r) {
+    m[r] = x[32 * r];
+#pragma unroll
+    for (int j = 1; j < 32; ++j)
+      m[r] = fmaxf(m[r], x[32 * r + j]);
+  }
+#pragma unroll
+  for (int r = 0; r < 2; ++r) {
+    m[r] = fmaxf(m[r], __shfl_xor_sync(0xffffffff, m[r], 1));
+    m[r] = fmaxf(m[r], __shfl_xor_sync(0xffffffff, m[r], 2));
+  }
+#pragma unroll
+  for (int j = 0; j < 64; ++j) {
+    float y = fmaf(x[j], scale, -m[j / 32]), e;
+    asm volatile("ex2.approx.ftz.f32 %0, %1;" : "=f"(e) : "f"(y));
+    x[j] = e + carry;
+  }
+  float s[2] = {0, 0};
+#pragma unroll
+  for (int r = 0; r < 2; ++r)
+#pragma unroll
+    for (int j = 0; j < 32; ++j)
+      s[r] += x[32 * r + j];
+#pragma unroll
+  for (int r = 0; r < 2; ++r) {
+    s[r] += __shfl_xor_sync(0xffffffff, s[r], 1);
+    s[r] += __shfl_xor_sync(0xffffffff, s[r], 2);
+    rowSum[r] = s[r];
+  }
+}
+
+// `iters` softmax steps back to back, timed per warp group (warps 0-3, 4-7, ...) so that 1, 2 or 3 warp groups run
+// them at once.
+template <bool TritonOrder> __global__ void softmaxSteps(float seed, int iters, float *out, long long *clk) {
   float x[64];
 #pragma unroll
   for (int j = 0; j < 64; ++j)
@@ -97,26 +160,10 @@ __global__ void softmaxLike(float seed, int iters, float *out, long long *clk) {
   long long t0 = clock64();
   for (int it = 0; it < iters; ++it) {
     float rowSum[2];
-#pragma unroll
-    for (int r = 0; r < 2; ++r) {
-      float m = x[32 * r];
-#pragma unroll
-      for (int j = 1; j < 32; ++j)
-        m = fmaxf(m, x[32 * r + j]);
-      m = fmaxf(m, __shfl_xor_sync(0xffffffff, m, 1));
-      m = fmaxf(m, __shfl_xor_sync(0xffffffff, m, 2));
-      float s = 0;
-#pragma unroll
-      for (int j = 0; j < 32; ++j) {
-        float y = fmaf(x[32 * r + j], scale, -m), e;
-        asm volatile("ex2.approx.ftz.f32 %0, %1;" : "=f"(e) : "f"(y));
-        x[32 * r + j] = e + carry;
-        s += e;
-      }
-      s += __shfl_xor_sync(0xffffffff, s, 1);
-      s += __shfl_xor_sync(0xffffffff, s, 2);
-      rowSum[r] = s;
-    }
+    if constexpr (TritonOrder)
+      tritonOrderStep(x, scale, carry, rowSum);
+    else
+      rowByRowStep(x, scale, carry, rowSum);
 #pragma unroll
     for (int j = 0; j < 64; j += 2) {
       unsigned h;
@@ -135,71 +182,12 @@ __global__ void softmaxLike(float seed, int iters, float *out, long long *clk) {
     clk[threadIdx.x / 128] = t1 - t0;
 }
 
-// The same work in Triton's order (tt.reduce over both rows, then exp2 of all 64 elements, then the second
-// tt.reduce): the two rows' chains interleave.
-__global__ void softmaxTritonOrder(float seed, int iters, float *out, long long *clk) {
-  float x[64];
-#pragma unroll
-  for (int j = 0; j < 64; ++j)
-    x[j] = seed + j * 1e-3f + threadIdx.x * 1e-6f;
-  float scale = 0.5f, carry = 0;
-  unsigned packed = 0;
-  __syncthreads();
-  long long t0 = clock64();
-  for (int it = 0; it < iters; ++it) {
-    float m[2], s[2] = {0, 0};
-#pragma unroll
-    for (int r = 0; r < 2; ++r) {
-      m[r] = x[32 * r];
-#pragma unroll
-      for (int j = 1; j < 32; ++j)
-        m[r] = fmaxf(m[r], x[32 * r + j]);
-    }
-#pragma unroll
-    for (int r = 0; r < 2; ++r) {
-      m[r] = fmaxf(m[r], __shfl_xor_sync(0xffffffff, m[r], 1));
-      m[r] = fmaxf(m[r], __shfl_xor_sync(0xffffffff, m[r], 2));
-    }
-#pragma unroll
-    for (int j = 0; j < 64; ++j) {
-      float y = fmaf(x[j], scale, -m[j / 32]), e;
-      asm volatile("ex2.approx.ftz.f32 %0, %1;" : "=f"(e) : "f"(y));
-      x[j] = e + carry;
-    }
-#pragma unroll
-    for (int r = 0; r < 2; ++r)
-#pragma unroll
-      for (int j = 0; j < 32; ++j)
-        s[r] += x[32 * r + j];
-#pragma unroll
-    for (int r = 0; r < 2; ++r) {
-      s[r] += __shfl_xor_sync(0xffffffff, s[r], 1);
-      s[r] += __shfl_xor_sync(0xffffffff, s[r], 2);
-    }
-#pragma unroll
-    for (int j = 0; j < 64; j += 2) {
-      unsigned h;
-      asm volatile("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(h) : "f"(x[j + 1]), "f"(x[j]));
-      packed ^= h;
-    }
-    carry = (s[0] + s[1]) * 1e-30f;
-  }
-  long long t1 = clock64();
-  float t = carry + packed;
-#pragma unroll
-  for (int j = 0; j < 64; ++j)
-    t += x[j];
-  out[blockIdx.x * blockDim.x + threadIdx.x] = t;
-  if (threadIdx.x % 128 == 0)
-    clk[threadIdx.x / 128] = t1 - t0;
-}
-
 int runSoftmax(int groups, bool tritonOrder, float *out, long long *clk) {
   const int iters = 256;
   if (tritonOrder)
-    softmaxTritonOrder<<<1, 128 * groups>>>(1.0f, iters, out, clk);
+    softmaxSteps<true><<<1, 128 * groups>>>(1.0f, iters, out, clk);
   else
-    softmaxLike<<<1, 128 * groups>>>(1.0f, iters, out, clk);
+    softmaxSteps<false><<<1, 128 * groups>>>(1.0f, iters, out, clk);
   CHECK(cudaGetLastError());
   CHECK(cudaDeviceSynchronize());
   long long c[4] = {0, 0, 0, 0};
