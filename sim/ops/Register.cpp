@@ -24,7 +24,8 @@ Step Engine::Impl::execRegister(Agent &a, const Instr &in, Cycle now) {
     case 0: {
       // The partition's SMSPs run its elementwise work at their share of the SM's lanes; the SMSPs are shared
       // with the SM's other partitions (and CTAs), so the work waits while theirs holds the lanes.
-      Cycle begin = sm.alu.reserve(a.time, cycles(work / costs.aluLanes));
+      // Zero-work ops (splats, broadcasts, expand_dims) run out of time order (Impl::isShared) and reserve nothing.
+      Cycle begin = work > 0 ? sm.alu.reserve(a.time, cycles(work / costs.aluLanes)) : a.time;
       cost = static_cast<double>(begin - a.time) + work / (costs.aluLanes * share);
       powerCycles += vectorPowerCycles(costs, work / costs.aluLanes);
       // A reduction's result waits for its dependent chain (lowering/Register.cpp reduceChain): the combine steps
@@ -48,7 +49,7 @@ Step Engine::Impl::execRegister(Agent &a, const Instr &in, Cycle now) {
       // Guide, arithmetic instruction throughput: 16 results per clock per SM for exp2 / rcp / rsqrt / lg2 /
       // sin / cos on cc 9.0). The result streams (Value::streamed) until the SFUs are done.
       cost = work / (costs.aluLanes * share);
-      Cycle begin = sm.sfu.reserve(a.time, cycles(work / costs.sfuOps));
+      Cycle begin = work > 0 ? sm.sfu.reserve(a.time, cycles(work / costs.sfuOps)) : a.time;
       ready = std::max(ready, begin + cycles(work / (costs.sfuOps * share)));
       break;
     }

@@ -157,3 +157,36 @@ TEST_CASE("a reduction's result waits for its dependent chain: one thread's elem
   sim::AgentWork none = runOn(kRowMax, {"alu_dependent_latency_cycles=0", "shuffle_latency_cycles=0"}).last();
   CHECK(none.operandWait[tensorOp] == 0);
 }
+
+namespace {
+/// A row maximum over a 64 x 128 wgmma accumulator, broadcast back over its rows (expand_dims, broadcast: no work)
+/// and multiplied into the tile.
+const std::string kRowMaxScale = std::string(kMmaModuleHead) + R"(  tt.func public @row_max_scale(%x: f32) {
+    %a = tt.splat %x : f32 -> tensor<64x128xf32, #mma>
+    %m = "tt.reduce"(%a) <{axis = 1 : i32}> ({
+    ^bb0(%p: f32, %q: f32):
+      %r = arith.maxnumf %p, %q : f32
+      tt.reduce.return %r : f32
+    }) : (tensor<64x128xf32, #mma>) -> tensor<64xf32, #ttg.slice<{dim = 1, parent = #mma}>>
+    %me = tt.expand_dims %m {axis = 1 : i32} : tensor<64xf32, #ttg.slice<{dim = 1, parent = #mma}>> -> tensor<64x1xf32, #mma>
+    %mb = tt.broadcast %me : tensor<64x1xf32, #mma> -> tensor<64x128xf32, #mma>
+    %y = arith.mulf %a, %mb : tensor<64x128xf32, #mma>
+    tt.return
+  }
+}
+)";
+} // namespace
+
+TEST_CASE("an op without lane work (expand_dims, broadcast) does not hold the SM's ALU lanes") {
+  size_t tensorOp = static_cast<size_t>(sim::Op::TensorOp);
+  // Two CTAs on one SM. The first runs its row max on [0, 64), the second on [64, 128); the first's broadcast waits
+  // for its chain (186) and its multiply takes [186, 250); the second's chain ends at 64 + 186 = 250 and its
+  // multiply takes [250, 314). A broadcast that reserved the lanes at 186 (out of time order: it reserves nothing)
+  // would start the second's row max at 186 instead of 64.
+  WorkOf both = runOn(kRowMaxScale, {"num_sms=1"}, "2");
+  REQUIRE(both.all.size() == 2);
+  sim::Cycle first = std::min(both.all[0].cycles[tensorOp], both.all[1].cycles[tensorOp]);
+  sim::Cycle second = std::max(both.all[0].cycles[tensorOp], both.all[1].cycles[tensorOp]);
+  CHECK(first == 64 + 64);
+  CHECK(second == 128 + 64);
+}
