@@ -26,7 +26,10 @@ constexpr int kSlots = 4, kCopyBytes = 16384;
 
 /// out[(cta * 4 + wg)]: the cycles of warp group wg's timed iterations; out[cta * 4 + 3]: the copier's bytes moved
 /// while it ran, out2[cta]: the copier's cycles.
-template <int N, int CHAIN, int WAIT, int ACCS> // ACCS: 1 or 2
+/// UDESC: every warp group reads the same A tile, so the descriptors are warp-uniform values that ptxas keeps in
+/// uniform registers (UIADD3 / UMOV between the HGMMAs, as in Triton's SASS) instead of moving each one from a
+/// per-thread register (R2UR before every HGMMA, whose latency the HGMMA waits for).
+template <int N, int CHAIN, int WAIT, int ACCS, bool UDESC = false> // ACCS: 1 or 2
 __global__ void wgmmaKernel(int iters, int wgs, int copier, const unsigned char *src, long long srcBytes,
                             unsigned long long *out, unsigned long long *out2) {
   extern __shared__ __align__(1024) unsigned char smemRaw[];
@@ -49,7 +52,7 @@ __global__ void wgmmaKernel(int iters, int wgs, int copier, const unsigned char 
     float d0[N / 2], d1[N / 2];
     for (int i = 0; i < N / 2; ++i)
       d0[i] = d1[i] = 0.f;
-    uint32_t aBase = sptr(base + wg * ACCS * 8192), bBase = sptr(bTile);
+    uint32_t aBase = sptr(base + (UDESC ? 0 : wg) * ACCS * 8192), bBase = sptr(bTile);
     long long t0 = 0, issue = 0, i0 = 0;
     for (int it = 0; it < iters + kWarmup; ++it) {
       if (it == kWarmup) {
@@ -128,9 +131,9 @@ struct Result {
   double cyclesPerWgmma, flopsPerClkSm, copyBytesPerClk, mhz, issuePerGroup;
 };
 
-template <int N, int CHAIN, int WAIT, int ACCS>
+template <int N, int CHAIN, int WAIT, int ACCS, bool UDESC = false>
 Result runOne(int grid, int wgs, int copier, int iters, const unsigned char *src, long long srcBytes) {
-  auto kernel = wgmmaKernel<N, CHAIN, WAIT, ACCS>;
+  auto kernel = wgmmaKernel<N, CHAIN, WAIT, ACCS, UDESC>;
   int smem = 1024 + wgs * ACCS * 8192 + N * 128 + kSlots * kCopyBytes;
   CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
   unsigned long long *out, *out2;
@@ -175,9 +178,9 @@ Result runOne(int grid, int wgs, int copier, int iters, const unsigned char *src
   return r;
 }
 
-template <int N, int CHAIN, int WAIT, int ACCS>
+template <int N, int CHAIN, int WAIT, int ACCS, bool UDESC = false>
 void row(const char *mode, int grid, int wgs, int copier, int iters, const unsigned char *src, long long srcBytes) {
-  Result r = runOne<N, CHAIN, WAIT, ACCS>(grid, wgs, copier, iters, src, srcBytes);
+  Result r = runOne<N, CHAIN, WAIT, ACCS, UDESC>(grid, wgs, copier, iters, src, srcBytes);
   printf("%-10s N=%-3d chain=%d wait=%d accs=%d wgs=%d copier=%d grid=%-3d  cycles/wgmma %8.1f  ideal %5.1f  "
          "FLOP/clk/SM %6.0f (%5.1f %% of 4096)  copy B/clk %6.1f  ~MHz %5.0f  issue/group %7.1f\n",
          mode, N, CHAIN, WAIT, ACCS, wgs, copier, grid, r.cyclesPerWgmma, N / 2.0 * wgs, r.flopsPerClkSm,
@@ -192,6 +195,22 @@ int main() {
   unsigned char *src;
   CK(cudaMalloc(&src, srcBytes));
   CK(cudaMemset(src, 0, srcBytes));
+  // `uissue` mode: the issue of a group with uniform descriptors (UDESC; Triton's SASS), 1-2 warp groups, chains of
+  // 1 / 2 / 4 (accs 1) and 8 (accs 2): the issue cost per HGMMA and per group. WGMMA_BENCH_UISSUE_ONLY stops after.
+  for (int wgs : {1, 2}) {
+    row<64, 1, 0, 1, true>("uissue", 1, wgs, 0, 1000, src, srcBytes);
+    row<64, 2, 0, 1, true>("uissue", 1, wgs, 0, 1000, src, srcBytes);
+    row<64, 4, 0, 1, true>("uissue", 1, wgs, 0, 1000, src, srcBytes);
+    row<64, 4, 0, 2, true>("uissue", 1, wgs, 0, 1000, src, srcBytes);
+    row<128, 1, 0, 1, true>("uissue", 1, wgs, 0, 1000, src, srcBytes);
+    row<128, 4, 0, 1, true>("uissue", 1, wgs, 0, 1000, src, srcBytes);
+    row<128, 4, 0, 2, true>("uissue", 1, wgs, 0, 1000, src, srcBytes);
+    row<256, 1, 0, 1, true>("uissue", 1, wgs, 0, 1000, src, srcBytes);
+    row<256, 4, 0, 1, true>("uissue", 1, wgs, 0, 1000, src, srcBytes);
+    row<128, 4, 1, 1, true>("uissue", 1, wgs, 0, 1000, src, srcBytes);
+  }
+  if (getenv("WGMMA_BENCH_UISSUE_ONLY"))
+    return 0;
   // `issue` mode (a bounded wgmma queue?): 1-3 warp groups each issue a group of 4 (or 8) m64nNk16 and wait for it
   // (wait_group 0), as the TLX Hopper GEMM consumers do; issue/group is the time from the fence to the commit.
   for (int wgs : {1, 2, 3}) {
