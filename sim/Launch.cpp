@@ -89,6 +89,21 @@ llvm::Error Launch::loadJsonObject(const llvm::json::Object &spec, llvm::StringR
   auto bad = [&](llvm::StringRef what) {
     return llvm::createStringError("%s: %s", path.str().c_str(), what.str().c_str());
   };
+  if (const llvm::json::Value *version = root->get("schema_version"))
+    if (version->getAsInteger() != 1)
+      return bad("\"schema_version\" must be 1 (the launch format this tlx-sim reads)");
+  // Keys of the wrong type are errors, not ignored: a dropped "args" or "preconditions" changes the answer silently.
+  for (llvm::StringRef key : {"args", "descs"})
+    if (const llvm::json::Value *value = root->get(key); value && !value->getAsObject())
+      return bad("\"" + key.str() + "\" must be an object keyed by the kernel's Python argument names");
+  if (const llvm::json::Value *value = root->get("preconditions")) {
+    const llvm::json::Array *list = value->getAsArray();
+    bool strings = list != nullptr;
+    for (size_t i = 0; strings && i < list->size(); ++i)
+      strings = (*list)[i].getAsString().has_value();
+    if (!strings)
+      return bad("\"preconditions\" must be a list of strings like \"K>=1\"");
+  }
   if (const llvm::json::Value *gridValue = root->get("grid")) {
     const llvm::json::Array *dims = gridValue->getAsArray();
     if (!dims || dims->empty() || dims->size() > 3)

@@ -241,8 +241,10 @@ PendingProofs startProofs(mlir::ModuleOp module) {
       err = "'" + a.name + "' is neither a scalar argument of the kernel (" + llvm::join(arguments, ", ") +
             ") nor num_programs_x|y|z / program_id_x|y|z";
     if (!err.empty()) {
-      errs() << "tlx-sim: error: " << (out.assumptions.size() < out.preconditions.size() ? "launch precondition" : "--assume")
-             << ": " << err << "\n";
+      if (out.assumptions.size() < out.preconditions.size())
+        errs() << "tlx-sim: error: " << launchFilePath() << ": \"preconditions\": " << err << "\n";
+      else
+        errs() << "tlx-sim: error: --assume: " << err << "\n";
       out.badInput = true;
       return pending;
     }

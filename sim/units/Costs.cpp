@@ -101,8 +101,8 @@ llvm::Expected<Costs> readCosts(const GpuModel &model) {
       return llvm::createStringError("model '%s': parameter %s = %g must be %s", model.name().c_str(),
                                      knob.name.data(), value,
                                      knob.rule == Knob::Count      ? "an integer between 1 and 10^6"
-                                     : knob.rule == Knob::Positive ? "finite and positive"
-                                                                   : "finite and non-negative");
+                                     : knob.rule == Knob::Positive ? "positive and at most 10^18"
+                                                                   : "non-negative and at most 10^18");
     costs.*knob.field = value;
   }
   if (costs.clockThrottleOnset >= 1)
