@@ -37,7 +37,9 @@ struct Launch {
   /// `--desc NAME=D0xD1[x...]`.
   llvm::Error setDesc(llvm::StringRef text);
   /// `--launch FILE.json` with keys `grid`, `args`, `descs` (a desc is a shape list or an
-  /// object with `shape`), optionally `cluster_dims`; later flags override it.
+  /// object with `shape`), optionally `cluster_dims`; later flags override it. Errors (naming the file and
+  /// key): a key of the wrong type (`args` / `descs` not objects, `preconditions` not a list of strings, which the
+  /// prover reads: tools/ProofReport.cpp) and a `schema_version` other than 1.
   llvm::Error loadJson(llvm::StringRef path);
   /// The same from an already parsed launch spec (e.g. the `launch` of a trace record);
   /// `context` prefixes the error messages (a file name and where in it).
