@@ -70,6 +70,7 @@ Agent &Engine::Impl::newAgent(Cta &cta, const std::string &name, int32_t warps, 
   agent->info = AgentInfo{static_cast<int32_t>(agents.size()), cta.id, cta.sm, name, warps, block, parent};
   agent->cta = &cta;
   agent->time = t;
+  agent->work.protonSegment.setCapacity(options.protonSegmentEntries);
   ++cta.liveAgents;
   cta.agentIds.push_back(agent->info.id);
   agents.push_back(std::move(agent));

@@ -46,6 +46,10 @@ struct SimOptions {
   /// Per-warp agents (AgentInfo::warp): warp w > 0 of a partition resumes w x this many cycles late from every
   /// mbarrier wait, so that the leader warp runs ahead (a lagging-warp schedule, verifier/Schedules.h); 0: none.
   Cycle warpLagCycles = 0;
+  /// Proton instrumentation: the entries each warp's circular segment of the profile buffer holds (from Triton's
+  /// metadata: tools/Simulation.cpp), so that the scope shares are taken from the records a warp keeps on hardware
+  /// (AgentWork::protonSegment); 0: every record counts.
+  uint64_t protonSegmentEntries = 0;
 };
 
 struct SimResult {

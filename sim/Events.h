@@ -4,6 +4,7 @@
 
 #include "sim/MBarrier.h"
 #include "sim/Program.h"
+#include "sim/ProtonSegment.h"
 
 #include <array>
 #include <cstdint>
@@ -203,11 +204,15 @@ struct AgentWork {
   /// The cycle of the agent's last proton.record (-1: none): where Proton's window of its warps ends (the decoder
   /// takes a warp's fractions from the CTA's first record to the warp's own last one, runner/ProtonTrace.cpp).
   int64_t protonLast = -1;
+  /// The agent's newest records as its warps' circular segments keep them (SimOptions::protonSegmentEntries): where
+  /// they overflowed, Proton sees only these, and a view takes the scopes and window from them.
+  ProtonSegment protonSegment;
   /// A proton.record of scope `id` at `now`: opens the scope (`start`) or closes it, adding its span.
   void protonRecord(int32_t id, bool start, Cycle now) {
     if (id < 0)
       return;
     protonLast = static_cast<int64_t>(now);
+    protonSegment.record(id, start, now);
     if (protonScope.size() <= static_cast<size_t>(id)) {
       protonScope.resize(id + 1);
       protonOpen.resize(id + 1, -1);

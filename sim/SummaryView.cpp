@@ -72,11 +72,20 @@ void SummaryView::onAgentEnd(int32_t agent, Cycle t) {
 void SummaryView::onAgentWork(int32_t agent, const AgentWork &w) {
   PartitionStats &s = stats(agent);
   s.tensorQueueBlocked += static_cast<double>(w.tensorQueueBlocked);
-  if (s.protonScope.size() < w.protonScope.size())
-    s.protonScope.resize(w.protonScope.size());
-  for (size_t id = 0; id < w.protonScope.size(); ++id)
-    s.protonScope[id] += static_cast<double>(w.protonScope[id]);
-  if (w.protonLast >= 0)
+  // Proton's window: the agent's start to its last record, or, where its warps' circular segments overflowed, the
+  // stretch their newest entries cover (runner/ProtonTrace.cpp partitionSummary).
+  std::vector<Cycle> kept;
+  Cycle keptWindow = 0;
+  if (w.protonSegment.overflowed())
+    w.protonSegment.decode(kept, keptWindow);
+  const std::vector<Cycle> &scopes = w.protonSegment.overflowed() ? kept : w.protonScope;
+  if (s.protonScope.size() < scopes.size())
+    s.protonScope.resize(scopes.size());
+  for (size_t id = 0; id < scopes.size(); ++id)
+    s.protonScope[id] += static_cast<double>(scopes[id]);
+  if (w.protonSegment.overflowed())
+    s.protonWindow += static_cast<double>(keptWindow);
+  else if (w.protonLast >= 0)
     s.protonWindow += std::max(0.0, static_cast<double>(w.protonLast) - static_cast<double>(agentStart_[agent]));
   for (size_t i = 0; i < kNumOps; ++i) {
     Op op = static_cast<Op>(i);

@@ -36,15 +36,17 @@ private:
     double lifetime = 0, busy = 0, wait = 0;
     /// The part of `busy` its warps were held at wgmma issue by a full tensor-pipe queue (AgentWork).
     double tensorQueueBlocked = 0;
-    /// Cycles its warps spent inside each Proton scope (index: Program::protonScopes; AgentWork::protonScope summed
-    /// over its agents): what Proton's decoder reports as the partition's wait time when every scope marks a wait
+    /// Cycles its warps spent inside each Proton scope (index: Program::protonScopes; AgentWork::protonScope, or the
+    /// kept entries' scopes, summed over its agents): what Proton's decoder reports as the partition's wait time when every scope marks a wait
     /// (--proton-waits, pl.enter_scope around waits); `proton_scopes` and their sum `proton_scope_frac` in the JSON,
     /// compared with Proton by `xcheck --proton`.
     std::vector<double> protonScope;
     /// Proton's window of its agents, summed: each agent's start to its last proton.record (its lifetime where it
     /// records none). The denominator of `proton_scopes` and `proton_scope_frac`, as Proton's decoder divides a
     /// warp's scope time by its window, not by its life: a producer that waits at the partitions' join after its
-    /// last record, or a consumer's epilogue after its last one, is outside both.
+    /// last record, or a consumer's epilogue after its last one, is outside both. An agent whose records overflowed
+    /// its warps' circular segments (AgentWork::protonSegment) counts only the kept entries: its scopes and its
+    /// window (first kept start to last end) come from them, as on hardware.
     double protonWindow = 0;
     /// Cycles waited, by what was waited on (SummaryView::waitNames_: a barrier array, "wgmma", "tma store", ...);
     /// `waited` marks the entries a wait touched (a zero-cycle wait still names its barrier).

@@ -31,21 +31,40 @@ std::string companionFile(StringRef input, StringRef explicitPath, StringRef ext
   return sibling != input && sys::fs::exists(sibling) ? std::string(sibling) : std::string();
 }
 
-/// Reads `shared` (bytes) from Triton's metadata JSON; -1 if absent.
-Expected<int64_t> sharedBytesFromMetadata(StringRef input, StringRef explicitPath) {
+/// What the simulation takes from Triton's metadata JSON.
+struct MetadataFacts {
+  int64_t sharedBytes = -1;          ///< `shared` (bytes); -1 if absent
+  uint64_t protonSegmentEntries = 0; ///< Proton's entries per warp segment (SimOptions); 0 if not instrumented
+};
+
+/// Reads `shared` and, for a Proton-instrumented kernel, the entries of each warp's circular segment: the CTA's
+/// `profile_scratch_size` less its header (40 bytes and a 4-byte count per warp, runner/ProtonBuffer.h) rounded up
+/// to `profile_scratch_align`, split over `num_warps` segments of 8-byte entries (triton 3.6.0 / fbtriton 3.7.4: 128
+/// to 1024 entries on the captures of traces/h200/proton-captures). A size that does not split evenly keeps 0.
+Expected<MetadataFacts> readMetadata(StringRef input, StringRef explicitPath) {
+  MetadataFacts facts;
   std::string path = companionFile(input, explicitPath, ".json");
   if (path.empty())
-    return -1;
+    return facts;
   auto buffer = MemoryBuffer::getFile(path);
   if (!buffer)
     return createStringError("%s: cannot read metadata: %s", path.c_str(), buffer.getError().message().c_str());
   auto json = json::parse((*buffer)->getBuffer());
   if (!json)
     return createStringError("%s: invalid JSON: %s", path.c_str(), toString(json.takeError()).c_str());
-  if (const json::Object *root = json->getAsObject())
-    if (auto shared = root->getInteger("shared"))
-      return *shared;
-  return -1;
+  const json::Object *root = json->getAsObject();
+  if (!root)
+    return facts;
+  facts.sharedBytes = root->getInteger("shared").value_or(-1);
+  int64_t scratch = root->getInteger("profile_scratch_size").value_or(0);
+  int64_t warps = root->getInteger("num_warps").value_or(0), align = root->getInteger("profile_scratch_align").value_or(1);
+  if (scratch > 0 && warps > 0 && align > 0) {
+    int64_t header = (40 + 4 * warps + align - 1) / align * align;
+    int64_t segment = 8 * warps;
+    if (scratch > header && (scratch - header) % segment == 0)
+      facts.protonSegmentEntries = static_cast<uint64_t>((scratch - header) / segment);
+  }
+  return facts;
 }
 
 /// Whether some wgmma dot of `program` is several wgmma.mma_async instructions (Instr::aux > 1): only then does a
@@ -178,10 +197,11 @@ int prepareSimulation(const SimulationRequest &request, PreparedSimulation &out)
   std::string ttgirPath = ir::resolveTTGIRPath(inputFile, nulls()); // companions of a cache dir's .ttgir
   if (request.irOnly)
     ttgirPath.clear(); // --ir-only: no companion files next to the input (explicit --metadata / --binary still count)
-  auto shared = sharedBytesFromMetadata(ttgirPath, request.metadata);
-  if (!shared)
-    return badInput(toString(shared.takeError()));
-  out.options.sharedBytesPerCta = *shared;
+  auto metadata = readMetadata(ttgirPath, request.metadata);
+  if (!metadata)
+    return badInput(toString(metadata.takeError()));
+  out.options.sharedBytesPerCta = metadata->sharedBytes;
+  out.options.protonSegmentEntries = metadata->protonSegmentEntries;
   std::string binary = companionFile(ttgirPath, request.binary, ".cubin");
   if (binary.empty() && !ttgirPath.empty())
     binary = companionFile(ttgirPath, "", ".hsaco");

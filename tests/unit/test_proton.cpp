@@ -3,11 +3,13 @@
 // as tlx_sim/record.py proton_summary does.
 #include "runner/ProtonBuffer.h"
 #include "runner/ProtonTrace.h"
+#include "sim/ProtonSegment.h"
 
 #include <doctest/doctest.h>
 
 #include <cstring>
 #include <string>
+#include <tuple>
 #include <vector>
 
 using namespace tlxsim::runner::proton;
@@ -107,6 +109,39 @@ TEST_CASE("proton: a wrapped circular segment is read from its oldest entry; the
   CHECK(p->problems.endWithoutStart == 1);
   CHECK(p->problems.unclosedStarts == 1);
   CHECK(p->warnings().size() == 3);
+}
+
+TEST_CASE("proton: the simulator's segment keeps and decodes the entries the hardware's circular segment does") {
+  // The records of the wrapped-segment case above, into a 4-entry segment on both sides: the decoder keeps one
+  // scope (2: 50..60) from end(1)@40, start(2)@50, end(2)@60, start(3)@70, and so does sim::ProtonSegment, whose
+  // window (first kept start to last end) is 10 cycles; with room for every record it would not have overflowed.
+  BufferBuilder b(1, 1, 4);
+  tlxsim::sim::ProtonSegment seg, roomy;
+  seg.setCapacity(4);
+  roomy.setCapacity(8);
+  auto both = [&](bool start, unsigned id, uint64_t t) {
+    b.record(0, 0, start, id, t);
+    seg.record(static_cast<int32_t>(id), start, t);
+    roomy.record(static_cast<int32_t>(id), start, t);
+  };
+  for (auto [id, t0, t1] : {std::tuple<unsigned, uint64_t, uint64_t>{0, 10, 20}, {1, 30, 40}, {2, 50, 60}}) {
+    both(true, id, t0);
+    both(false, id, t1);
+  }
+  both(true, 3, 70);
+  auto p = decodeProfileBuffer(b.bytes, b.layout());
+  REQUIRE(static_cast<bool>(p));
+  REQUIRE(p->ctas[0].warps[0].events.size() == 1);
+  CHECK(seg.overflowed());
+  CHECK_FALSE(roomy.overflowed());
+  std::vector<tlxsim::sim::Cycle> scopes;
+  tlxsim::sim::Cycle window = 0;
+  seg.decode(scopes, window);
+  REQUIRE(scopes.size() == 3);
+  CHECK(scopes[0] == 0);
+  CHECK(scopes[1] == 0);
+  CHECK(scopes[2] == 60 - 50);
+  CHECK(window == p->ctas[0].warps[0].events[0].endCycle - p->ctas[0].warps[0].events[0].startCycle);
 }
 
 TEST_CASE("proton: start after start, end without start and end before start are dropped with counts") {
