@@ -236,8 +236,8 @@ def run_under(compiler: str, argv: list[str]) -> int:
     return subprocess.run([str(python), "-m", "tlx_sim.capture", *argv], env=env).returncode
 
 
-def reexec_under(compiler: str, argv: list[str]):
-    """Replace this process by ``python -m tlx_sim.capture ARGV`` under ``compiler``'s venv (never returns)."""
+def reexec_under(compiler: str, argv: list[str], module: str = "tlx_sim.capture"):
+    """Replace this process by ``python -m MODULE ARGV`` under ``compiler``'s venv (never returns)."""
     python = compiler_python(compiler)
     env = dict(os.environ)
     paths = [str(REPO_ROOT / "python"), str(REPO_ROOT)]
@@ -245,7 +245,7 @@ def reexec_under(compiler: str, argv: list[str]):
     env["TLX_SIM_CAPTURE_REEXEC"] = compiler  # guard: never loop between the venvs
     sys.stdout.flush()
     sys.stderr.flush()
-    os.execve(str(python), [str(python), "-m", "tlx_sim.capture", *argv], env)
+    os.execve(str(python), [str(python), "-m", module, *argv], env)
 
 
 def _compare(cdir: Path, fresh_dir: Path, kernel: str, committed: dict, target) -> list[str]:
@@ -417,8 +417,10 @@ def capture_tutorials(args, parser) -> int:
     """``--tutorial``: capture recipes (every target of each unless ``--target``) or list a tutorial's configs."""
     from tlx_sim import tlx_tutorials as tt
     names = tutorial_names(args.tutorial)
+    if args.output and len(names) == 1 and not args.target and len(tt.recipe(names[0]).targets) == 1:
+        args.target = tt.recipe(names[0]).targets[0]  # -o names one folder: a one-target recipe needs no --target
     if args.output and (len(names) > 1 or not args.target):
-        parser.error("-o with --tutorial takes one tutorial and --target")
+        parser.error("-o with --tutorial takes one tutorial and, for a tutorial of several targets, --target")
     total, count = time.perf_counter(), 0
     for name in names:
         rcp = tt.recipe(name)

@@ -11,12 +11,15 @@ launch_enter_hook`` / ``launch_exit_hook``) record CUDA events around every laun
 One capture folder per distinct launch (kernel, config, specialization, grid, arguments: ``capture_folder.
 launch_key``) is written under ``--out`` (default ``tlx-sim-captures``) as ``<kernel>-<key>/``, plus
 ``summary.json``: ``{schema_version, script, argv, target, gpu, launches: [{kernel, config, grid, key, folder,
-count, measured_us?}]}``.  Exit 0, or the script's own exit status; 2 on bad usage.
+count, measured_us?}]}``.  Exit 0, or the script's own exit status; 2 on bad usage.  A script that imports TLX
+(``triton.language.extra.tlx``) runs under fbtriton's venv (``.venv-tlx``), any other under the current one, as
+``tlx_sim.capture`` picks them.
 """
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import runpy
 import statistics
 import sys
@@ -190,6 +193,12 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     if not args.script.is_file():
         raise kmod.UsageError(f"{args.script}: no such script")
+    from tlx_sim import capture as cap  # a TLX script needs fbtriton's venv: re-execute there, as capture does
+    needed = cap.module_compiler(str(args.script))
+    if needed == "fbtriton" and cap.current_compiler() != needed:
+        if os.environ.get("TLX_SIM_CAPTURE_REEXEC"):
+            raise kmod.UsageError(f"{sys.executable} does not have {needed} (triton.language.extra.tlx)")
+        cap.reexec_under(needed, list(sys.argv[1:] if argv is None else argv), module="tlx_sim.run_script")
     args.out.mkdir(parents=True, exist_ok=True)
     on_gpu = not args.no_gpu and gpu_available()
     target = kmod.parse_target(args.target)

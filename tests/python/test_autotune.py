@@ -87,6 +87,20 @@ class RunScript(unittest.TestCase):
             self.assertTrue((out / e["folder"] / "launch.json").is_file())
         self.assertFalse(summary["gpu"])
 
+    def test_a_tlx_script_runs_under_fbtriton_from_the_plain_venv(self):
+        # run as the README writes it (``.venv/bin/python3 -m tlx_sim.run_script``): a script that imports TLX
+        # re-executes under fbtriton's venv, as tlx_sim.capture does (found by a new-user trial, 2026-12-04)
+        plain = ROOT / ".venv" / "bin" / "python3"
+        if not plain.exists():
+            self.skipTest("no .venv (upstream triton) to start from")
+        script = TMP / "imports_tlx.py"
+        script.write_text("import triton.language.extra.tlx as tlx\nprint('imported', tlx.__name__)\n")
+        env = {k: v for k, v in ENV.items() if k != "TLX_SIM_CAPTURE_REEXEC"}
+        proc = subprocess.run([str(plain), "-m", "tlx_sim.run_script", "--out", str(TMP / "tlx_script"), str(script)],
+                              capture_output=True, text=True, env=env, cwd=TMP)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertIn("imported triton.language.extra.tlx", proc.stdout)
+
 
 class Hook(unittest.TestCase):
 

@@ -165,6 +165,19 @@ class CommandLine(unittest.TestCase):
             spec = json.loads((Path(tmp) / "bn256_s3" / "launch.json").read_text())
             self.assertEqual(spec["compiler"], "fbtriton")
 
+    def test_one_target_recipe_needs_no_target_with_o(self):
+        # hopper_gemm_pipelined is written for cuda:90 only: -o names one folder without --target; a recipe of two
+        # targets (vector-add2: cuda:90, cuda:100) still asks for one
+        with tempfile.TemporaryDirectory() as tmp:
+            proc = subprocess.run([sys.executable, "-m", "tlx_sim.capture", "--tutorial", "hopper_gemm_pipelined",
+                                   "-o", tmp], cwd=ROOT, env=ENV, capture_output=True, text=True)
+            self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
+            self.assertEqual(json.loads((Path(tmp) / "bn256_s3" / "launch.json").read_text())["target"], "cuda:90")
+            proc = subprocess.run([sys.executable, "-m", "tlx_sim.capture", "--tutorial", "vector-add2", "-o", tmp],
+                                  cwd=ROOT, env=ENV, capture_output=True, text=True)
+            self.assertEqual(proc.returncode, 2)
+            self.assertIn("--target", proc.stderr)
+
     def test_unknown_tutorial_exits_2(self):
         proc = subprocess.run([sys.executable, "-m", "tlx_sim.capture", "--tutorial", "no_such_tutorial"], cwd=ROOT,
                               env=ENV, capture_output=True, text=True)
