@@ -71,6 +71,7 @@ int run(bool predict) {
   }
   ProofOutcome proofs; // Z3 verdicts for all trip counts (check only)
   size_t suppressedCounterexamples = 0;
+  bool simulationFound = false; // findings of the simulated schedules (not the proofs') outside the baseline
   if (!predict) {
     if (int code = runSchedules(prepared, findings)) // --schedules (tools/CheckOptions.cpp)
       return code;
@@ -79,6 +80,7 @@ int run(bool predict) {
       return badInput(toString(accepted.takeError()));
     bool dynamicLeft =
         llvm::any_of(findings, [&](const verifier::Finding &f) { return !isAccepted(f, *accepted); });
+    simulationFound = dynamicLeft;
     proofs = finishProofs(pendingProofs, /*traceCounterexample=*/!dynamicLeft);
     if (proofs.badInput)
       return kBadInput;
@@ -141,7 +143,7 @@ int run(bool predict) {
              << (findings.size() == 1 ? "" : "s") << (predict ? "; no time predicted" : "") << "\n";
   }
   if (!jsonOpt) {
-    printProofs(proofs, outs());
+    printProofs(proofs, outs(), simulationFound);
     if (suppressedCounterexamples)
       outs() << "tlx-sim: " << suppressedCounterexamples << " proof counterexample"
              << (suppressedCounterexamples == 1 ? "" : "s") << " accepted by the baseline (--baseline)\n";

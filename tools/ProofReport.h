@@ -63,7 +63,9 @@ ProofOutcome runProofs(mlir::ModuleOp module, bool traceCounterexample = false);
 /// Prints verdicts as diagnostics: `file:line:col: error: proof: <property> on <barrier>:
 /// counterexample ...` (reproduced by its replay), `remark:` for proved, `warning:` for bounded, timeout and a
 /// counterexample its replay does not reproduce (`unconfirmed counterexample`: a prover limitation).
-void printProofs(const ProofOutcome &outcome, llvm::raw_ostream &os);
+/// `simulationFound`: the simulation reported findings; proved verdicts then get a note that they are invariants
+/// of the protocol, not its progress (a kernel can deadlock with every wait's parity alternating).
+void printProofs(const ProofOutcome &outcome, llvm::raw_ostream &os, bool simulationFound = false);
 
 /// The `proofs` array of `check --json` (design.md); each verdict also lists the `assumptions` it holds under. A
 /// counterexample its replay does not reproduce has the verdict `unconfirmed` (witness.reproduced false).
