@@ -116,10 +116,22 @@ cl::opt<bool> jsonOpt("json", cl::desc("Print one JSON object (schema_version 1)
                       cl::sub(checkCommand()), cl::sub(predictCommand()), cl::sub(irCommand()),
                       cl::sub(xcheckCommand()), cl::sub(runCommand()), cl::sub(diffCommand()));
 
+namespace {
+std::string &lastErrorText() {
+  static std::string text;
+  return text;
+}
+} // namespace
+
 int badInput(const Twine &message) {
-  errs() << "tlx-sim: error: " << message << "\n";
+  lastErrorText() = message.str();
+  errs() << "tlx-sim: error: " << lastErrorText() << "\n";
   return kBadInput;
 }
+
+const std::string &lastError() { return lastErrorText(); }
+
+void noteError(StringRef message) { lastErrorText() = message.str(); }
 
 std::vector<CommandEntry> &commandRegistry() {
   static std::vector<CommandEntry> registry;

@@ -57,8 +57,13 @@ extern llvm::cl::opt<int32_t> steadyIterationsOpt;
 /// `--json`: print one JSON object (schema_version 1).
 extern llvm::cl::opt<bool> jsonOpt;
 
-/// Prints `tlx-sim: error: <message>` to stderr and returns kBadInput (2).
+/// Prints `tlx-sim: error: <message>` to stderr and returns kBadInput (2); keeps the message for lastError().
 int badInput(const llvm::Twine &message);
+/// The message of the last badInput() of this process ("" if none): the `error.message` of the JSON object that
+/// `--json` prints on bad input (tools/tlx-sim.cpp), where other paths report to stderr only.
+const std::string &lastError();
+/// Keeps `message` for lastError() without printing it (a diagnostic already printed its own way).
+void noteError(llvm::StringRef message);
 
 /// One subcommand: its llvm::cl::SubCommand and the function that runs it (returns the exit code).
 struct CommandEntry {

@@ -79,7 +79,7 @@ bool readPreconditions(std::vector<std::string> &out) {
   for (const json::Value &v : *pre) {
     auto text = v.getAsString();
     if (!text) {
-      errs() << "tlx-sim: error: " << launchFile << ": \"preconditions\" must hold strings like \"K>=1\"\n";
+      badInput(launchFile + ": \"preconditions\" must hold strings like \"K>=1\"");
       return false;
     }
     out.push_back(text->str());
@@ -242,9 +242,9 @@ PendingProofs startProofs(mlir::ModuleOp module) {
             ") nor num_programs_x|y|z / program_id_x|y|z";
     if (!err.empty()) {
       if (out.assumptions.size() < out.preconditions.size())
-        errs() << "tlx-sim: error: " << launchFilePath() << ": \"preconditions\": " << err << "\n";
+        badInput(launchFilePath() + ": \"preconditions\": " + err);
       else
-        errs() << "tlx-sim: error: --assume: " << err << "\n";
+        badInput("--assume: " + err);
       out.badInput = true;
       return pending;
     }

@@ -140,9 +140,14 @@ llvm::Error takeFault(llvm::Error error, const sim::Program &program, std::optio
 int prepareSimulation(const SimulationRequest &request, PreparedSimulation &out) {
   const std::string &inputFile = request.input;
   out.context = ir::makeContext();
-  out.module = ir::readTTGIR(inputFile, *out.context, errs());
-  if (!out.module)
+  std::string diagnostics; // printed as they are; the first line is also --json's error message
+  raw_string_ostream diagStream(diagnostics);
+  out.module = ir::readTTGIR(inputFile, *out.context, diagStream);
+  errs() << diagnostics;
+  if (!out.module) {
+    noteError(StringRef(diagnostics).split('\n').first.trim());
     return kBadInput;
+  }
   auto program = sim::lowerModule(*out.module);
   if (!program) {
     int code = kBadInput;
@@ -150,9 +155,10 @@ int prepareSimulation(const SimulationRequest &request, PreparedSimulation &out)
         program.takeError(),
         [&](const sim::UnsupportedError &err) {
           errs() << "tlx-sim: unsupported: " << inputFile << ": " << err.message() << "\n";
+          noteError("unsupported: " + inputFile + ": " + err.message());
           code = kInternal;
         },
-        [&](const ErrorInfoBase &err) { errs() << "tlx-sim: error: " << inputFile << ": " << err.message() << "\n"; });
+        [&](const ErrorInfoBase &err) { badInput(inputFile + ": " + err.message()); });
     return code;
   }
   out.program.emplace(std::move(*program));

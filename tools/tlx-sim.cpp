@@ -9,6 +9,8 @@
 #include "tools/CommandLine.h"
 #include "tools/OutputFile.h"
 
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace llvm;
@@ -22,7 +24,18 @@ int main(int argc, char **argv) {
   std::string names;
   for (const CommandEntry &command : commandRegistry()) {
     if (*command.sub) {
+      uint64_t before = outs().tell(); // the stream's offset: a redirected stdout may start past 0
       int code = command.run();
+      if (jsonOpt && (code == kBadInput || code == kInternal) && outs().tell() == before) {
+        // --json promises one object on stdout: on bad input or an internal error it says so (the diagnostic with
+        // its location is on stderr as always)
+        std::string message = lastError().empty() ? "see standard error" : lastError();
+        outs() << formatv("{0:2}", json::Value(json::Object{
+                                       {"schema_version", 1},
+                                       {"command", command.sub->getName()},
+                                       {"error", json::Object{{"exit_code", code}, {"message", message}}}}))
+               << "\n";
+      }
       return flushStandardOutput() ? code : kBadInput;
     }
     names += (names.empty() ? "" : ", ") + command.sub->getName().str();
