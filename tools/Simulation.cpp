@@ -57,7 +57,8 @@ Expected<MetadataFacts> readMetadata(StringRef input, StringRef explicitPath) {
     return facts;
   facts.sharedBytes = root->getInteger("shared").value_or(-1);
   int64_t scratch = root->getInteger("profile_scratch_size").value_or(0);
-  int64_t warps = root->getInteger("num_warps").value_or(0), align = root->getInteger("profile_scratch_align").value_or(1);
+  int64_t warps = root->getInteger("num_warps").value_or(0);
+  int64_t align = root->getInteger("profile_scratch_align").value_or(1);
   if (scratch > 0 && warps > 0 && align > 0) {
     int64_t header = (40 + 4 * warps + align - 1) / align * align;
     int64_t segment = 8 * warps;

@@ -54,16 +54,19 @@ const std::string kAluOnly = std::string(kMmaModuleHead) + R"(  tt.func public @
 }
 )";
 
-/// A row maximum over a 64 x 128 wgmma accumulator (4 warps: each thread holds 32 elements of 2 rows, 4 lanes
-/// share a row) and the multiply that consumes it.
-const std::string kRowMax = std::string(kMmaModuleHead) + R"(  tt.func public @row_max(%x: f32) {
-    %a = tt.splat %x : f32 -> tensor<64x128xf32, #mma>
+/// %m: the row maximum of a splat 64 x 128 wgmma accumulator %a (4 warps: each thread holds 32 elements of 2 rows,
+/// 4 lanes share a row): the body of the kernels below.
+const char *kRowMaxOfSplat = R"(    %a = tt.splat %x : f32 -> tensor<64x128xf32, #mma>
     %m = "tt.reduce"(%a) <{axis = 1 : i32}> ({
     ^bb0(%p: f32, %q: f32):
       %r = arith.maxnumf %p, %q : f32
       tt.reduce.return %r : f32
     }) : (tensor<64x128xf32, #mma>) -> tensor<64xf32, #ttg.slice<{dim = 1, parent = #mma}>>
-    %y = arith.mulf %m, %m : tensor<64xf32, #ttg.slice<{dim = 1, parent = #mma}>>
+)";
+
+/// A row maximum and the multiply that consumes it.
+const std::string kRowMax = std::string(kMmaModuleHead) + "  tt.func public @row_max(%x: f32) {\n" +
+                            kRowMaxOfSplat + R"(    %y = arith.mulf %m, %m : tensor<64xf32, #ttg.slice<{dim = 1, parent = #mma}>>
     tt.return
   }
 }
@@ -161,14 +164,8 @@ TEST_CASE("a reduction's result waits for its dependent chain: one thread's elem
 namespace {
 /// A row maximum over a 64 x 128 wgmma accumulator, broadcast back over its rows (expand_dims, broadcast: no work)
 /// and multiplied into the tile.
-const std::string kRowMaxScale = std::string(kMmaModuleHead) + R"(  tt.func public @row_max_scale(%x: f32) {
-    %a = tt.splat %x : f32 -> tensor<64x128xf32, #mma>
-    %m = "tt.reduce"(%a) <{axis = 1 : i32}> ({
-    ^bb0(%p: f32, %q: f32):
-      %r = arith.maxnumf %p, %q : f32
-      tt.reduce.return %r : f32
-    }) : (tensor<64x128xf32, #mma>) -> tensor<64xf32, #ttg.slice<{dim = 1, parent = #mma}>>
-    %me = tt.expand_dims %m {axis = 1 : i32} : tensor<64xf32, #ttg.slice<{dim = 1, parent = #mma}>> -> tensor<64x1xf32, #mma>
+const std::string kRowMaxScale = std::string(kMmaModuleHead) + "  tt.func public @row_max_scale(%x: f32) {\n" +
+                                 kRowMaxOfSplat + R"(    %me = tt.expand_dims %m {axis = 1 : i32} : tensor<64xf32, #ttg.slice<{dim = 1, parent = #mma}>> -> tensor<64x1xf32, #mma>
     %mb = tt.broadcast %me : tensor<64x1xf32, #mma> -> tensor<64x128xf32, #mma>
     %y = arith.mulf %a, %mb : tensor<64x128xf32, #mma>
     tt.return
