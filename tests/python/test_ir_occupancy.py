@@ -77,9 +77,12 @@ def predict(tlx_sim, ttgir, launch, ir_only):
         cmd.append("--ir-only")
     run = subprocess.run(cmd, capture_output=True, text=True)
     try:
-        return json.loads(run.stdout), run.stderr
+        out = json.loads(run.stdout)
     except ValueError:
         return None, run.stderr.strip() or run.stdout.strip()
+    if "error" in out:  # exit 2 / 3 with --json: the error object (tests/schema/error.schema.json)
+        return None, run.stderr.strip() or out["error"]["message"]
+    return out, run.stderr
 
 
 def main():
