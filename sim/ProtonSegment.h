@@ -25,7 +25,7 @@ public:
   };
 
   /// Entries per warp segment: (profile_scratch_size - the CTA header rounded up to profile_scratch_align) / (8 x
-  /// num_warps) from Triton's metadata (tools/Simulation.cpp protonSegmentEntries); 0 disables.
+  /// num_warps) from Triton's metadata (tools/Simulation.cpp readMetadata); 0 disables.
   void setCapacity(uint64_t capacity) { capacity_ = capacity; }
 
   /// One record of scope `id` at `t` (start or end).
