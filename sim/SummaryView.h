@@ -38,8 +38,8 @@ private:
     double tensorQueueBlocked = 0;
     /// Cycles its warps spent inside each Proton scope (index: Program::protonScopes; AgentWork::protonScope, or the
     /// kept entries' scopes, summed over its agents): what Proton's decoder reports as the partition's wait time
-    /// when every scope marks a wait (--proton-waits, pl.enter_scope around waits); `proton_scopes` and their sum `proton_scope_frac` in the JSON,
-    /// compared with Proton by `xcheck --proton`.
+    /// when every scope marks a wait (--proton-waits, pl.enter_scope around waits); `proton_scopes` and their sum
+    /// `proton_scope_frac` in the JSON, compared with Proton by `xcheck --proton`.
     std::vector<double> protonScope;
     /// Proton's window of its agents, summed: each agent's start to its last proton.record (its lifetime where it
     /// records none). The denominator of `proton_scopes` and `proton_scope_frac`, as Proton's decoder divides a
