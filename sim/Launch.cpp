@@ -98,11 +98,15 @@ llvm::Error Launch::loadJsonObject(const llvm::json::Object &spec, llvm::StringR
       return bad("\"" + key.str() + "\" must be an object keyed by the kernel's Python argument names");
   if (const llvm::json::Value *value = root->get("preconditions")) {
     const llvm::json::Array *list = value->getAsArray();
-    bool strings = list != nullptr;
-    for (size_t i = 0; strings && i < list->size(); ++i)
-      strings = (*list)[i].getAsString().has_value();
-    if (!strings)
+    if (!list)
       return bad("\"preconditions\" must be a list of strings like \"K>=1\"");
+    preconditions.clear();
+    for (const llvm::json::Value &entry : *list) {
+      auto text = entry.getAsString();
+      if (!text)
+        return bad("\"preconditions\" must be a list of strings like \"K>=1\"");
+      preconditions.push_back(text->str());
+    }
   }
   if (const llvm::json::Value *gridValue = root->get("grid")) {
     const llvm::json::Array *dims = gridValue->getAsArray();

@@ -28,6 +28,9 @@ struct Launch {
   /// `cluster_dims` of the launch spec (TLX's metadata key: CTAs per cluster along x, y, z), if given: checked
   /// against the module's cluster shape (Program::clusterDims).
   std::optional<std::array<int64_t, 3>> clusterDims;
+  /// The launch spec's `preconditions` ("K>=1", ...): constraints the kernel's host code guarantees, which the prover
+  /// assumes (tools/ProofReport.cpp startProofs); checked to be strings here, parsed there.
+  std::vector<std::string> preconditions;
 
   /// `--grid X[,Y[,Z]]`, within CUDA's grid limits (x < 2^31, y and z < 2^16; CUDA C++
   /// Programming Guide section 20.2).

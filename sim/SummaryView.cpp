@@ -76,14 +76,15 @@ void SummaryView::onAgentWork(int32_t agent, const AgentWork &w) {
   // stretch their newest entries cover (runner/ProtonTrace.cpp partitionSummary).
   std::vector<Cycle> kept;
   Cycle keptWindow = 0;
-  if (w.protonSegment.overflowed())
+  bool overflowed = w.protonSegment.overflowed();
+  if (overflowed)
     w.protonSegment.decode(kept, keptWindow);
-  const std::vector<Cycle> &scopes = w.protonSegment.overflowed() ? kept : w.protonScope;
+  const std::vector<Cycle> &scopes = overflowed ? kept : w.protonScope;
   if (s.protonScope.size() < scopes.size())
     s.protonScope.resize(scopes.size());
   for (size_t id = 0; id < scopes.size(); ++id)
     s.protonScope[id] += static_cast<double>(scopes[id]);
-  if (w.protonSegment.overflowed())
+  if (overflowed)
     s.protonWindow += static_cast<double>(keptWindow);
   else if (w.protonLast >= 0)
     s.protonWindow += std::max(0.0, static_cast<double>(w.protonLast) - static_cast<double>(agentStart_[agent]));

@@ -32,7 +32,7 @@ int run(bool predict) {
   // check: the Z3 proofs run on their own thread next to the simulation (and the --schedules runs).
   PendingProofs pendingProofs;
   if (!predict)
-    pendingProofs = startProofs(*prepared.module);
+    pendingProofs = startProofs(*prepared.module, prepared.launch);
 
   verifier::Verifier checks(program);
   sim::SummaryView summary(program, *prepared.model);

@@ -17,7 +17,6 @@
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/MemoryBuffer.h"
 
 using namespace llvm;
 
@@ -57,35 +56,6 @@ cl::opt<bool> noPreconditionsOpt("no-preconditions",
                                  cl::desc("Do not assume the kernel's launch preconditions (launch.json "
                                           "\"preconditions\", declared by the kernel module's PRECONDITIONS)"),
                                  cl::sub(checkCommand()));
-
-/// The `preconditions` of the --launch file: constraints the kernel declares it needs (kernels/README.md),
-/// the prover's default assumptions. Appends them to `out`; returns false after printing why on a malformed entry.
-bool readPreconditions(std::vector<std::string> &out) {
-  std::string launchFile = launchFilePath();
-  if (launchFile.empty() || noPreconditionsOpt)
-    return true;
-  auto buf = MemoryBuffer::getFile(launchFile);
-  if (!buf)
-    return true; // prepareSimulation already reported an unreadable launch file
-  auto parsed = json::parse((*buf)->getBuffer());
-  if (!parsed) {
-    consumeError(parsed.takeError());
-    return true;
-  }
-  const json::Object *root = parsed->getAsObject();
-  const json::Array *pre = root ? root->getArray("preconditions") : nullptr;
-  if (!pre)
-    return true;
-  for (const json::Value &v : *pre) {
-    auto text = v.getAsString();
-    if (!text) {
-      badInput(launchFile + ": \"preconditions\" must hold strings like \"K>=1\"");
-      return false;
-    }
-    out.push_back(text->str());
-  }
-  return true;
-}
 
 /// The kernel's integer scalar arguments by their Python names (as in launch.json): with the grid
 /// quantities, the names an assumption may constrain.
@@ -205,7 +175,7 @@ std::string replay(const verifier::proof::ProofResult &r, bool writeTrace, bool 
 
 } // namespace
 
-PendingProofs startProofs(mlir::ModuleOp module) {
+PendingProofs startProofs(mlir::ModuleOp module, const sim::Launch &launch) {
   PendingProofs pending;
   ProofOutcome &out = pending.outcome;
   if (proofsDisabled())
@@ -226,11 +196,9 @@ PendingProofs startProofs(mlir::ModuleOp module) {
   options.timeoutSeconds = timeoutOpt;
   options.budgetSeconds = budgetOpt;
   options.bmcSteps = proofStepsOpt;
-  std::vector<std::string> texts;
-  if (!readPreconditions(texts)) {
-    out.badInput = true;
-    return pending;
-  }
+  // The launch's preconditions (sim::Launch::preconditions, checked to be strings when the launch was read):
+  // constraints the kernel declares it needs (kernels/README.md), the prover's default assumptions.
+  std::vector<std::string> texts = noPreconditionsOpt ? std::vector<std::string>{} : launch.preconditions;
   out.preconditions = texts;
   texts.insert(texts.end(), assumeOpts.begin(), assumeOpts.end());
   std::set<std::string> arguments = scalarArguments(module);
@@ -251,25 +219,12 @@ PendingProofs startProofs(mlir::ModuleOp module) {
     options.assumptions.push_back(a);
     out.assumptions.push_back(text);
   }
-  // The launch check simulates: counterexamples keep its values where they can.
+  // The launch check simulates (prepareSimulation's, flags over the launch file): counterexamples keep its values
+  // where they can.
   {
-    sim::Launch launch;
-    bool ok = true;
-    std::string launchFile = launchFilePath();
-    if (!launchFile.empty())
-      if (auto err = launch.loadJson(launchFile)) {
-        consumeError(std::move(err));
-        ok = false;
-      }
-    if (ok && !gridOpt.empty())
-      if (auto err = launch.setGrid(gridOpt))
-        consumeError(std::move(err));
-    for (const std::string &arg : argOpts)
-      if (auto err = launch.setArg(arg))
-        consumeError(std::move(err));
     for (auto &entry : launch.args)
       options.launch[entry.getKey().str()] = entry.getValue();
-    if (launch.haveGrid || !launchFile.empty()) {
+    if (launch.haveGrid || !launchFilePath().empty()) {
       options.launch["num_programs_x"] = launch.grid[0];
       options.launch["num_programs_y"] = launch.grid[1];
       options.launch["num_programs_z"] = launch.grid[2];
@@ -309,11 +264,6 @@ ProofOutcome finishProofs(PendingProofs &pending, bool traceCounterexample) {
     }
   noTrace();
   return out;
-}
-
-ProofOutcome runProofs(mlir::ModuleOp module, bool traceCounterexample) {
-  PendingProofs pending = startProofs(module);
-  return finishProofs(pending, traceCounterexample);
 }
 
 void printProofs(const ProofOutcome &outcome, raw_ostream &os, bool simulationFound) {

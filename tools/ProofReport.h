@@ -4,6 +4,7 @@
 #pragma once
 
 #include "verifier/Finding.h"
+#include "sim/Launch.h"
 #include "verifier/proof/Prover.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -49,16 +50,14 @@ struct PendingProofs {
 /// Validates the proof options (a bad one: outcome.badInput, said on stderr) and starts the prover on `module` on
 /// its own thread. The module must outlive finishProofs and must not change meanwhile (the simulation only reads
 /// it). Verdicts do not depend on what else runs: the Z3 limits are resource units (verifier/proof/Budget.h).
-PendingProofs startProofs(mlir::ModuleOp module);
+/// `launch` is the simulated launch (prepareSimulation's): its `preconditions` are the default assumptions (unless
+/// --no-preconditions) and its values the ones counterexamples keep where they can.
+PendingProofs startProofs(mlir::ModuleOp module, const sim::Launch &launch);
 
-/// Waits for the prover started by startProofs and replays each counterexample (see runProofs).
+/// Waits for the prover started by startProofs and replays each counterexample by re-running the simulation of
+/// `check` at the counterexample's arguments and grid. With `traceCounterexample` and --trace-out, the replay of
+/// the first counterexample is written as the trace (check passes true when the simulation itself found nothing).
 ProofOutcome finishProofs(PendingProofs &pending, bool traceCounterexample = false);
-
-/// Runs the prover on `module` with the command-line options; replays counterexamples by
-/// re-running the simulation of `check` at the counterexample's arguments and grid. With
-/// `traceCounterexample` and --trace-out, the replay of the first counterexample is written as the trace
-/// (check passes true when the simulation itself found nothing).
-ProofOutcome runProofs(mlir::ModuleOp module, bool traceCounterexample = false);
 
 /// Prints verdicts as diagnostics: `file:line:col: error: proof: <property> on <barrier>:
 /// counterexample ...` (reproduced by its replay), `remark:` for proved, `warning:` for bounded, timeout and a

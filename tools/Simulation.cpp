@@ -4,6 +4,7 @@
 
 #include "ir/Dialects.h"
 #include "ir/Reader.h"
+#include "runner/ProtonBuffer.h"
 #include "sim/Binary.h"
 #include "sim/Lowering.h"
 #include "verifier/Verifier.h"
@@ -38,7 +39,7 @@ struct MetadataFacts {
 };
 
 /// Reads `shared` and, for a Proton-instrumented kernel, the entries of each warp's circular segment: the CTA's
-/// `profile_scratch_size` less its header (40 bytes and a 4-byte count per warp, runner/ProtonBuffer.h) rounded up
+/// `profile_scratch_size` less its header (kHeaderBytes and a 4-byte count per warp, runner/ProtonBuffer.h) rounded up
 /// to `profile_scratch_align`, split over `num_warps` segments of 8-byte entries (triton 3.6.0 / fbtriton 3.7.4: 128
 /// to 1024 entries on the captures of traces/h200/proton-captures). A size that does not split evenly keeps 0.
 Expected<MetadataFacts> readMetadata(StringRef input, StringRef explicitPath) {
@@ -60,8 +61,9 @@ Expected<MetadataFacts> readMetadata(StringRef input, StringRef explicitPath) {
   int64_t warps = root->getInteger("num_warps").value_or(0);
   int64_t align = root->getInteger("profile_scratch_align").value_or(1);
   if (scratch > 0 && warps > 0 && align > 0) {
-    int64_t header = (40 + 4 * warps + align - 1) / align * align;
-    int64_t segment = 8 * warps;
+    namespace proton = runner::proton;
+    int64_t header = (static_cast<int64_t>(proton::kHeaderBytes) + 4 * warps + align - 1) / align * align;
+    int64_t segment = static_cast<int64_t>(proton::kEntryBytes) * warps;
     if (scratch > header && (scratch - header) % segment == 0)
       facts.protonSegmentEntries = static_cast<uint64_t>((scratch - header) / segment);
   }
