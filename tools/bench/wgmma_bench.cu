@@ -29,7 +29,10 @@ constexpr int kSlots = 4, kCopyBytes = 16384;
 /// UDESC: every warp group reads the same A tile, so the descriptors are warp-uniform values that ptxas keeps in
 /// uniform registers (UIADD3 / UMOV between the HGMMAs, as in Triton's SASS) instead of moving each one from a
 /// per-thread register (R2UR before every HGMMA, whose latency the HGMMA waits for).
-template <int N, int CHAIN, int WAIT, int ACCS, bool UDESC = false> // ACCS: 1 or 2
+/// SERIAL: every wgmma is its own group, fenced before and waited to 0 after (WARPGROUP.ARRIVE, HGMMA gsb0,
+/// WARPGROUP.DEPBAR.LE gsb0 0x0: the SASS ptxas emits when it serializes a kernel's wgmma pipeline), with no clock
+/// read between them.
+template <int N, int CHAIN, int WAIT, int ACCS, bool UDESC = false, bool SERIAL = false> // ACCS: 1 or 2
 __global__ void wgmmaKernel(int iters, int wgs, int copier, const unsigned char *src, long long srcBytes,
                             unsigned long long *out, unsigned long long *out2) {
   extern __shared__ __align__(1024) unsigned char smemRaw[];
@@ -58,6 +61,19 @@ __global__ void wgmmaKernel(int iters, int wgs, int copier, const unsigned char 
       if (it == kWarmup) {
         t0 = clock64();
         issue = 0;
+      }
+      if constexpr (SERIAL) {
+#pragma unroll
+        for (int c = 0; c < CHAIN * ACCS; ++c) {
+          asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+          if (c < CHAIN)
+            mma<N>(d0, desc(aBase + (c % 4) * 32, 16, 1024), desc(bBase + (c % 4) * 2048, 8192, 1024));
+          else
+            mma<N>(d1, desc(aBase + 8192 + (c % 4) * 32, 16, 1024), desc(bBase + (c % 4) * 2048, 8192, 1024));
+          asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+          asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+        }
+        continue;
       }
       i0 = clock64();
       asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
@@ -131,9 +147,9 @@ struct Result {
   double cyclesPerWgmma, flopsPerClkSm, copyBytesPerClk, mhz, issuePerGroup;
 };
 
-template <int N, int CHAIN, int WAIT, int ACCS, bool UDESC = false>
+template <int N, int CHAIN, int WAIT, int ACCS, bool UDESC = false, bool SERIAL = false>
 Result runOne(int grid, int wgs, int copier, int iters, const unsigned char *src, long long srcBytes) {
-  auto kernel = wgmmaKernel<N, CHAIN, WAIT, ACCS, UDESC>;
+  auto kernel = wgmmaKernel<N, CHAIN, WAIT, ACCS, UDESC, SERIAL>;
   int smem = 1024 + wgs * ACCS * 8192 + N * 128 + kSlots * kCopyBytes;
   CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
   unsigned long long *out, *out2;
@@ -178,9 +194,9 @@ Result runOne(int grid, int wgs, int copier, int iters, const unsigned char *src
   return r;
 }
 
-template <int N, int CHAIN, int WAIT, int ACCS, bool UDESC = false>
+template <int N, int CHAIN, int WAIT, int ACCS, bool UDESC = false, bool SERIAL = false>
 void row(const char *mode, int grid, int wgs, int copier, int iters, const unsigned char *src, long long srcBytes) {
-  Result r = runOne<N, CHAIN, WAIT, ACCS, UDESC>(grid, wgs, copier, iters, src, srcBytes);
+  Result r = runOne<N, CHAIN, WAIT, ACCS, UDESC, SERIAL>(grid, wgs, copier, iters, src, srcBytes);
   printf("%-10s N=%-3d chain=%d wait=%d accs=%d wgs=%d copier=%d grid=%-3d  cycles/wgmma %8.1f  ideal %5.1f  "
          "FLOP/clk/SM %6.0f (%5.1f %% of 4096)  copy B/clk %6.1f  ~MHz %5.0f  issue/group %7.1f\n",
          mode, N, CHAIN, WAIT, ACCS, wgs, copier, grid, r.cyclesPerWgmma, N / 2.0 * wgs, r.flopsPerClkSm,
@@ -195,6 +211,19 @@ int main() {
   unsigned char *src;
   CK(cudaMalloc(&src, srcBytes));
   CK(cudaMemset(src, 0, srcBytes));
+  // `serial` mode: ptxas's serialized wgmma pipeline (each HGMMA fenced, committed and waited to 0 before the next,
+  // uniform descriptors), chains of 1 / 4 on one accumulator and 4 + 4 on two (the 128-row tile of Gluon ws_gemm's
+  // consumer), 1-2 warp groups, one SM and every SM: cycles per serialized wgmma. WGMMA_BENCH_SERIAL_ONLY stops after.
+  for (int grid : {1, sms})
+    for (int wgs : {1, 2}) {
+      row<128, 1, 0, 1, true, true>("serial", grid, wgs, 0, 1000, src, srcBytes);
+      row<128, 4, 0, 1, true, true>("serial", grid, wgs, 0, 1000, src, srcBytes);
+      row<128, 4, 0, 2, true, true>("serial", grid, wgs, 0, 1000, src, srcBytes);
+      row<64, 4, 0, 2, true, true>("serial", grid, wgs, 0, 1000, src, srcBytes);
+      row<256, 4, 0, 1, true, true>("serial", grid, wgs, 0, 500, src, srcBytes);
+    }
+  if (getenv("WGMMA_BENCH_SERIAL_ONLY"))
+    return 0;
   // `uissue` mode: the issue of a group with uniform descriptors (UDESC; Triton's SASS), 1-2 warp groups, chains of
   // 1 / 2 / 4 (accs 1) and 8 (accs 2): the issue cost per HGMMA and per group. WGMMA_BENCH_UISSUE_ONLY stops after.
   for (int wgs : {1, 2}) {
