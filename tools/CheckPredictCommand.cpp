@@ -71,6 +71,7 @@ int run(bool predict) {
   }
   ProofOutcome proofs; // Z3 verdicts for all trip counts (check only)
   size_t suppressedCounterexamples = 0;
+  size_t reportedCounterexamples = 0; // confirmed Z3 counterexamples outside the baseline (printed with the proofs)
   bool simulationFound = false; // findings of the simulated schedules (not the proofs') outside the baseline
   if (!predict) {
     if (int code = runSchedules(prepared, findings)) // --schedules (tools/CheckOptions.cpp)
@@ -89,6 +90,7 @@ int run(bool predict) {
     if (int code = finishCheck(prepared, findings, proofFindings, *accepted)) // --baseline, --sarif, --trace-out
       return code;
     suppressedCounterexamples = counterexamples - proofFindings.size();
+    reportedCounterexamples = proofFindings.size();
     proofs.counterexample = !proofFindings.empty();
   }
   json::Array findingsJson, warningsJson;
@@ -135,6 +137,12 @@ int run(bool predict) {
       verifier::print(f, outs());
     if (predict && findings.empty())
       summary.print(result, outs());
+    else if (!predict && findings.empty() && reportedCounterexamples > 0)
+      // the proofs printed below are the findings: "no findings" above their errors read as a contradiction
+      outs() << "tlx-sim check: no findings in the simulated schedules (" << result.ctasSimulated
+             << " CTAs simulated on " << prepared.model->name() << ", " << result.cycles << " cycles); "
+             << reportedCounterexamples << " proof counterexample" << (reportedCounterexamples == 1 ? "" : "s")
+             << " below\n";
     else if (!predict && findings.empty())
       outs() << "tlx-sim check: no findings (" << result.ctasSimulated << " CTAs simulated on "
              << prepared.model->name() << ", " << result.cycles << " cycles)\n";
