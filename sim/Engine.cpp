@@ -212,6 +212,8 @@ llvm::Expected<SimResult> Engine::Impl::run() {
     totalCtas = std::min(totalCtas, (options.maxCtas + program.clusterSize() - 1) / program.clusterSize() *
                                         program.clusterSize());
   cancelableCtas = totalCtas == gridCtas ? gridCtas : std::min(gridCtas, totalCtas * kClcTilesPerCta);
+  result.gridCtas = gridCtas;
+  result.partialGrid = totalCtas < gridCtas;
   sms.assign(result.numSms, Sm{});
   // Initial wave: CTAs go round-robin over the SMs, up to the occupancy.
   for (int32_t slot = 0; slot < result.ctasPerSm; ++slot)
@@ -300,8 +302,7 @@ llvm::Expected<std::unique_ptr<Engine>> Engine::create(const Program &program, c
   if (!costs)
     return costs.takeError();
   if (options.maxCtas == 0 || options.maxCtas < -1)
-    return llvm::createStringError("--max-ctas must be a positive number of CTAs, got %lld",
-                                   static_cast<long long>(options.maxCtas));
+    return llvm::createStringError("--max-ctas must be a positive number of CTAs (1 or more)");
   if (int64_t ctas = options.maxCtas > 0 ? std::min(launch.numCtas(), options.maxCtas) : launch.numCtas();
       ctas > options.maxSimulatedCtas)
     return llvm::createStringError(

@@ -56,6 +56,8 @@ struct SimResult {
   Cycle cycles = 0;        ///< kernel time in SM cycles (launch to last CTA done)
   bool stalled = false;    ///< some agent could never progress (a deadlock)
   int64_t ctasSimulated = 0;  ///< CTAs that started (CLC-canceled ones never do)
+  int64_t gridCtas = 0;       ///< CTAs in the launch's grid
+  bool partialGrid = false;   ///< SimOptions::maxCtas (--max-ctas) kept some of the grid's CTAs out of the run
   uint64_t instructions = 0; ///< instructions executed over all agents (what SimOptions::maxInstructions bounds)
   /// Cluster launch control: try_cancel requests issued, and clusters they canceled. Responses are decided by the
   /// simulator's CTA dispatcher: the next not-yet-started cluster in launch order, failing once none is left.

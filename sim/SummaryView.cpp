@@ -350,6 +350,8 @@ llvm::json::Object SummaryView::toJson(const SimResult &r) const {
                             {"bound", d.bound},
                             {"bound_evidence", d.boundEvidence},
                             {"ctas", r.ctasSimulated},
+                            {"grid_ctas", r.gridCtas},
+                            {"partial_grid", r.partialGrid},
                             {"ctas_per_sm", r.ctasPerSm},
                             {"occupancy_limit", r.occupancyLimit},
                             {"shared_bytes_per_cta", r.sharedBytesPerCta},
@@ -369,8 +371,10 @@ void SummaryView::print(const SimResult &r, llvm::raw_ostream &os) const {
   os << "Kernel:            " << program_.kernelName << " (" << program_.target << ")\n";
   os << "Model:             " << model_.name() << " (" << r.numSms << " SMs at " << llvm::format("%.0f", r.clockMhz)
      << " MHz)\n";
-  os << "CTAs:              " << r.ctasSimulated << ", " << r.ctasPerSm << " per SM (limited by " << r.occupancyLimit
-     << ")\n";
+  os << "CTAs:              " << r.ctasSimulated;
+  if (r.partialGrid) // --max-ctas: the time is not the launch's
+    os << " of the grid's " << r.gridCtas << " (--max-ctas: time and throughput are those of these CTAs alone)";
+  os << ", " << r.ctasPerSm << " per SM (limited by " << r.occupancyLimit << ")\n";
   if (r.sharedSource != "metadata" || r.registersSource != "binary")
     os << "Occupancy from:    " << r.sharedBytesPerCta << " B shared memory per CTA (" << r.sharedSource << "), "
        << (r.registersPerThread > 0 ? std::to_string(r.registersPerThread) + " registers per thread (" +

@@ -110,7 +110,13 @@ void writeSummary(const json::Object &summary, raw_ostream &os) {
     os << "<div class=\"card\"><div class=\"v\">" << xmlEscape(value) << "</div><div class=\"k\">" << key
        << "</div></div>\n";
   };
-  card(num(number("time_us"), "%.1f") + " us", "predicted time");
+  // --max-ctas: the time is that of the simulated CTAs alone, not the launch's
+  bool partial = summary.getBoolean("partial_grid").value_or(false);
+  std::string timeLabel = partial ? "predicted time of " + std::to_string(summary.getInteger("ctas").value_or(0)) +
+                                        " of the grid's " + std::to_string(summary.getInteger("grid_ctas").value_or(0)) +
+                                        " CTAs (--max-ctas)"
+                                  : "predicted time";
+  card(num(number("time_us"), "%.1f") + " us", timeLabel.c_str());
   card(num(number("tflops"), "%.1f"), "TFLOP/s");
   card(std::string(summary.getString("bound").value_or("?")), "bound");
   card(num(number("bytes_per_s") / 1e12, "%.2f") + " TB/s", "from HBM");

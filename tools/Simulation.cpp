@@ -120,7 +120,9 @@ SimulationRequest requestFromOptions() {
   r.metadata = metadataOpt;
   r.binary = binaryOpt;
   r.irOnly = irOnlyOpt;
-  r.maxCtas = maxCtasOpt;
+  // -1 is the option's "whole grid" default; given explicitly, it and any other value below 1 are refused
+  // (sim::Engine::create): 0 stands for them
+  r.maxCtas = maxCtasOpt.getNumOccurrences() && maxCtasOpt < 1 ? 0 : maxCtasOpt.getValue();
   r.model = modelOpt;
   r.sets.assign(setOpts.begin(), setOpts.end());
   return r;

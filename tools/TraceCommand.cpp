@@ -42,6 +42,9 @@ int runTrace() {
     return badInput(toString(result.takeError()));
   if (smOpt >= result->numSms)
     return badInput("--sm " + Twine(smOpt) + " is beyond the model's " + Twine(result->numSms) + " SMs");
+  if (timeline.tracks().empty()) // e.g. --max-ctas 2 and --sm 5: the trace would hold the SM's name alone
+    errs() << "tlx-sim: warning: SM " << smOpt << " ran no CTA in this simulation (" << result->ctasSimulated
+           << " CTAs on " << result->numSms << " SMs); the trace has no events\n";
 
   std::optional<sim::MeasuredTimeline> measured;
   sim::TraceOverlay overlay;

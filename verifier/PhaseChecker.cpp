@@ -4,9 +4,9 @@ namespace tlxsim::verifier {
 
 using namespace tlxsim::sim;
 
-void PhaseChecker::report(const char *cls, const BarrierEvent &e, const std::string &message) {
+Finding *PhaseChecker::report(const char *cls, const BarrierEvent &e, const std::string &message) {
   if (!reported_.insert({cls, e.loc}).second)
-    return;
+    return nullptr;
   Finding f;
   f.cls = cls;
   f.location = loc(e.loc);
@@ -14,19 +14,40 @@ void PhaseChecker::report(const char *cls, const BarrierEvent &e, const std::str
   f.barrier = BarrierState{program_.barrierName(e.barrier.alloc, e.barrier.index), e.phase, e.pending, e.expected,
                            e.tx};
   findings_.push_back(std::move(f));
-}
-
-void PhaseChecker::reportLap(const BarrierEvent &arrival, int64_t phase) {
-  report("arrive-count", arrival,
-         "arrival for phase " + std::to_string(phase) + " of " +
-             program_.barrierName(arrival.barrier.alloc, arrival.barrier.index) + " before any wait observed phase " +
-             std::to_string(phase - 1) + " completing: the arriving side laps its waiters (PTX ISA 9.1 9.7.13.15.4)");
+  return &findings_.back();
 }
 
 /// The phase an arrival belonged to: the event carries the state after it, so e.phase, or e.phase - 1 if it
 /// completed that phase.
 static int64_t arrivalPhase(const BarrierEvent &e) {
   return e.pending == e.expected && e.tx == 0 ? e.phase - 1 : e.phase;
+}
+
+void PhaseChecker::reportLap(const BarrierEvent &arrival, int64_t phase, const State &state) {
+  std::string name = program_.barrierName(arrival.barrier.alloc, arrival.barrier.index);
+  Finding *f = report("arrive-count", arrival,
+                      "arrival for phase " + std::to_string(phase) + " of " + name + " before any wait observed phase " +
+                          std::to_string(phase - 1) +
+                          " completing: the arriving side laps its waiters (PTX ISA 9.1 9.7.13.15.4)");
+  if (!f)
+    return;
+  // The arrivals that made the two phases before it: where an arrive counts more than once (it completes a
+  // phase alone, early) or a release comes before its wait, this is the line to read (the lapping arrival itself
+  // may be correct)
+  for (const BarrierEvent &a : state.arrivals) {
+    int64_t p = arrivalPhase(a);
+    if (p < phase - 2 || p >= phase)
+      continue;
+    bool completed = a.pending == a.expected && a.tx == 0;
+    f->notes.emplace_back(
+        loc(a.loc), "phase " + std::to_string(p) + " of " + name + ": " +
+                        (a.action == BarrierAction::ExpectArrive ? "expect + arrive" : "arrive") + " (" +
+                        std::to_string(a.amount) + ") by partition '" + partition(a.agent) + "' at cycle " +
+                        std::to_string(a.cycle) +
+                        (completed ? ", completing the phase (" + std::to_string(a.expected) + " arrivals)"
+                                   : ", " + std::to_string(a.expected - a.pending) + " of " +
+                                         std::to_string(a.expected) + " arrivals made"));
+  }
 }
 
 void PhaseChecker::onBarrier(const BarrierEvent &e) {
@@ -52,12 +73,15 @@ void PhaseChecker::onBarrier(const BarrierEvent &e) {
 void PhaseChecker::onArrive(const BarrierEvent &e) {
   State &state = states_[e.barrier];
   int64_t phase = arrivalPhase(e);
+  if (state.arrivals.size() == kKeptArrivals)
+    state.arrivals.erase(state.arrivals.begin());
+  state.arrivals.push_back(e);
   // a waiter woken by the flip of phase - 1 observes it only at its wake-up cycle: an arrival before that
   // laps it too
   if (phase < 1 || !(state.observed < phase - 1 || (state.observed == phase - 1 && state.observedAt > e.cycle)))
     return;
   if (state.judged)
-    return reportLap(e, phase);
+    return reportLap(e, phase, state);
   if (!state.lap) // no one waits yet: a counter barrier, or a lap the first wait shows
     state.lap = e;
 }
@@ -75,7 +99,7 @@ void PhaseChecker::onWait(const BarrierEvent &e) {
     firstMeans = seen <= 0 || !clocks_.tracks(e.barrier.cta) ||
                  (seen == completed && clocks_.knowsPhase(e.agent, e.barrier, (seen - 1) & 1));
     if (state.lap && !firstMeans)
-      reportLap(*state.lap, arrivalPhase(*state.lap));
+      reportLap(*state.lap, arrivalPhase(*state.lap), state);
     state.lap.reset();
   }
   if (seen < 0) // a fresh barrier passes the parity of "phase -1"

@@ -49,6 +49,10 @@ private:
     bool severalWaiters = false; ///< another agent waited on it too
     bool judged = false;         ///< a wait has passed on it since its init (the deferred laps are judged)
     std::optional<sim::BarrierEvent> lap; ///< the first arrival that lapped before any wait (judged by the first)
+    /// The arrivals of the newest phases (their phase, from arrivalPhase), oldest first: a lap's notes name those
+    /// that completed the phase it laps over (an arrive counting twice, a release made too early). At most
+    /// kKeptArrivals are kept.
+    std::vector<sim::BarrierEvent> arrivals;
     void addWaiter(int32_t agent) {
       if (waiter < 0)
         waiter = agent;
@@ -56,8 +60,10 @@ private:
         severalWaiters = true;
     }
   };
-  void report(const char *cls, const sim::BarrierEvent &e, const std::string &message);
-  void reportLap(const sim::BarrierEvent &arrival, int64_t phase);
+  static constexpr size_t kKeptArrivals = 16;
+  /// Adds the finding; returns it (null when one of the class was already reported at that location).
+  Finding *report(const char *cls, const sim::BarrierEvent &e, const std::string &message);
+  void reportLap(const sim::BarrierEvent &arrival, int64_t phase, const State &state);
   void onArrive(const sim::BarrierEvent &e);
   void onWait(const sim::BarrierEvent &e);
 

@@ -23,14 +23,20 @@ bool Lowerer::lowerTcgen05(Operation &op, StringRef name, std::vector<Instr> &ou
     for (size_t i = 0; i < barriers.size(); ++i) // a barrier without a predicate always arrives
       instr.args.push_back(i < preds.size() ? preds[i] : -1);
     // Flops of one CTA's MMA: its parts of A (M x K) and B (K x N) when CGA layouts split them (`num_ctas` > 1,
-    // ir/Cga.h). A 2-CTA MMA (`two_ctas`, tcgen05.mma.cta_group::2, issued once per pair) computes the whole
-    // logical product the operand types name.
-    int64_t m = aType.getShape()[0], k = aType.getShape()[1], n = bType.getShape()[1];
-    if (!op.hasAttr("two_ctas")) {
-      llvm::SmallVector<int64_t> aSplit = ir::ctaSplitNum(aType.getEncoding(), 2);
-      m /= aSplit[0];
-      k /= aSplit[1];
-      n /= ir::ctaSplitNum(bType.getEncoding(), 2)[1];
+    // ir/Cga.h). A 2-CTA MMA (`two_ctas`, tcgen05.mma.cta_group::2, issued once per pair) runs on the tensor cores
+    // of both CTAs: each computes its own rows of A (its M x K part) against the whole N of B, whose K x N/2 halves
+    // the two CTAs hold (PTX ISA 9.1 9.7.16.10.1 "cta_group::2"; TLX blackwell_gemm_ws cta2: A 128 x 64 and B
+    // 64 x 64 per CTA, the accumulator 128 x 128), so one CTA's share is M x (the accumulator's N) x K: instr.imm,
+    // charged to each CTA's SM (ops/Tcgen05.cpp).
+    llvm::SmallVector<int64_t> aSplit = ir::ctaSplitNum(aType.getEncoding(), 2);
+    int64_t m = aType.getShape()[0] / aSplit[0], k = aType.getShape()[1] / aSplit[1];
+    int64_t n = bType.getShape()[1] / ir::ctaSplitNum(bType.getEncoding(), 2)[1];
+    if (op.hasAttr("two_ctas")) {
+      mlir::Value d = requiredValue(op, "d");
+      auto dType = d ? typed<ir::MemDescType>(op, d, "operand d", "!ttg.memdesc") : ir::MemDescType();
+      if (!dType || dType.getShape().size() != 2)
+        return reject(op, "expected a rank-2 memdesc accumulator d (M x N)");
+      n = dType.getShape()[1] / ir::ctaSplitNum(dType.getEncoding(), 2)[1];
     }
     instr.imm = 2 * m * n * k;
     instr.imm2 = static_cast<int64_t>(barriers.size());

@@ -42,9 +42,18 @@ Step Engine::Impl::execTcgen05(Agent &a, const Instr &in, Cycle now) {
         if (arrive)
           signals.push_back(in.sub & 2 ? BarrierKey{c->id, key.alloc, key.index} : key);
     }
-    // tcgen05 ops share the SM's tensor cores with wgmma and complete in issue order.
-    Cycle begin = sm.tensor.run(a.time, cycles(static_cast<double>(in.imm) / costs.tensorFlopsPerClk), powerCycles);
+    // tcgen05 ops share the SM's tensor cores with wgmma and complete in issue order; a 2-CTA MMA runs its share
+    // (in.imm) on the tensor cores of each CTA of the pair and completes when both have (lowering/Tcgen05.cpp).
+    Cycle work = cycles(static_cast<double>(in.imm) / costs.tensorFlopsPerClk);
+    Cycle begin = sm.tensor.run(a.time, work, powerCycles);
     Cycle done = std::max(a.lastTc05Done, sm.tensor.free() + cycles(costs.wgmmaLatency));
+    std::vector<std::pair<int32_t, Cycle>> peerRuns; // the pair's other SM: its begin
+    for (Cta *c : pair)
+      if (c != &cta) {
+        Sm &peer = sms[c->sm];
+        peerRuns.emplace_back(c->sm, peer.tensor.run(a.time, work, powerCycles));
+        done = std::max(done, peer.tensor.free() + cycles(costs.wgmmaLatency));
+      }
     int64_t op = issueAsync(a, a.lastTc05Op);
     for (Cta *c : pair) {
       int64_t id = in.sub & 2 ? c->id : -1;
@@ -56,6 +65,11 @@ Step Engine::Impl::execTcgen05(Agent &a, const Instr &in, Cycle now) {
     a.lastTc05Done = done;
     AsyncEvent e{AsyncEvent::TensorCore, cta.sm, a.info.id, in.loc, begin, sm.tensor.free(), 0, in.imm, true, op};
     emit<EvAsync>([&](Listener &l) { l.onAsync(e); });
+    for (auto [peerSm, peerBegin] : peerRuns) {
+      AsyncEvent pe{AsyncEvent::TensorCore, peerSm, a.info.id, in.loc, peerBegin, sms[peerSm].tensor.free(), 0, in.imm,
+                    true, op};
+      emit<EvAsync>([&](Listener &l) { l.onAsync(pe); });
+    }
     for (const BarrierKey &key : signals)
       signalAt(done, PendingSignal{op, a.info.id, &ctaOf(key), key, 1, in.loc, /*arrive=*/true});
     if (in.sub & 1) { // synchronous: the issuer waits for the MMA
