@@ -6,7 +6,15 @@ namespace tlxsim::verifier {
 
 using sim::Op;
 
-WaitCause rankWait(const BarrierState &s, int64_t parity, bool everSignalled, bool waitedBefore, bool producer) {
+WaitCause rankWait(const BarrierState &s, int64_t parity, bool everSignalled, bool waitedBefore, bool producer,
+                   int64_t observed) {
+  // A wait blocks while the barrier's current phase has the waited parity: it needs phase s.phase to complete
+  if (waitedBefore && observed >= 0 && s.phase >= 1 && (parity & 1) == (s.phase & 1) && observed < s.phase - 1)
+    return {3, "this wait for parity " + std::to_string(parity & 1) + " needs phase " + std::to_string(s.phase) +
+                   " of " + s.name + ", while phase " + std::to_string(s.phase - 1) +
+                   " completed and this partition never observed it (its last wait observed phase " +
+                   std::to_string(observed) + "): the parity skips a phase, its phase / parity computation is one "
+                   "phase ahead of the phase it means (PTX ISA 9.7.13.15.16: a parity names the phase)"};
   if (s.pending == 0 && s.tx > 0)
     return {3, "phase " + std::to_string(s.phase) + " of " + s.name + " has all its arrivals but still expects " +
                    std::to_string(s.tx) + " tx bytes that no copy will deliver: the expect-tx is larger than the "

@@ -38,6 +38,11 @@ void DeadlockChecker::onBarrier(const BarrierEvent &e) {
     if (h.passers.size() <= index)
       h.passers.resize(index + 1);
     h.passers.set(index);
+    // the wait observed the newest completed phase of its parity (the event carries the phase after it)
+    int64_t completed = e.phase - 1, seen = (completed & 1) == (e.amount & 1) ? completed : completed - 1;
+    if (h.observed.size() <= index)
+      h.observed.resize(index + 1, -1);
+    h.observed[index] = std::max(h.observed[index], seen);
     return;
   }
   History &h = history_[e.barrier];
@@ -104,7 +109,9 @@ std::vector<WaitCause> DeadlockChecker::leadWithRootCause(std::vector<const Bloc
     int32_t block = b.agent < static_cast<int32_t>(agentBlock_.size()) ? agentBlock_[b.agent] : -1;
     size_t index = partitionIndex(b.agent);
     bool waitedBefore = index < h.passers.size() && h.passers.test(index);
-    causes[i] = rankWait(stateOf(b), b.parity, h.signalers.any(), waitedBefore, issuesCopies(program_, block));
+    int64_t observed = index < h.observed.size() ? h.observed[index] : -1;
+    causes[i] = rankWait(stateOf(b), b.parity, h.signalers.any(), waitedBefore, issuesCopies(program_, block),
+                         waitedBefore ? observed : -1);
   }
   size_t lead = 0;
   for (size_t i = 1; i < waiting.size(); ++i)

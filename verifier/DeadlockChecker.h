@@ -38,6 +38,7 @@ private:
     size_t head = 0;
     llvm::SmallBitVector signalers; ///< by CheckerBase::partitionIndex
     llvm::SmallBitVector passers;   ///< partitions that completed a wait on it (passed at once or resumed)
+    std::vector<int64_t> observed;  ///< by partition index: the newest phase its completed waits observed (-1)
     size_t size() const { return ring.size(); }
     const sim::BarrierEvent &at(size_t i) const { return ring[(head + i) % ring.size()]; } ///< 0 = oldest
     const sim::BarrierEvent &back() const { return at(ring.size() - 1); }

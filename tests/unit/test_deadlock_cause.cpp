@@ -37,6 +37,19 @@ TEST_CASE("deadlock cause: a producer waiting parity 0 on a fresh barrier") {
   CHECK(rankWait(BarrierState{"empty[0]", 2, 1, 1, 0}, 0, false, false, true).rank == 0); // completed phases before
 }
 
+TEST_CASE("deadlock cause: a wait whose parity skips a phase it never observed") {
+  // k_fulls[0] in phase 2 (parity 0), no arrival yet; the consumer observed phase 0, phase 1 completed unobserved,
+  // and it waits for parity 0, i.e. for phase 2 (TLX hopper_fa_ws_pipelined with the wait's phase variable
+  // swapped, 2026-12-04 trial): it leads, ahead of a producer's partly released slot (rank 2)
+  BarrierState full{"k_fulls[0]", 2, 1, 1, 0};
+  auto c = rankWait(full, 0, true, true, false, 0);
+  CHECK(c.rank == 3);
+  CHECK(c.reason.find("phase 1 completed and this partition never observed it") != std::string::npos);
+  CHECK(rankWait(full, 0, true, true, false, 1).rank == 0);  // it observed phase 1: waiting for 2 is in order
+  CHECK(rankWait(full, 1, true, true, false, 0).rank == 0);  // parity 1 would pass (phase 1 completed)
+  CHECK(rankWait(full, 0, true, false, false, -1).rank == 0); // its first wait (a counter barrier's): no history
+}
+
 TEST_CASE("deadlock cause: producers are the partitions whose code issues copies") {
   sim::Program p;
   p.blocks.resize(4);
