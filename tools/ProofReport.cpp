@@ -158,8 +158,8 @@ std::string replay(const verifier::proof::ProofResult &r, bool writeTrace, bool 
         auto findings = checks.findings();
         reproduced = !findings.empty();
         if (findings.empty())
-          out = "replay at" + launch + ": the simulation of this launch reports no finding: not reproduced, a "
-                "limitation of the prover's encoding (not a finding)";
+          out = "replay at" + launch + ": the simulation of this launch reports no finding: not reproduced (an "
+                "imbalance no wait observes at this launch, or a limitation of the prover's encoding; not a finding)";
         else
           out = "replay at" + launch + ": the simulation reproduces it: " + findings.front().cls + ": " +
                 findings.front().message + (findings.size() > 1 ? formatv(" (+{0} more)", findings.size() - 1).str() : "");
@@ -289,7 +289,8 @@ void printProofs(const ProofOutcome &outcome, raw_ostream &os, bool simulationFo
         os << head << "error: proof: " << what << ": counterexample: " << r.witness << "\n";
       else
         os << head << "warning: proof: " << what << ": unconfirmed counterexample (its replay does not reproduce "
-           << "it: a limitation of the prover, not a finding): " << r.witness << "\n";
+           << "it: a barrier left unbalanced that no wait observes at that launch, or a limitation of the prover; "
+           << "not a finding): " << r.witness << "\n";
       if (replay < outcome.replays.size())
         os << head << "note: " << outcome.replays[replay++] << "\n";
     }

@@ -8,6 +8,7 @@
 #include "sim/Binary.h"
 #include "sim/Lowering.h"
 #include "verifier/Verifier.h"
+#include "verifier/proof/Prover.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -108,6 +109,32 @@ Expected<std::vector<verifier::Finding>> findingsOfStall(const PreparedSimulatio
   if (!result)
     return result.takeError();
   return checks.findings();
+}
+
+std::vector<std::string> preconditionWarnings(const sim::Launch &launch) {
+  std::vector<std::string> out;
+  for (const std::string &text : launch.preconditions) {
+    verifier::proof::Assumption a;
+    if (!verifier::proof::parseAssumption(text, a).empty())
+      continue; // the prover's parse reports it (check); predict runs without it
+    std::optional<int64_t> value;
+    if (auto it = launch.args.find(a.name); it != launch.args.end())
+      value = it->getValue();
+    else if (launch.haveGrid && StringRef(a.name).starts_with("num_programs_") && a.name.size() == 14 &&
+             a.name[13] >= 'x' && a.name[13] <= 'z')
+      value = launch.grid[a.name[13] - 'x'];
+    if (!value)
+      continue; // program ids and arguments the launch leaves free
+    int64_t v = *value, c = a.value;
+    bool holds = a.op == ">=" ? v >= c : a.op == "<=" ? v <= c : a.op == ">" ? v > c : a.op == "<" ? v < c
+               : a.op == "==" ? v == c : v != c;
+    if (!holds)
+      out.push_back("tlx-sim: warning: this launch has " + a.name + "=" + std::to_string(v) +
+                    ", outside the kernel's launch precondition " + text +
+                    " (launch.json \"preconditions\": what its host code guarantees); what this run finds there is "
+                    "outside what the kernel promises");
+  }
+  return out;
 }
 
 SimulationRequest requestFromOptions() {
@@ -242,6 +269,8 @@ int prepareSimulation(const SimulationRequest &request, PreparedSimulation &out)
   }
   if (std::string w = spillWarning(out.stackFrameBytes); !w.empty())
     out.warnings.push_back(binary + ": warning: " + w);
+  for (std::string &w : preconditionWarnings(out.launch))
+    out.warnings.push_back(std::move(w));
 
   auto engine = sim::Engine::create(prog, *out.model, out.launch, out.options);
   if (!engine)

@@ -44,7 +44,8 @@ void PhaseChecker::reportLap(const BarrierEvent &arrival, int64_t phase, const S
                         (a.action == BarrierAction::ExpectArrive ? "expect + arrive" : "arrive") + " (" +
                         std::to_string(a.amount) + ") by partition '" + partition(a.agent) + "' at cycle " +
                         std::to_string(a.cycle) +
-                        (completed ? ", completing the phase (" + std::to_string(a.expected) + " arrivals)"
+                        (completed ? ", completing the phase (" + std::to_string(a.expected) +
+                                         (a.expected == 1 ? " arrival)" : " arrivals)")
                                    : ", " + std::to_string(a.expected - a.pending) + " of " +
                                          std::to_string(a.expected) + " arrivals made"));
   }

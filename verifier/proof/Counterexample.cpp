@@ -3,6 +3,8 @@
 // launch (launchPreferences), and the witness (launch, lock-step step and loop iteration) the replay runs.
 #include "verifier/proof/Driver.h"
 
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -218,8 +220,22 @@ void Driver::describeCounterexample(z3::model &m, int kind, int group, ProofResu
           bool clc = part.v1 && part.v1->clc;
           if (ps.t)
             it = (clc ? "tile id " : "tile iteration ") + val(ps.t) + ", ";
-          if (ps.k)
-            it += (clc && part.depth == 1 ? "tile id " : "loop iteration ") + val(ps.k);
+          if (ps.k) {
+            // The state holds the induction variable; the simulator counts iterations from 0. With constant bounds
+            // other than range(0, n), both are given (a loop over 128..N step 128 at 256 is its iteration 1).
+            const std::optional<LoopView> &inner = part.depth == 2 ? part.v2 : part.v1;
+            std::optional<int64_t> lb = inner ? mlir::getConstantIntValue(inner->lb) : std::nullopt;
+            std::optional<int64_t> step = inner ? mlir::getConstantIntValue(inner->step) : std::nullopt;
+            z3::expr kv = m.eval(*ps.k, true);
+            if (clc && part.depth == 1)
+              it += "tile id " + val(ps.k);
+            else if (lb && step && *step > 0 && (*lb != 0 || *step != 1) && kv.is_numeral() &&
+                     (kv.get_numeral_int64() - *lb) % *step == 0)
+              it += "loop iteration " + std::to_string((kv.get_numeral_int64() - *lb) / *step) +
+                    " (induction variable " + val(ps.k) + ")";
+            else
+              it += "loop iteration " + val(ps.k);
+          }
         }
         r.iteration = it;
       }
