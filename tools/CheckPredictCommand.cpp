@@ -7,18 +7,38 @@
 #include "tools/PredictSweep.h"
 #include "tools/ProofReport.h"
 #include "tools/Simulation.h"
+#include "tools/SourceFiles.h"
 
 #include "sim/SummaryView.h"
 #include "verifier/Verifier.h"
 
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <set>
 
 using namespace llvm;
 
 namespace tlxsim::tool {
 namespace {
+
+/// A finding's path is what the compiler recorded; where it does not open from the current directory but lies under
+/// a source root (tools/SourceFiles.h: the input's parent directories, a venv's site-packages, as for TLX's
+/// tutorials), one note per file says where it is, so that the locations above can be opened.
+void noteSourceRoots(const std::vector<verifier::Finding> &findings, raw_ostream &os) {
+  SourceFiles sources(inputFile);
+  std::set<std::string> seen;
+  for (const auto &f : findings) {
+    const std::string &file = f.location.file;
+    if (file.empty() || sys::path::is_absolute(file) || sys::fs::exists(file) || !seen.insert(file).second)
+      continue;
+    if (std::string path = sources.resolve(file); !path.empty())
+      os << "tlx-sim: note: " << file << " is " << path << "\n";
+  }
+}
 
 int run(bool predict) {
   PreparedSimulation prepared;
@@ -135,6 +155,7 @@ int run(bool predict) {
       errs() << w << "\n";
     for (const auto &f : findings)
       verifier::print(f, outs());
+    noteSourceRoots(findings, outs());
     if (predict && findings.empty())
       summary.print(result, outs());
     else if (!predict && findings.empty() && reportedCounterexamples > 0)

@@ -7,6 +7,7 @@
 #include "tools/CommandLine.h"
 #include "tools/OutputFile.h"
 #include "tools/Simulation.h"
+#include "tools/SourceFiles.h"
 #include "report/ReportAssets.h"
 
 #include "sim/SummaryView.h"
@@ -32,56 +33,6 @@ using tlxsim::sim::xmlEscape;
 namespace tlxsim::tool {
 namespace {
 
-/// Reads Python source lines for locations. Location paths are repository-relative (or
-/// absolute): they are tried as given, then against the input file's parent directories.
-class SourceLines {
-public:
-  explicit SourceLines(StringRef input) {
-    SmallString<256> dir(input);
-    sys::fs::make_absolute(dir);
-    for (StringRef d = sys::path::parent_path(dir); !d.empty(); d = sys::path::parent_path(d)) {
-      roots_.push_back(d.str());
-      if (d == sys::path::root_path(d))
-        break;
-    }
-  }
-  /// The text of `loc`'s line, without its newline; empty if the file cannot be found.
-  std::string line(const ir::SourceLoc &loc) {
-    if (!loc.valid())
-      return "";
-    auto it = files_.find(loc.file);
-    if (it == files_.end()) {
-      std::vector<std::string> lines;
-      for (const std::string &candidate : candidates(loc.file)) {
-        auto buffer = MemoryBuffer::getFile(candidate);
-        if (!buffer)
-          continue;
-        SmallVector<StringRef> parts;
-        (*buffer)->getBuffer().split(parts, '\n');
-        for (StringRef p : parts)
-          lines.push_back(p.rtrim("\r").str());
-        break;
-      }
-      it = files_.emplace(loc.file, std::move(lines)).first;
-    }
-    return loc.line <= it->second.size() ? it->second[loc.line - 1] : "";
-  }
-
-private:
-  std::vector<std::string> candidates(const std::string &file) const {
-    std::vector<std::string> out{file};
-    if (!sys::path::is_absolute(file))
-      for (const std::string &root : roots_) {
-        SmallString<256> p(root);
-        sys::path::append(p, file);
-        out.push_back(std::string(p));
-      }
-    return out;
-  }
-  std::vector<std::string> roots_;
-  std::map<std::string, std::vector<std::string>> files_;
-};
-
 std::string num(double v, const char *spec = "%.2f") {
   char buffer[64];
   std::snprintf(buffer, sizeof buffer, spec, v);
@@ -95,7 +46,7 @@ std::string percentBar(double frac) {
 }
 
 /// `loc` and its Python line as HTML.
-std::string locationHtml(const ir::SourceLoc &loc, SourceLines &sources) {
+std::string locationHtml(const ir::SourceLoc &loc, SourceFiles &sources) {
   std::string out = "<code>" + xmlEscape(loc.str()) + "</code>";
   std::string text = sources.line(loc);
   if (!text.empty())
@@ -154,7 +105,7 @@ void writeSummary(const json::Object &summary, raw_ostream &os) {
 }
 
 void writeFindings(const std::vector<verifier::Finding> &findings, const std::vector<std::string> &warnings,
-                   SourceLines &sources, raw_ostream &os) {
+                   SourceFiles &sources, raw_ostream &os) {
   if (findings.empty())
     os << "<p>The verifier found no synchronization error in this launch.</p>\n";
   for (const verifier::Finding &f : findings) {
@@ -171,7 +122,7 @@ void writeFindings(const std::vector<verifier::Finding> &findings, const std::ve
     os << "<div class=\"note\">warning: " << xmlEscape(w) << "</div>\n";
 }
 
-void writeWaitSites(const sim::Timeline &timeline, const sim::Program &program, SourceLines &sources,
+void writeWaitSites(const sim::Timeline &timeline, const sim::Program &program, SourceFiles &sources,
                     raw_ostream &os) {
   std::vector<sim::WaitSite> sites = timeline.waitSites();
   sim::Cycle total = 0;
@@ -290,7 +241,7 @@ int runReport() {
       return badInput(toString(read.takeError()));
     measured = std::move(*read);
   }
-  SourceLines sources(inputFile);
+  SourceFiles sources(inputFile);
   auto write = [&](raw_ostream &os) {
     std::string title = "tlx-sim report: " + program.kernelName;
     os << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" << xmlEscape(title)

@@ -86,12 +86,12 @@ SimulationRequest requestFromOptions();
 int prepareSimulation(const SimulationRequest &request, PreparedSimulation &out);
 
 /// `prepareSimulation(requestFromOptions(), out)`.
+int prepareSimulation(PreparedSimulation &out);
+
 /// One warning per launch precondition (sim::Launch::preconditions, `NAME OP VALUE` as verifier/proof's
 /// parseAssumption reads them) that the launch's own values break: a scalar argument, or num_programs_x|y|z when the
 /// launch gives the grid. Preconditions on program ids or on arguments the launch leaves free are not judged.
 std::vector<std::string> preconditionWarnings(const sim::Launch &launch);
-
-int prepareSimulation(PreparedSimulation &out);
 
 /// A kernel bug that stopped a simulation (sim::KernelFault): the finding `check` / `predict` report for it, and the
 /// CTAs that had started.

@@ -7,18 +7,22 @@ namespace tlxsim::verifier {
 using sim::Op;
 
 WaitCause rankWait(const BarrierState &s, int64_t parity, bool everSignalled, bool waitedBefore, bool producer,
-                   int64_t observed) {
-  // A wait blocks while the barrier's current phase has the waited parity: it needs phase s.phase to complete
-  if (waitedBefore && observed >= 0 && s.phase >= 1 && (parity & 1) == (s.phase & 1) && observed < s.phase - 1)
-    return {3, "this wait for parity " + std::to_string(parity & 1) + " needs phase " + std::to_string(s.phase) +
-                   " of " + s.name + ", while phase " + std::to_string(s.phase - 1) +
-                   " completed and this partition never observed it (its last wait observed phase " +
-                   std::to_string(observed) + "): the parity skips a phase, its phase / parity computation is one "
-                   "phase ahead of the phase it means (PTX ISA 9.7.13.15.16: a parity names the phase)"};
+                   int64_t observed, bool observedEvery) {
   if (s.pending == 0 && s.tx > 0)
     return {3, "phase " + std::to_string(s.phase) + " of " + s.name + " has all its arrivals but still expects " +
                    std::to_string(s.tx) + " tx bytes that no copy will deliver: the expect-tx is larger than the "
                    "bytes of the copies that complete on it"};
+  // A wait blocks while the barrier's current phase has the waited parity: it needs phase s.phase to complete. Only
+  // for a partition that observed every phase before the one it skips (0 .. observed, one wait each): a counter
+  // barrier's waiter, or one wait per persistent tile, legally observes phases far apart.
+  if (waitedBefore && observedEvery && observed >= 0 && s.phase >= 1 && (parity & 1) == (s.phase & 1) &&
+      observed < s.phase - 1)
+    return {3, "this wait for parity " + std::to_string(parity & 1) + " needs phase " + std::to_string(s.phase) +
+                   " of " + s.name + ", while phase " + std::to_string(s.phase - 1) +
+                   " completed and this partition, whose waits observed " +
+                   (observed == 0 ? std::string("phase 0") : "phases 0 to " + std::to_string(observed) + " one by one") +
+                   ", never observed it: the parity skips a phase, its phase / parity computation is one "
+                   "phase ahead of the phase it means (PTX ISA 9.7.13.15.16: a parity names the phase)"};
   if (s.pending > 0 && s.pending < s.expected)
     return {2, "phase " + std::to_string(s.phase) + " of " + s.name + " got " + std::to_string(s.expected - s.pending) +
                    " of its " + std::to_string(s.expected) + " arrivals and no partition that can still run will "

@@ -2,9 +2,10 @@
 // checker (DeadlockChecker.cpp) reports that wait as the error and the others, the symptoms, as related waits and
 // notes. The ranking reads only the barrier's state at the stall and what the waiting partition's code does:
 //   3. the phase has all its arrivals but still expects tx bytes no copy will deliver (an expect-tx larger than the
-//      copies it counts); or the wait skips a phase: its parity needs the current phase p, while phase p - 1
-//      completed and this partition, which waited on the barrier before, never observed it (its newest observed
-//      phase is older): the phase / parity it computes is one phase ahead of the one it means;
+//      copies it counts); or, tested after it, the wait skips a phase: its parity needs the current phase p, while
+//      phase p - 1 completed and this partition, whose earlier waits observed phases 0 .. o one by one (o < p - 1),
+//      never observed it: the phase / parity it computes is one phase ahead of the one it means (not for waiters
+//      that observe phases far apart by design: a counter barrier's, one wait per persistent tile);
 //   2. the phase got some of its arrivals but not all, and no partition that can still run will arrive (an arrival
 //      count above the releases made per phase, or a release that is never reached);
 //   1. a partition that issues the copies (a producer) waits for parity 0 on a barrier that has never completed a
@@ -30,9 +31,10 @@ struct WaitCause {
 /// Ranks a wait for `parity` on a barrier in state `s` at the stall. `everSignalled`: any partition arrived or
 /// completed tx bytes on it since its init; `waitedBefore`: the waiting partition completed an earlier wait on it;
 /// `producer`: the waiting partition's code issues copies onto barriers (issuesCopies); `observed`: the newest
-/// phase the waiting partition's completed waits observed (-1: none).
+/// phase the waiting partition's completed waits observed (-1: none); `observedEvery`: they observed every phase
+/// from 0 to `observed`, one wait each.
 WaitCause rankWait(const BarrierState &s, int64_t parity, bool everSignalled, bool waitedBefore, bool producer,
-                   int64_t observed = -1);
+                   int64_t observed = -1, bool observedEvery = false);
 
 /// Whether the code of block `block` of `program` (its nested loop and branch regions, and the default region of a
 /// warp_specialize, not the workers') issues TMA loads, cp.async / direct-to-LDS copies or expect-tx arrives: the

@@ -40,8 +40,12 @@ void DeadlockChecker::onBarrier(const BarrierEvent &e) {
     h.passers.set(index);
     // the wait observed the newest completed phase of its parity (the event carries the phase after it)
     int64_t completed = e.phase - 1, seen = (completed & 1) == (e.amount & 1) ? completed : completed - 1;
-    if (h.observed.size() <= index)
+    if (h.observed.size() <= index) {
       h.observed.resize(index + 1, -1);
+      h.everyPhase.resize(index + 1, true);
+    }
+    if (seen != h.observed[index] && seen != h.observed[index] + 1) // skipped or went back: not a stride-1 waiter
+      h.everyPhase[index] = false;
     h.observed[index] = std::max(h.observed[index], seen);
     return;
   }
@@ -110,8 +114,9 @@ std::vector<WaitCause> DeadlockChecker::leadWithRootCause(std::vector<const Bloc
     size_t index = partitionIndex(b.agent);
     bool waitedBefore = index < h.passers.size() && h.passers.test(index);
     int64_t observed = index < h.observed.size() ? h.observed[index] : -1;
+    bool every = index < h.everyPhase.size() && h.everyPhase[index];
     causes[i] = rankWait(stateOf(b), b.parity, h.signalers.any(), waitedBefore, issuesCopies(program_, block),
-                         waitedBefore ? observed : -1);
+                         waitedBefore ? observed : -1, every);
   }
   size_t lead = 0;
   for (size_t i = 1; i < waiting.size(); ++i)

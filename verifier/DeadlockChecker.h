@@ -39,6 +39,8 @@ private:
     llvm::SmallBitVector signalers; ///< by CheckerBase::partitionIndex
     llvm::SmallBitVector passers;   ///< partitions that completed a wait on it (passed at once or resumed)
     std::vector<int64_t> observed;  ///< by partition index: the newest phase its completed waits observed (-1)
+    /// by partition index: its completed waits observed phases 0, 1, 2, ... one by one so far (a stride-1 waiter)
+    std::vector<bool> everyPhase;
     size_t size() const { return ring.size(); }
     const sim::BarrierEvent &at(size_t i) const { return ring[(head + i) % ring.size()]; } ///< 0 = oldest
     const sim::BarrierEvent &back() const { return at(ring.size() - 1); }

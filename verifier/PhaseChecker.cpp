@@ -41,8 +41,10 @@ void PhaseChecker::reportLap(const BarrierEvent &arrival, int64_t phase, const S
     bool completed = a.pending == a.expected && a.tx == 0;
     f->notes.emplace_back(
         loc(a.loc), "phase " + std::to_string(p) + " of " + name + ": " +
-                        (a.action == BarrierAction::ExpectArrive ? "expect + arrive" : "arrive") + " (" +
-                        std::to_string(a.amount) + ") by partition '" + partition(a.agent) + "' at cycle " +
+                        (a.action == BarrierAction::ExpectArrive
+                             ? "expect " + std::to_string(a.amount) + " tx bytes + arrive"
+                             : "arrive (" + std::to_string(a.amount) + ")") +
+                        " by partition '" + partition(a.agent) + "' at cycle " +
                         std::to_string(a.cycle) +
                         (completed ? ", completing the phase (" + std::to_string(a.expected) +
                                          (a.expected == 1 ? " arrival)" : " arrivals)")

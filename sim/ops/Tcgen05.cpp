@@ -48,8 +48,13 @@ Step Engine::Impl::execTcgen05(Agent &a, const Instr &in, Cycle now) {
     Cycle begin = sm.tensor.run(a.time, work, powerCycles);
     Cycle done = std::max(a.lastTc05Done, sm.tensor.free() + cycles(costs.wgmmaLatency));
     std::vector<std::pair<int32_t, Cycle>> peerRuns; // the pair's other SM: its begin
+    int64_t flops = in.imm;
     for (Cta *c : pair)
       if (c != &cta) {
+        if (c->sm == cta.sm) { // the hardware puts the pair on two SMs of a TPC; run as if so, its share counted
+          flops += in.imm;
+          continue;
+        }
         Sm &peer = sms[c->sm];
         peerRuns.emplace_back(c->sm, peer.tensor.run(a.time, work, powerCycles));
         done = std::max(done, peer.tensor.free() + cycles(costs.wgmmaLatency));
@@ -63,7 +68,7 @@ Step Engine::Impl::execTcgen05(Agent &a, const Instr &in, Cycle now) {
     }
     a.lastTc05Op = op;
     a.lastTc05Done = done;
-    AsyncEvent e{AsyncEvent::TensorCore, cta.sm, a.info.id, in.loc, begin, sm.tensor.free(), 0, in.imm, true, op};
+    AsyncEvent e{AsyncEvent::TensorCore, cta.sm, a.info.id, in.loc, begin, sm.tensor.free(), 0, flops, true, op};
     emit<EvAsync>([&](Listener &l) { l.onAsync(e); });
     for (auto [peerSm, peerBegin] : peerRuns) {
       AsyncEvent pe{AsyncEvent::TensorCore, peerSm, a.info.id, in.loc, peerBegin, sms[peerSm].tensor.free(), 0, in.imm,

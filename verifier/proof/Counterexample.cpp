@@ -222,7 +222,8 @@ void Driver::describeCounterexample(z3::model &m, int kind, int group, ProofResu
             it = (clc ? "tile id " : "tile iteration ") + val(ps.t) + ", ";
           if (ps.k) {
             // The state holds the induction variable; the simulator counts iterations from 0. With constant bounds
-            // other than range(0, n), both are given (a loop over 128..N step 128 at 256 is its iteration 1).
+            // other than range(0, n), both are given (a loop over 128..N step 128 at 256 is its iteration 1); the
+            // tile loop's (ps.t) stays its induction variable (its bounds are program ids).
             const std::optional<LoopView> &inner = part.depth == 2 ? part.v2 : part.v1;
             std::optional<int64_t> lb = inner ? mlir::getConstantIntValue(inner->lb) : std::nullopt;
             std::optional<int64_t> step = inner ? mlir::getConstantIntValue(inner->step) : std::nullopt;
@@ -230,7 +231,7 @@ void Driver::describeCounterexample(z3::model &m, int kind, int group, ProofResu
             if (clc && part.depth == 1)
               it += "tile id " + val(ps.k);
             else if (lb && step && *step > 0 && (*lb != 0 || *step != 1) && kv.is_numeral() &&
-                     (kv.get_numeral_int64() - *lb) % *step == 0)
+                     kv.get_numeral_int64() >= *lb && (kv.get_numeral_int64() - *lb) % *step == 0)
               it += "loop iteration " + std::to_string((kv.get_numeral_int64() - *lb) / *step) +
                     " (induction variable " + val(ps.k) + ")";
             else
