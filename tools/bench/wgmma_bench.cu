@@ -7,7 +7,8 @@
 //   latency mode: one wgmma per group, wait_group 0: issue -> retired, per wgmma (cycles, clock64).
 //   throughput mode: CHAIN wgmmas per group, wait_group WAIT: cycles per wgmma per warp group, and the SM's
 //   FLOP/clk (peak 4096 for f16, hw-params.md section 2).
-// Operands are never initialized: timing does not depend on the values. Shared-memory tiles use the 128B-swizzled
+// Operands are 1.0 (until 2026-12-04 never initialized, which changed nothing where each wgmma read C, but let
+// the tensor cores run above peak without C: wgmma_bench_noc_run1.txt). Shared-memory tiles use the 128B-swizzled
 // K-major layout that Triton's NVMMA shared layout gives a K = 64 f16 tile (rows of 128 B, 8-row atoms of 1024 B);
 // k-steps advance the descriptor's start address by 32 B inside the atom, as CUTLASS's descriptor iterator does.
 // Build: nvcc -O3 -std=c++17 -gencode arch=compute_90a,code=sm_90a -o wgmma_bench wgmma_bench.cu && ./wgmma_bench
@@ -32,7 +33,8 @@ constexpr int kSlots = 4, kCopyBytes = 16384;
 /// SERIAL: every wgmma is its own group, fenced before and waited to 0 after (WARPGROUP.ARRIVE, HGMMA gsb0,
 /// WARPGROUP.DEPBAR.LE gsb0 0x0: the SASS ptxas emits when it serializes a kernel's wgmma pipeline), with no clock
 /// read between them.
-template <int N, int CHAIN, int WAIT, int ACCS, bool UDESC = false, bool SERIAL = false> // ACCS: 1 or 2
+/// NOC: each accumulator's first wgmma of a group reads no C (scale-d 0: attention's Q K^T from zero, `RZ, !UPT`).
+template <int N, int CHAIN, int WAIT, int ACCS, bool UDESC = false, bool SERIAL = false, bool NOC = false> // ACCS: 1/2
 __global__ void wgmmaKernel(int iters, int wgs, int copier, const unsigned char *src, long long srcBytes,
                             unsigned long long *out, unsigned long long *out2) {
   extern __shared__ __align__(1024) unsigned char smemRaw[];
@@ -46,6 +48,11 @@ __global__ void wgmmaKernel(int iters, int wgs, int copier, const unsigned char 
       asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(sptr(&bar[s])));
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
   }
+  // Operands of 1.0 (f16 0x3c00), not left uninitialized: with a zero-filled shared memory and no C the tensor
+  // cores ran above their peak FLOP rate (noc rows up to 277 % of 4096 FLOP/clk/SM), so values do matter there
+  for (int i = threadIdx.x; i < (wgs * ACCS * 8192 + N * 128) / 4; i += blockDim.x)
+    reinterpret_cast<uint32_t *>(base)[i] = 0x3c003c00u;
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); // generic writes, then the wgmmas' async reads
   __syncthreads();
   unsigned char *bTile = base + wgs * ACCS * 8192;
   unsigned char *ring = bTile + N * 128;
@@ -79,11 +86,13 @@ __global__ void wgmmaKernel(int iters, int wgs, int copier, const unsigned char 
       asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
 #pragma unroll // accumulator-major, as Triton orders a 128-row tile's two m64 halves
       for (int c = 0; c < CHAIN; ++c)
-        mma<N>(d0, desc(aBase + (c % 4) * 32, 16, 1024), desc(bBase + (c % 4) * 2048, 8192, 1024));
+        mma<N>(d0, desc(aBase + (c % 4) * 32, 16, 1024), desc(bBase + (c % 4) * 2048, 8192, 1024),
+               NOC && c == 0 ? 0 : 1);
       if constexpr (ACCS == 2) {
 #pragma unroll
         for (int c = 0; c < CHAIN; ++c)
-          mma<N>(d1, desc(aBase + 8192 + (c % 4) * 32, 16, 1024), desc(bBase + (c % 4) * 2048, 8192, 1024));
+          mma<N>(d1, desc(aBase + 8192 + (c % 4) * 32, 16, 1024), desc(bBase + (c % 4) * 2048, 8192, 1024),
+                 NOC && c == 0 ? 0 : 1);
       }
       asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
       issue += clock64() - i0; // the group's issue: longer than its instructions' issue cost when the tensor pipe
@@ -147,9 +156,9 @@ struct Result {
   double cyclesPerWgmma, flopsPerClkSm, copyBytesPerClk, mhz, issuePerGroup;
 };
 
-template <int N, int CHAIN, int WAIT, int ACCS, bool UDESC = false, bool SERIAL = false>
+template <int N, int CHAIN, int WAIT, int ACCS, bool UDESC = false, bool SERIAL = false, bool NOC = false>
 Result runOne(int grid, int wgs, int copier, int iters, const unsigned char *src, long long srcBytes) {
-  auto kernel = wgmmaKernel<N, CHAIN, WAIT, ACCS, UDESC, SERIAL>;
+  auto kernel = wgmmaKernel<N, CHAIN, WAIT, ACCS, UDESC, SERIAL, NOC>;
   int smem = 1024 + wgs * ACCS * 8192 + N * 128 + kSlots * kCopyBytes;
   CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
   unsigned long long *out, *out2;
@@ -194,9 +203,9 @@ Result runOne(int grid, int wgs, int copier, int iters, const unsigned char *src
   return r;
 }
 
-template <int N, int CHAIN, int WAIT, int ACCS, bool UDESC = false, bool SERIAL = false>
+template <int N, int CHAIN, int WAIT, int ACCS, bool UDESC = false, bool SERIAL = false, bool NOC = false>
 void row(const char *mode, int grid, int wgs, int copier, int iters, const unsigned char *src, long long srcBytes) {
-  Result r = runOne<N, CHAIN, WAIT, ACCS, UDESC, SERIAL>(grid, wgs, copier, iters, src, srcBytes);
+  Result r = runOne<N, CHAIN, WAIT, ACCS, UDESC, SERIAL, NOC>(grid, wgs, copier, iters, src, srcBytes);
   printf("%-10s N=%-3d chain=%d wait=%d accs=%d wgs=%d copier=%d grid=%-3d  cycles/wgmma %8.1f  ideal %5.1f  "
          "FLOP/clk/SM %6.0f (%5.1f %% of 4096)  copy B/clk %6.1f  ~MHz %5.0f  issue/group %7.1f\n",
          mode, N, CHAIN, WAIT, ACCS, wgs, copier, grid, r.cyclesPerWgmma, N / 2.0 * wgs, r.flopsPerClkSm,
@@ -211,6 +220,20 @@ int main() {
   unsigned char *src;
   CK(cudaMalloc(&src, srcBytes));
   CK(cudaMemset(src, 0, srcBytes));
+  // `noc` mode: uniform descriptors, each accumulator's first wgmma without C (attention's Q K^T: two m64
+  // accumulators from zero), next to the same chains reading C (`uissue`): does the issue stall at the second
+  // accumulator come from its C? WGMMA_BENCH_NOC_ONLY stops after.
+  for (int wgs : {1, 2}) {
+    row<64, 4, 0, 2, true, false, true>("noc", 1, wgs, 0, 1000, src, srcBytes);
+    row<64, 4, 0, 2, true>("uissue", 1, wgs, 0, 1000, src, srcBytes);
+    row<64, 4, 0, 1, true, false, true>("noc", 1, wgs, 0, 1000, src, srcBytes);
+    row<128, 4, 0, 2, true, false, true>("noc", 1, wgs, 0, 1000, src, srcBytes);
+    row<128, 4, 0, 2, true>("uissue", 1, wgs, 0, 1000, src, srcBytes);
+    row<128, 4, 0, 1, true, false, true>("noc", 1, wgs, 0, 1000, src, srcBytes);
+    row<64, 1, 0, 2, true, false, true>("noc", 1, wgs, 0, 1000, src, srcBytes);
+  }
+  if (getenv("WGMMA_BENCH_NOC_ONLY"))
+    return 0;
   // `serial` mode: ptxas's serialized wgmma pipeline (each HGMMA fenced, committed and waited to 0 before the next,
   // uniform descriptors), chains of 1 / 4 on one accumulator and 4 + 4 on two (the 128-row tile of Gluon ws_gemm's
   // consumer), 1-2 warp groups, one SM and every SM: cycles per serialized wgmma. WGMMA_BENCH_SERIAL_ONLY stops after.
