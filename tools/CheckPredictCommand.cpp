@@ -29,15 +29,19 @@ namespace {
 /// a source root (tools/SourceFiles.h: the input's parent directories, a venv's site-packages, as for TLX's
 /// tutorials), one note per file says where it is, so that the locations above can be opened.
 void noteSourceRoots(const std::vector<verifier::Finding> &findings, raw_ostream &os) {
-  SourceFiles sources(inputFile);
+  std::vector<std::string> unopened; // in the findings' order, once each
   std::set<std::string> seen;
   for (const auto &f : findings) {
     const std::string &file = f.location.file;
-    if (file.empty() || sys::path::is_absolute(file) || sys::fs::exists(file) || !seen.insert(file).second)
-      continue;
+    if (!file.empty() && !sys::path::is_absolute(file) && !sys::fs::exists(file) && seen.insert(file).second)
+      unopened.push_back(file);
+  }
+  if (unopened.empty()) // the roots are only looked for when a path needs them
+    return;
+  SourceFiles sources(inputFile);
+  for (const std::string &file : unopened)
     if (std::string path = sources.resolve(file); !path.empty())
       os << "tlx-sim: note: " << file << " is " << path << "\n";
-  }
 }
 
 int run(bool predict) {

@@ -221,15 +221,7 @@ PendingProofs startProofs(mlir::ModuleOp module, const sim::Launch &launch) {
   }
   // The launch check simulates (prepareSimulation's, flags over the launch file): counterexamples keep its values
   // where they can.
-  {
-    for (auto &entry : launch.args)
-      options.launch[entry.getKey().str()] = entry.getValue();
-    if (launch.haveGrid || !launchFilePath().empty()) {
-      options.launch["num_programs_x"] = launch.grid[0];
-      options.launch["num_programs_y"] = launch.grid[1];
-      options.launch["num_programs_z"] = launch.grid[2];
-    }
-  }
+  options.launch = namedLaunchValues(launch);
   out.ran = true;
   // The prover reads the module only (MLIR's uniquing is thread-safe) and owns its Z3 context; its limits are Z3
   // resource units, so running it next to the simulation changes no verdict.

@@ -111,25 +111,30 @@ Expected<std::vector<verifier::Finding>> findingsOfStall(const PreparedSimulatio
   return checks.findings();
 }
 
+std::map<std::string, int64_t> namedLaunchValues(const sim::Launch &launch) {
+  std::map<std::string, int64_t> out;
+  for (auto &entry : launch.args)
+    out[entry.getKey().str()] = entry.getValue();
+  if (launch.haveGrid || !launchFilePath().empty()) {
+    out["num_programs_x"] = launch.grid[0];
+    out["num_programs_y"] = launch.grid[1];
+    out["num_programs_z"] = launch.grid[2];
+  }
+  return out;
+}
+
 std::vector<std::string> preconditionWarnings(const sim::Launch &launch) {
   std::vector<std::string> out;
+  std::map<std::string, int64_t> values = namedLaunchValues(launch);
   for (const std::string &text : launch.preconditions) {
     verifier::proof::Assumption a;
     if (!verifier::proof::parseAssumption(text, a).empty())
       continue; // the prover's parse reports it (check); predict runs without it
-    std::optional<int64_t> value;
-    if (auto it = launch.args.find(a.name); it != launch.args.end())
-      value = it->getValue();
-    else if (launch.haveGrid && StringRef(a.name).starts_with("num_programs_") && a.name.size() == 14 &&
-             a.name[13] >= 'x' && a.name[13] <= 'z')
-      value = launch.grid[a.name[13] - 'x'];
-    if (!value)
+    auto it = values.find(a.name);
+    if (it == values.end())
       continue; // program ids and arguments the launch leaves free
-    int64_t v = *value, c = a.value;
-    bool holds = a.op == ">=" ? v >= c : a.op == "<=" ? v <= c : a.op == ">" ? v > c : a.op == "<" ? v < c
-               : a.op == "==" ? v == c : v != c;
-    if (!holds)
-      out.push_back("tlx-sim: warning: this launch has " + a.name + "=" + std::to_string(v) +
+    if (!verifier::proof::assumptionHolds(a, it->second, a.value))
+      out.push_back("tlx-sim: warning: this launch has " + a.name + "=" + std::to_string(it->second) +
                     ", outside the kernel's launch precondition " + text +
                     " (launch.json \"preconditions\": what its host code guarantees); what this run finds there is "
                     "outside what the kernel promises");

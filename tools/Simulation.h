@@ -16,6 +16,7 @@
 #include "mlir/IR/OwningOpRef.h"
 #include "llvm/Support/JSON.h"
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -87,6 +88,10 @@ int prepareSimulation(const SimulationRequest &request, PreparedSimulation &out)
 
 /// `prepareSimulation(requestFromOptions(), out)`.
 int prepareSimulation(PreparedSimulation &out);
+
+/// The launch's values by the names the prover and the preconditions use: each integer scalar argument by its
+/// Python name, and num_programs_x|y|z where the grid is known (given, or from a launch file).
+std::map<std::string, int64_t> namedLaunchValues(const sim::Launch &launch);
 
 /// One warning per launch precondition (sim::Launch::preconditions, `NAME OP VALUE` as verifier/proof's
 /// parseAssumption reads them) that the launch's own values break: a scalar argument, or num_programs_x|y|z when the

@@ -9,6 +9,13 @@
 
 namespace tlxsim::verifier {
 
+/// The phase a wait that passed or resumed (WaitPass / WaitResume) observed: the newest completed phase of the
+/// waited parity (the event carries the barrier's phase after it; -1: a fresh barrier's "phase before 0").
+inline int64_t observedPhase(const sim::BarrierEvent &wait) {
+  int64_t completed = wait.phase - 1;
+  return (completed & 1) == (wait.amount & 1) ? completed : completed - 1;
+}
+
 class CheckerBase : public sim::Listener {
 public:
   void onAgentStart(const sim::AgentInfo &info, sim::Cycle t) override;

@@ -38,8 +38,7 @@ void DeadlockChecker::onBarrier(const BarrierEvent &e) {
     if (h.passers.size() <= index)
       h.passers.resize(index + 1);
     h.passers.set(index);
-    // the wait observed the newest completed phase of its parity (the event carries the phase after it)
-    int64_t completed = e.phase - 1, seen = (completed & 1) == (e.amount & 1) ? completed : completed - 1;
+    int64_t seen = observedPhase(e);
     if (h.observed.size() <= index) {
       h.observed.resize(index + 1, -1);
       h.everyPhase.resize(index + 1, true);

@@ -1,5 +1,7 @@
 #include "verifier/PhaseChecker.h"
 
+#include <algorithm>
+
 namespace tlxsim::verifier {
 
 using namespace tlxsim::sim;
@@ -38,7 +40,7 @@ void PhaseChecker::reportLap(const BarrierEvent &arrival, int64_t phase, const S
     int64_t p = arrivalPhase(a);
     if (p < phase - 2 || p >= phase)
       continue;
-    bool completed = a.pending == a.expected && a.tx == 0;
+    bool completed = arrivalPhase(a) < a.phase; // it completed the phase it belonged to
     f->notes.emplace_back(
         loc(a.loc), "phase " + std::to_string(p) + " of " + name + ": " +
                         (a.action == BarrierAction::ExpectArrive
@@ -76,6 +78,10 @@ void PhaseChecker::onBarrier(const BarrierEvent &e) {
 void PhaseChecker::onArrive(const BarrierEvent &e) {
   State &state = states_[e.barrier];
   int64_t phase = arrivalPhase(e);
+  // a lap's notes read the two phases before the lapping one, the newest: older arrivals are dropped
+  auto stale = std::find_if(state.arrivals.begin(), state.arrivals.end(),
+                            [&](const BarrierEvent &a) { return arrivalPhase(a) >= phase - 2; });
+  state.arrivals.erase(state.arrivals.begin(), stale);
   if (state.arrivals.size() == kKeptArrivals)
     state.arrivals.erase(state.arrivals.begin());
   state.arrivals.push_back(e);
@@ -92,7 +98,7 @@ void PhaseChecker::onArrive(const BarrierEvent &e) {
 void PhaseChecker::onWait(const BarrierEvent &e) {
   // The wait observed the most recent completed phase with the waited parity.
   int64_t completed = e.phase - 1;
-  int64_t seen = (completed & 1) == (e.amount & 1) ? completed : completed - 1;
+  int64_t seen = observedPhase(e);
   State &state = states_[e.barrier];
   state.addWaiter(e.agent);
   // The first wait since init judges the laps before it: it means `seen` if it knows phase seen - 1 completed.

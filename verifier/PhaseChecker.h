@@ -49,8 +49,8 @@ private:
     bool severalWaiters = false; ///< another agent waited on it too
     bool judged = false;         ///< a wait has passed on it since its init (the deferred laps are judged)
     std::optional<sim::BarrierEvent> lap; ///< the first arrival that lapped before any wait (judged by the first)
-    /// The arrivals of the newest phases (their phase, from arrivalPhase), oldest first: a lap's notes name those
-    /// that completed the phase it laps over (an arrive counting twice, a release made too early). At most
+    /// The arrivals of the newest three phases (their phase, from arrivalPhase), oldest first: a lap's notes name
+    /// those that completed the phase it laps over (an arrive counting twice, a release made too early). At most
     /// kKeptArrivals (the newest) are kept: on a barrier of more arrivals per phase the notes are the newest ones.
     std::vector<sim::BarrierEvent> arrivals;
     void addWaiter(int32_t agent) {

@@ -192,9 +192,7 @@ void Driver::constrainLaunch() {
       continue;
     }
     z3::expr x = it->second, v = c.int_val(a.value);
-    z3::expr cond = a.op == ">=" ? x >= v : a.op == "<=" ? x <= v : a.op == ">" ? x > v : a.op == "<" ? x < v
-                    : a.op == "==" ? x == v : x != v;
-    paramConstraints.push_back(cond);
+    paramConstraints.push_back(assumptionHolds(a, x, v));
   }
 }
 

@@ -63,6 +63,12 @@ constexpr int kMaxBmcSteps = 64;
 /// Parses `K>=64` (also `64<=K`); returns an error message, empty on success.
 std::string parseAssumption(const std::string &text, Assumption &out);
 
+/// `x OP v` for the assumption's operator: a bool for integers, a Z3 term for Z3 terms.
+template <class T> auto assumptionHolds(const Assumption &a, const T &x, const T &v) {
+  return a.op == ">=" ? x >= v : a.op == "<=" ? x <= v : a.op == ">" ? x > v : a.op == "<" ? x < v
+         : a.op == "==" ? x == v : x != v;
+}
+
 struct ProofOptions {
   std::vector<Assumption> assumptions;
   /// Per Z3 query, nominal seconds: a resource limit (rlimit) of timeoutSeconds x kRlimitPerSecond units
