@@ -78,10 +78,13 @@ void PhaseChecker::onBarrier(const BarrierEvent &e) {
 void PhaseChecker::onArrive(const BarrierEvent &e) {
   State &state = states_[e.barrier];
   int64_t phase = arrivalPhase(e);
-  // a lap's notes read the two phases before the lapping one, the newest: older arrivals are dropped
-  auto stale = std::find_if(state.arrivals.begin(), state.arrivals.end(),
-                            [&](const BarrierEvent &a) { return arrivalPhase(a) >= phase - 2; });
-  state.arrivals.erase(state.arrivals.begin(), stale);
+  // a lap's notes read the two phases before the lapping one, the newest: older arrivals are dropped, except while
+  // a lap waits for the first wait's judgement (its notes read the phases before it, older than the newest)
+  if (!state.lap) {
+    auto stale = std::find_if(state.arrivals.begin(), state.arrivals.end(),
+                              [&](const BarrierEvent &a) { return arrivalPhase(a) >= phase - 2; });
+    state.arrivals.erase(state.arrivals.begin(), stale);
+  }
   if (state.arrivals.size() == kKeptArrivals)
     state.arrivals.erase(state.arrivals.begin());
   state.arrivals.push_back(e);
