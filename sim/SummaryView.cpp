@@ -204,7 +204,10 @@ SummaryView::Derived SummaryView::derive(const SimResult &r) const {
       {"tensor core", tensorBusy_ / (cycles * sms)},
       {"TMA", tmaBytes_ / model_.get("tma_bytes_per_clk_sm") / (cycles * sms)},
       {"LSU", lsuBytes_ / model_.get("lsu_bytes_per_clk_sm") / (cycles * sms)},
-      {"L2", (tmaBytes_ + lsuBytes_) / model_.get("l2_bytes_per_clk") / cycles},
+      // The L2 runs in its own clock domain: l2_bytes_per_clk is its rate per SM clock at clock_max_mhz, a
+      // bandwidth in bytes per second that a lower SM clock does not lower (the engine's Costs::l2BytesPerClkNow).
+      {"L2", (tmaBytes_ + lsuBytes_) /
+                 (model_.get("l2_bytes_per_clk") * model_.get("clock_max_mhz") * 1e6 * seconds)},
       {"HBM", hbmBytes_ / (model_.get("hbm_bytes_per_s") * seconds)},
   };
   for (auto &unit : d.units)

@@ -17,6 +17,7 @@
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Process.h"
 
 using namespace llvm;
 
@@ -231,6 +232,20 @@ PendingProofs startProofs(mlir::ModuleOp module, const sim::Launch &launch) {
   return pending;
 }
 
+/// Waits for the prover's thread. On a terminal, a prover still running kProverNoteSeconds after the simulation
+/// gets a note first, so that a user of an interactive `check` knows what the wait is and how to shorten it (the
+/// TLX Blackwell GEMMs spend their whole --proof-budget, about 2 minutes here). Pipes and files (CI, lit, scripts)
+/// never get it: their output must not depend on timing.
+static void waitForProver(std::future<verifier::proof::ProofReport> &report) {
+  constexpr auto kProverNoteSeconds = std::chrono::seconds(2);
+  if (!llvm::sys::Process::StandardErrIsDisplayed() ||
+      report.wait_for(kProverNoteSeconds) == std::future_status::ready)
+    return;
+  errs() << "tlx-sim: note: the simulation is done; waiting for the Z3 proofs (at most --proof-budget "
+         << format("%g", budgetOpt.getValue())
+         << " s of Z3 resource units; --no-proofs skips them, a smaller --proof-budget bounds them)\n";
+}
+
 ProofOutcome finishProofs(PendingProofs &pending, bool traceCounterexample) {
   ProofOutcome out = std::move(pending.outcome);
   auto noTrace = [&] {
@@ -243,6 +258,7 @@ ProofOutcome finishProofs(PendingProofs &pending, bool traceCounterexample) {
       noTrace();
     return out;
   }
+  waitForProver(pending.report);
   out.report = pending.report.get();
   out.unsatAssumptions = out.report.assumptionsUnsat;
   for (const auto &r : out.report.results)
