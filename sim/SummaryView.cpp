@@ -247,7 +247,7 @@ SummaryView::Derived SummaryView::derive(const SimResult &r) const {
   } else if (d.issueFrac >= 0.6) {
     d.bound = "issue"; // no unit saturated, but some partition's warps issue most of the time
   } else {
-    waitBound(d);
+    waitBound(d, r);
     d.boundEvidence += llvm::formatv("; most busy unit: {0} {1:f1} %", top->first, 100 * top->second).str();
   }
   if (d.bound == "issue")
@@ -262,7 +262,16 @@ bool SummaryView::isBarrierWait(size_t id) const {
   return true;
 }
 
-void SummaryView::waitBound(Derived &d) const {
+std::string SummaryView::sharedHeadroom(const SimResult &r) const {
+  double perSm = model_.get("smem_per_sm_bytes");
+  if (r.sharedBytesPerCta <= 0 || r.ctasPerSm <= 0 || !(perSm > 0))
+    return "";
+  double used = static_cast<double>(r.sharedBytesPerCta) * r.ctasPerSm;
+  return llvm::formatv(", where shared memory allows: {0:f1} of {1:f1} KB per SM in use", used / 1024, perSm / 1024)
+      .str();
+}
+
+void SummaryView::waitBound(Derived &d, const SimResult &r) const {
   // No unit is saturated: the time goes to waiting. Barrier waits mean the pipeline starves; otherwise it is
   // exposed latency. A producer waiting for free stages is the normal state of a full ring; a consumer waiting for
   // a stage its TMA copies fill says the copies in flight do not cover their latency, which more stages fix.
@@ -307,8 +316,8 @@ void SummaryView::waitBound(Derived &d) const {
                     "of partition time",
                     w.partition, 100 * w.span, w.barrier,
                     tma ? ", whose phases TMA copies complete: the copies in flight do not cover their latency (more "
-                          "stages would)"
-                        : ", released by other partitions' arrives",
+                          "stages would" + sharedHeadroom(r) + ")"
+                        : std::string(", released by other partitions' arrives"),
                     100 * share)
           .str();
 }

@@ -79,8 +79,13 @@ private:
   /// The bound of a run whose units are below 60 %: the partition with the largest share of its life in mbarrier
   /// waits and the barrier it waits on most. "TMA latency" when async copies complete that barrier's phases (the
   /// loads in flight do not cover their latency), "synchronization" when other partitions' arrives do, "latency"
-  /// below 30 % of partition time in mbarrier waits. Fills d.bound and d.boundEvidence.
-  void waitBound(Derived &d) const;
+  /// below 30 % of partition time in mbarrier waits. Fills d.bound and d.boundEvidence; `r` gives the shared
+  /// memory in use for the "TMA latency" advice (sharedHeadroom).
+  void waitBound(Derived &d, const SimResult &r) const;
+  /// ", where shared memory allows: U of C KB per SM in use" (U: the run's shared bytes per CTA x CTAs per SM, C:
+  /// the model's smem_per_sm_bytes), so that "more stages" advice says whether a stage more can fit; empty when
+  /// the run did not record its shared memory.
+  std::string sharedHeadroom(const SimResult &r) const;
   /// Whether wait id `id` is a wait on an mbarrier (not on a wgmma group, a TMA store, operands, the tensor core or
   /// cp.async).
   bool isBarrierWait(size_t id) const;
