@@ -244,6 +244,7 @@ SummaryView::Derived SummaryView::derive(const SimResult &r) const {
     if (top->first == "tensor core" && held)
       d.boundEvidence += llvm::formatv("; partition {0} held at wgmma issue by the tensor pipe {1:f1} % of "
                                        "its life", held->name, 100 * held->tensorQueueBlocked / held->lifetime).str();
+    d.boundEvidence += unmeasuredRate(top->first);
   } else if (d.issueFrac >= 0.6) {
     d.bound = "issue"; // no unit saturated, but some partition's warps issue most of the time
   } else {
@@ -260,6 +261,24 @@ bool SummaryView::isBarrierWait(size_t id) const {
     if (id == static_cast<size_t>(other))
       return false;
   return true;
+}
+
+std::string SummaryView::unmeasuredRate(const std::string &unit) const {
+  static const std::map<std::string, std::string> rateOf = {{"tensor core", "tensor_flops_per_clk_sm_fp16"},
+                                                            {"TMA", "tma_bytes_per_clk_sm"},
+                                                            {"LSU", "lsu_bytes_per_clk_sm"},
+                                                            {"L2", "l2_bytes_per_clk"},
+                                                            {"HBM", "hbm_bytes_per_s"}};
+  auto rate = rateOf.find(unit);
+  if (rate == rateOf.end())
+    return "";
+  auto param = model_.params().find(rate->second);
+  if (param == model_.params().end() || !llvm::StringRef(param->second.source).starts_with("U"))
+    return "";
+  return llvm::formatv("; its rate {0} is not measured on {1} (marked U in the model file): the bound is as "
+                       "uncertain as that number",
+                       rate->second, model_.name())
+      .str();
 }
 
 std::string SummaryView::sharedHeadroom(const SimResult &r) const {

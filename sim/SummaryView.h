@@ -86,6 +86,10 @@ private:
   /// the model's smem_per_sm_bytes), so that "more stages" advice says whether a stage more can fit; empty when
   /// the run did not record its shared memory.
   std::string sharedHeadroom(const SimResult &r) const;
+  /// "; its rate KNOB is not measured on MODEL (marked U ...)" when the rate parameter of the critical unit `unit`
+  /// (a name of Derived::units) has a source marked U (unverified; README.md, hw-params.md), so that a bound set by a
+  /// placeholder number says so; empty otherwise.
+  std::string unmeasuredRate(const std::string &unit) const;
   /// Whether wait id `id` is a wait on an mbarrier (not on a wgmma group, a TMA store, operands, the tensor core or
   /// cp.async).
   bool isBarrierWait(size_t id) const;
