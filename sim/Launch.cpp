@@ -67,6 +67,7 @@ llvm::Error Launch::setDesc(llvm::StringRef text) {
   auto [name, shape] = text.split('=');
   if (name.empty())
     return llvm::createStringError("--desc expects NAME=D0xD1[x...], got '%s'", text.str().c_str());
+  flagDescs.insert(name);
   return parseDims(shape, 'x', descShapes[name], "--desc " + name.str());
 }
 
@@ -138,6 +139,7 @@ llvm::Error Launch::loadJsonObject(const llvm::json::Object &spec, llvm::StringR
   }
   if (const llvm::json::Object *scalars = root->getObject("args")) {
     for (const auto &[name, value] : *scalars) {
+      specArgOrigin[name] = path.str() + ": \"args\"." + name.str();
       if (auto number = value.getAsInteger()) {
         args[name] = *number;
       } else if (auto real = value.getAsNumber()) {
@@ -163,9 +165,36 @@ llvm::Error Launch::loadJsonObject(const llvm::json::Object &spec, llvm::StringR
         dims.push_back(*number);
       }
       descShapes[name] = dims;
+      specDescOrigin[name] = path.str() + ": \"descs\"." + name.str();
     }
   }
+  if (const llvm::json::Object *signature = root->getObject("signature"))
+    for (const auto &entry : *signature)
+      signatureNames.insert(entry.first);
   return llvm::Error::success();
+}
+
+std::vector<std::string> Launch::unusedValueWarnings(const Program &program) const {
+  std::vector<std::string> warnings;
+  auto warn = [&](const llvm::StringMap<std::string> &origins, KernelArg::Kind kind, llvm::StringRef what) {
+    std::string known;
+    llvm::StringSet<> names;
+    for (const KernelArg &arg : program.args)
+      if (arg.kind == kind && names.insert(arg.name).second)
+        known += (known.empty() ? "" : ", ") + arg.name;
+    std::vector<std::string> unused;
+    for (const auto &entry : origins)
+      if (!names.count(entry.getKey()) && !signatureNames.count(entry.getKey()) &&
+          !(kind == KernelArg::Desc ? flagDescs.count(entry.getKey()) : flagArgs.count(entry.getKey())))
+        unused.push_back(entry.getValue() + ": warning: the kernel has no " + what.str() +
+                         " of that name (it has: " + (known.empty() ? std::string("none") : known) +
+                         "); the value is not used");
+    llvm::sort(unused); // StringMap order is not stable
+    warnings.insert(warnings.end(), unused.begin(), unused.end());
+  };
+  warn(specArgOrigin, KernelArg::Scalar, "scalar argument");
+  warn(specDescOrigin, KernelArg::Desc, "tensor-descriptor argument");
+  return warnings;
 }
 
 std::array<int64_t, 3> Launch::ctaGrid(const Program &program) const {
@@ -200,18 +229,24 @@ llvm::Error Launch::checkClusters(const Program &program) const {
 llvm::Expected<std::vector<Value>> Launch::bind(const Program &program) const {
   std::vector<Value> frame(program.numSlots);
   std::vector<std::string> missing, invalid;
-  for (const auto &name : flagArgs) {
-    bool known = false;
-    std::string scalars;
-    for (const KernelArg &arg : program.args)
-      if (arg.kind == KernelArg::Scalar) {
-        known |= arg.name == name.getKey();
-        scalars += (scalars.empty() ? "" : ", ") + arg.name;
-      }
-    if (!known)
-      invalid.push_back("--arg " + name.getKey().str() + ": the kernel has no scalar argument of that name (it has: " +
-                        (scalars.empty() ? std::string("none") : scalars) + ")");
-  }
+  // Values given by flag must name an argument of the kernel (a launch spec's may not: unusedValueWarnings).
+  auto checkFlags = [&](const llvm::StringSet<> &flags, KernelArg::Kind kind, llvm::StringRef flag,
+                        llvm::StringRef what) {
+    for (const auto &name : flags) {
+      bool known = false;
+      std::string names;
+      for (const KernelArg &arg : program.args)
+        if (arg.kind == kind) {
+          known |= arg.name == name.getKey();
+          names += (names.empty() ? "" : ", ") + arg.name;
+        }
+      if (!known)
+        invalid.push_back(flag.str() + " " + name.getKey().str() + ": the kernel has no " + what.str() +
+                          " of that name (it has: " + (names.empty() ? std::string("none") : names) + ")");
+    }
+  };
+  checkFlags(flagArgs, KernelArg::Scalar, "--arg", "scalar argument");
+  checkFlags(flagDescs, KernelArg::Desc, "--desc", "tensor-descriptor argument");
   if (!haveGrid)
     missing.push_back("the grid (--grid X[,Y[,Z]])");
   for (size_t i = 0; i < program.args.size(); ++i) {

@@ -25,6 +25,13 @@ struct Launch {
   llvm::StringMap<double> floatArgs;
   llvm::StringSet<> flagArgs;                       ///< names given with --arg (must exist in the kernel)
   llvm::StringMap<std::vector<int64_t>> descShapes; ///< global shape of each descriptor argument
+  llvm::StringSet<> flagDescs;                      ///< names given with --desc (must be descriptors of the kernel)
+  /// Where each launch-spec value came from ("FILE: \"args\".NAME"), for the warning on a value the kernel does
+  /// not take (unusedValueWarnings).
+  llvm::StringMap<std::string> specArgOrigin, specDescOrigin;
+  /// The launch spec's `signature` keys (a capture's: every Python argument of the kernel, constexprs and the
+  /// arguments the JIT specialized into constants included).
+  llvm::StringSet<> signatureNames;
   /// `cluster_dims` of the launch spec (TLX's metadata key: CTAs per cluster along x, y, z), if given: checked
   /// against the module's cluster shape (Program::clusterDims).
   std::optional<std::array<int64_t, 3>> clusterDims;
@@ -67,9 +74,13 @@ struct Launch {
   /// argument is an error.
   /// Fails naming every value the launch lacks (the grid, a scalar, a descriptor), a
   /// value that does not fit its argument's type, a descriptor shape of the wrong rank,
-  /// and an `--arg` the kernel does not have (a launch JSON may carry extra arguments,
+  /// and an `--arg` / `--desc` the kernel does not have (a launch JSON may carry extra arguments,
   /// e.g. ones the JIT specialized into constants).
   llvm::Expected<std::vector<Value>> bind(const Program &program) const;
+  /// Warnings (`FILE: warning: ...`) for the launch spec's `args` and `descs` that name no argument of `program`
+  /// and no key of the spec's `signature` (a typo such as "Kx" would otherwise leave the value the user meant
+  /// unused, silently). Names in the signature are arguments the JIT specialized away: not warned.
+  std::vector<std::string> unusedValueWarnings(const Program &program) const;
 };
 
 } // namespace tlxsim::sim

@@ -12,8 +12,15 @@ SummaryView::SummaryView(const Program &program, const GpuModel &model) : progra
   wgmmaWait_ = waitId("wgmma");
   cpAsyncWait_ = waitId("cp.async");
   tmaStoreWait_ = waitId("tma store");
-  for (const Alloc &alloc : program.allocs)
-    allocWait_.push_back(waitId(alloc.name));
+  // Two allocations of one Python name (TLX's fused attention allocates a barrier array `k` for the K tiles'
+  // TMA copies and another `k` that the MMA releases) are two things to wait on: a shared name would merge their
+  // waits, and the bound would call a wait on the other one a wait for TMA copies. After the first, such a name
+  // gets the allocation's index ("k#5"), as the prover names its barrier groups (verifier/proof/Protocol.cpp).
+  std::set<std::string> seen;
+  for (size_t i = 0; i < program.allocs.size(); ++i) {
+    const std::string &name = program.allocs[i].name;
+    allocWait_.push_back(waitId(seen.insert(name).second ? name : name + "#" + std::to_string(i)));
+  }
   txFilled_.resize(waitNames_.size());
 }
 

@@ -10,6 +10,7 @@
 
 #include <deque>
 #include <map>
+#include <set>
 
 namespace tlxsim::sim {
 

@@ -276,6 +276,8 @@ int prepareSimulation(const SimulationRequest &request, PreparedSimulation &out)
     out.warnings.push_back(binary + ": warning: " + w);
   for (std::string &w : preconditionWarnings(out.launch))
     out.warnings.push_back(std::move(w));
+  for (std::string &w : out.launch.unusedValueWarnings(prog))
+    out.warnings.push_back(std::move(w));
 
   auto engine = sim::Engine::create(prog, *out.model, out.launch, out.options);
   if (!engine)
