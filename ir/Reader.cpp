@@ -1,5 +1,7 @@
 #include "ir/Reader.h"
 
+#include "mlir/AsmParser/AsmParser.h"
+#include "mlir/AsmParser/AsmParserState.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
@@ -68,6 +70,12 @@ static OwningOpRef<ModuleOp> parseBuffer(std::unique_ptr<llvm::MemoryBuffer> buf
     return nullptr;
   }
   SourceMgrDiagnosticHandler handler(sourceMgr, &ctx, diag);
+  // A verifier error names the op by its location, which in Triton's TTGIR is the Python source line; the op's
+  // own dump (MLIR's "see current operation", tens of lines of generic IR) is left out and the error gets a
+  // note with the op's position in the TTGIR file instead (from the parser's op definitions).
+  ctx.printOpOnDiagnostic(false);
+  AsmParserState parsed;
+  bool verifying = false;
   // Only the first error is reported: later ones follow from it (MLIR's lexer, for one,
   // repeats an error each time a type parser re-reads the bad token).
   bool reported = false;
@@ -77,9 +85,24 @@ static OwningOpRef<ModuleOp> parseBuffer(std::unique_ptr<llvm::MemoryBuffer> buf
     if (reported)
       return success(); // swallowed
     reported = true;
+    if (verifying && !isa<FileLineColLoc>(d.getLocation()))
+      for (const AsmParserState::OperationDefinition &def : parsed.getOpDefs())
+        if (def.op->getLoc() == d.getLocation()) {
+          auto [line, col] = sourceMgr.getLineAndColumn(def.loc.Start);
+          Location here = FileLineColLoc::get(&ctx, sourceMgr.getMemoryBuffer(1)->getBufferIdentifier(), line, col);
+          if (llvm::none_of(d.getNotes(), [&](const Diagnostic &n) { return n.getLocation() == here; }))
+            d.attachNote(here) << "the first '" << def.op->getName() << "' op at that source location, in the TTGIR";
+          break;
+        }
     return failure();
   });
-  OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, ParserConfig(&ctx));
+  Block block;
+  ParserConfig config(&ctx, /*verifyAfterParse=*/false); // verified below, with the op positions at hand
+  if (failed(parseAsmSourceFile(sourceMgr, &block, config, &parsed)))
+    return nullptr;
+  OwningOpRef<ModuleOp> module = mlir::detail::constructContainerOpForParserIfNecessary<ModuleOp>(
+      &block, &ctx, FileLineColLoc::get(&ctx, sourceMgr.getMemoryBuffer(1)->getBufferIdentifier(), 0, 0));
+  verifying = true;
   if (!module || failed(verify(*module)))
     return nullptr;
   return module;
