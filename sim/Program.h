@@ -16,7 +16,8 @@ namespace tlxsim::sim {
 /// Instruction kinds. Scalar ops are evaluated exactly; tensor ops carry only a cost.
 enum class Op : uint8_t {
   Const,          ///< result = imm; sub = 1: a thread id (`gpu.thread_id x`, `rocdl.workitem.id.x`): imm, plus
-                  ///< 32 x w in the agent of warp w of a partition run as per-warp agents
+                  ///< 32 x w in the agent of warp w of a partition run as per-warp agents; sub = 2: a device-made
+                  ///< tensor descriptor whose tensor identity is imm (lowering/Tma.cpp deviceDescriptorSource)
   Binary,         ///< result = args[0] <sub> args[1]  (BinaryKind), `bits` wide
   Cmp,            ///< result = args[0] <pred sub> args[1] (arith::CmpIPredicate numbering)
   Select,         ///< result = args[0] ? args[1] : args[2]

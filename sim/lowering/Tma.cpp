@@ -7,6 +7,55 @@ using namespace mlir;
 
 namespace tlxsim::sim::lowering {
 
+namespace {
+
+/// The value `v` stands for outside its warp-specialize partition: a partition region's block argument is the
+/// `ttg.warp_specialize` operand of the same position (the partitions' captures); any other value is itself.
+mlir::Value capturedValue(mlir::Value v) {
+  auto arg = dyn_cast<BlockArgument>(v);
+  if (!arg)
+    return v;
+  Operation *parent = arg.getOwner()->getParentOp();
+  if (!parent || parent->getName().getStringRef() != "ttg.warp_specialize.partitions")
+    return v;
+  Operation *ws = parent->getParentOp();
+  return ws && arg.getArgNumber() < ws->getNumOperands() ? ws->getOperand(arg.getArgNumber()) : v;
+}
+
+/// The identity of the global tensor a device-made descriptor (`ttng.reinterpret_tensor_descriptor` of a map in
+/// global scratch) describes, for the L2 model's keys (ops/Tma.cpp boxKey): the function argument that the
+/// `ttng.tensormap_create` writing the map takes as its global address, followed back through partition captures
+/// and pointer arithmetic (`tt.addptr` and the like: operand 0), as -2 - its argument number, so that it differs
+/// from kernel descriptor arguments (their index, >= 0) and from no identity (-1). Descriptors of different tensors
+/// (TLX fused attention's Q, K, V, O, all made in the kernel) then never share L2 lines; -1 when not found.
+int64_t deviceDescriptorSource(Operation &reinterpret) {
+  if (reinterpret.getNumOperands() < 1)
+    return -1;
+  mlir::Value map = capturedValue(reinterpret.getOperand(0));
+  for (Operation *user : map.getUsers()) {
+    if (user->getName().getStringRef() != "ttng.tensormap_create" || user->getNumOperands() < 2 ||
+        user->getOperand(0) != map)
+      continue;
+    mlir::Value global = capturedValue(user->getOperand(1));
+    for (int depth = 0; depth < 16; ++depth) {
+      if (auto arg = dyn_cast<BlockArgument>(global)) {
+        Operation *owner = arg.getOwner()->getParentOp();
+        if (owner && owner->getName().getStringRef() == "tt.func")
+          return -2 - static_cast<int64_t>(arg.getArgNumber());
+        return -1;
+      }
+      Operation *def = global.getDefiningOp();
+      if (!def || def->getNumOperands() == 0)
+        return -1;
+      global = capturedValue(def->getOperand(0));
+    }
+    return -1;
+  }
+  return -1;
+}
+
+} // namespace
+
 /// TMA copies (load, store, reduce, gather, scatter), async_tma_store_wait, async_tma_store_token_wait,
 /// fence_async_shared.
 bool Lowerer::lowerTma(Operation &op, StringRef name, std::vector<Instr> &out) {
@@ -75,6 +124,10 @@ bool Lowerer::lowerTma(Operation &op, StringRef name, std::vector<Instr> &out) {
     Instr instr = make(Op::Const, op);
     instr.imm = 0;
     instr.bits = 64;
+    if (name == "ttng.reinterpret_tensor_descriptor") { // a descriptor value naming the tensor it describes
+      instr.sub = 2;
+      instr.imm = deviceDescriptorSource(op);
+    }
     out.push_back(instr);
     return true;
   }

@@ -13,6 +13,10 @@ Step Engine::Impl::execScalar(Agent &a, const Instr &in, Cycle now) {
   int64_t y = 0;
   switch (in.op) {
   case Op::Const: // sub 1, a thread id: thread 32 w in the agent of warp w (AgentInfo::warp)
+    if (in.sub == 2) { // a device-made descriptor: imm names its tensor (lowering/Tma.cpp deviceDescriptorSource)
+      a.frame[in.result] = Value{Value::Desc, static_cast<int32_t>(in.imm), 0};
+      return next(a);
+    }
     a.frame[in.result] = Value::integer(
         truncateTo(in.sub == 1 && a.info.warp > 0 ? in.imm + int64_t(a.info.warp) * program.threadsPerWarp : in.imm,
                    in.bits));
