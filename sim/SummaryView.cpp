@@ -406,13 +406,17 @@ llvm::json::Object SummaryView::toJson(const SimResult &r) const {
 
 void SummaryView::print(const SimResult &r, llvm::raw_ostream &os) const {
   Derived d = derive(r);
+  // AMD's terms on a CDNA target (the JSON keeps its documented names): compute units, and the direct global ->
+  // LDS copies that the "TMA" unit models there (models/mi300x.json tma_bytes_per_clk_sm).
+  bool amd = llvm::StringRef(program_.target).starts_with("hip");
+  const char *sm = amd ? "CU" : "SM";
   os << "Kernel:            " << program_.kernelName << " (" << program_.target << ")\n";
-  os << "Model:             " << model_.name() << " (" << r.numSms << " SMs at " << llvm::format("%.0f", r.clockMhz)
-     << " MHz)\n";
+  os << "Model:             " << model_.name() << " (" << r.numSms << " " << sm << "s at "
+     << llvm::format("%.0f", r.clockMhz) << " MHz)\n";
   os << "CTAs:              " << r.ctasSimulated;
   if (r.partialGrid) // --max-ctas: the time is not the launch's
     os << " of the grid's " << r.gridCtas << " (--max-ctas: time and throughput are those of these CTAs alone)";
-  os << ", " << r.ctasPerSm << " per SM (limited by " << r.occupancyLimit << ")\n";
+  os << ", " << r.ctasPerSm << " per " << sm << " (limited by " << r.occupancyLimit << ")\n";
   if (r.sharedSource != "metadata" || r.registersSource != "binary")
     os << "Occupancy from:    " << r.sharedBytesPerCta << " B shared memory per CTA (" << r.sharedSource << "), "
        << (r.registersPerThread > 0 ? std::to_string(r.registersPerThread) + " registers per thread (" +
@@ -429,20 +433,24 @@ void SummaryView::print(const SimResult &r, llvm::raw_ostream &os) const {
      << llvm::format("%.2f", d.bytesPerS / 1e12) << " TB/s from HBM\n";
   os << "Bound:             " << d.bound << " (" << d.boundEvidence << ")\n";
   os << "Exposed loads:     " << llvm::format("%.2f", d.exposedTmaUs) << " us ("
-     << llvm::format("%.1f%%", 100 * d.exposedTmaFrac) << " of SM time: TMA / cp.async in flight, no MMA)\n";
+     << llvm::format("%.1f%%", 100 * d.exposedTmaFrac) << " of " << sm << " time: "
+     << (amd ? "async global loads" : "TMA / cp.async") << " in flight, no MMA)\n";
   os << "Exposed MMA:       " << llvm::format("%.2f", d.exposedMmaUs) << " us ("
-     << llvm::format("%.1f%%", 100 * d.exposedMmaFrac) << " of SM time: MMA with no load in flight)\n\nPartitions:\n";
+     << llvm::format("%.1f%%", 100 * d.exposedMmaFrac) << " of " << sm
+     << " time: MMA with no load in flight)\n\nPartitions:\n";
   for (const PartitionStats &s : partitions_) {
     double life = std::max(1.0, s.lifetime);
     os << "  " << llvm::format("%-12s", s.name.c_str()) << " warps " << s.numWarps << "  busy "
        << llvm::format("%5.1f%%", 100 * s.busy / life) << "  waiting " << llvm::format("%5.1f%%", 100 * s.wait / life);
     for (const auto &[what, span] : waitsOf(s))
-      os << "  [" << what << " " << llvm::format("%.1f%%", 100 * span / life) << "]";
+      if (100 * span / life >= 0.05) // what would print as 0.0 % says nothing (the JSON keeps every wait)
+        os << "  [" << what << " " << llvm::format("%.1f%%", 100 * span / life) << "]";
     os << "\n";
   }
   os << "\nUnit utilization:\n";
   for (const auto &[name, utilization] : d.units)
-    os << "  " << llvm::format("%-12s", name.c_str()) << llvm::format("%5.1f%%", 100 * utilization) << "\n";
+    os << "  " << llvm::format("%-12s", (amd && name == "TMA" ? "global->LDS" : name).c_str())
+       << llvm::format("%5.1f%%", 100 * utilization) << "\n";
 }
 
 } // namespace tlxsim::sim
