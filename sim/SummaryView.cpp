@@ -25,9 +25,67 @@ SummaryView::SummaryView(const Program &program, const GpuModel &model) : progra
 }
 
 void SummaryView::onBarrier(const BarrierEvent &e) {
-  if (e.action == BarrierAction::CompleteTx && e.barrier.alloc >= 0 &&
-      static_cast<size_t>(e.barrier.alloc) < allocWait_.size())
-    txFilled_[allocWait_[e.barrier.alloc]] = 1;
+  if (e.barrier.alloc < 0 || static_cast<size_t>(e.barrier.alloc) >= allocWait_.size())
+    return;
+  int32_t id = allocWait_[e.barrier.alloc];
+  if (e.action == BarrierAction::CompleteTx)
+    txFilled_[id] = 1;
+  if ((e.action == BarrierAction::Arrive || e.action == BarrierAction::ExpectArrive) && e.agent >= 0 &&
+      static_cast<size_t>(e.agent) < agentPartition_.size()) {
+    if (arrivals_.size() <= static_cast<size_t>(id))
+      arrivals_.resize(id + 1);
+    arrivals_[id][agentPartition_[e.agent]] += static_cast<double>(e.amount);
+  }
+}
+
+int32_t SummaryView::releaser(int32_t waitIdOf, size_t waiter) const {
+  if (static_cast<size_t>(waitIdOf) >= arrivals_.size())
+    return -1;
+  int32_t best = -1;
+  double most = 0;
+  for (const auto &[part, count] : arrivals_[waitIdOf])
+    if (static_cast<size_t>(part) != waiter && count > most)
+      best = part, most = count;
+  return best;
+}
+
+std::string SummaryView::releaseChain(size_t start, int32_t barrier) const {
+  // Follow who releases what the partition waits on: a partition blocked on its free slots (a producer) only shows
+  // that its consumers are slow; the chain ends at a partition that mostly works, or at a wait whose phases TMA
+  // copies complete, or where it would revisit a partition. At most partitions_.size() hops.
+  std::string chain;
+  std::vector<uint8_t> seen(partitions_.size(), 0);
+  seen[start] = 1;
+  for (size_t hop = 0; hop < partitions_.size(); ++hop) {
+    int32_t next = releaser(barrier, start);
+    if (next < 0 || seen[next])
+      break;
+    seen[next] = 1;
+    const PartitionStats &s = partitions_[next];
+    double life = std::max(1.0, s.lifetime);
+    int32_t top = -1;
+    for (size_t id = 0; id < s.waited.size(); ++id)
+      if (s.waited[id] && isBarrierWait(id) && (top < 0 || s.waitSpan[id] > s.waitSpan[top]))
+        top = static_cast<int32_t>(id);
+    chain += llvm::formatv("; {0} is released by {1} (busy {2:f1} %", waitNames_[barrier], s.name,
+                           100 * s.busy / life)
+                 .str();
+    if (top < 0 || s.waitSpan[top] / life < 0.5) {
+      chain += top < 0 ? ")" : llvm::formatv(", its longest wait {0:f1} % on {1})", 100 * s.waitSpan[top] / life,
+                                             waitNames_[top]).str();
+      break;
+    }
+    chain += llvm::formatv(", waiting {0:f1} % on {1}{2})", 100 * s.waitSpan[top] / life, waitNames_[top],
+                           static_cast<size_t>(top) < txFilled_.size() && txFilled_[top]
+                               ? ", which TMA copies complete"
+                               : "")
+                 .str();
+    if (static_cast<size_t>(top) < txFilled_.size() && txFilled_[top])
+      break;
+    start = static_cast<size_t>(next);
+    barrier = top;
+  }
+  return chain;
 }
 
 int32_t SummaryView::waitId(const std::string &name) {
@@ -304,29 +362,31 @@ void SummaryView::waitBound(Derived &d, const SimResult &r) const {
   struct Worst {
     double share = -1, span = 0;
     std::string partition, barrier;
+    size_t part = 0;
+    int32_t barrierId = -1;
   } anyWait, txWait;
   double barrierWait = 0, total = 0;
-  for (const PartitionStats &s : partitions_) {
+  for (size_t p = 0; p < partitions_.size(); ++p) {
+    const PartitionStats &s = partitions_[p];
     total += s.lifetime;
     double mine = 0, top = 0, topTx = 0;
-    std::string topName, topTxName;
+    int32_t topId = -1, topTxId = -1;
     for (size_t id = 0; id < s.waited.size(); ++id) {
       if (!s.waited[id] || !isBarrierWait(id))
         continue;
-      const std::string &what = waitNames_[id];
       mine += s.waitSpan[id];
       if (s.waitSpan[id] > top)
-        top = s.waitSpan[id], topName = what;
+        top = s.waitSpan[id], topId = static_cast<int32_t>(id);
       if (id < txFilled_.size() && txFilled_[id] && s.waitSpan[id] > topTx)
-        topTx = s.waitSpan[id], topTxName = what;
+        topTx = s.waitSpan[id], topTxId = static_cast<int32_t>(id);
     }
     barrierWait += mine;
     if (s.lifetime <= 0)
       continue;
     if (top > 0 && mine / s.lifetime > anyWait.share)
-      anyWait = {mine / s.lifetime, top / s.lifetime, s.name, topName};
+      anyWait = {mine / s.lifetime, top / s.lifetime, s.name, waitNames_[topId], p, topId};
     if (topTx > 0 && topTx / s.lifetime > txWait.share)
-      txWait = {topTx / s.lifetime, topTx / s.lifetime, s.name, topTxName};
+      txWait = {topTx / s.lifetime, topTx / s.lifetime, s.name, waitNames_[topTxId], p, topTxId};
   }
   double share = total > 0 ? barrierWait / total : 0;
   if (share <= 0.3 || anyWait.share < 0) {
@@ -343,7 +403,7 @@ void SummaryView::waitBound(Derived &d, const SimResult &r) const {
                     w.partition, 100 * w.span, w.barrier,
                     tma ? ", whose phases TMA copies complete: the copies in flight do not cover their latency (more "
                           "stages would" + sharedHeadroom(r) + ")"
-                        : std::string(", released by other partitions' arrives"),
+                        : ", released by other partitions' arrives" + releaseChain(w.part, w.barrierId),
                     100 * share)
           .str();
 }

@@ -112,6 +112,15 @@ private:
   std::vector<int32_t> allocWait_;       ///< per allocation: the wait id of its name
   /// per wait id: whether TMA copies (or other async bytes) completed phases of that barrier array (a CompleteTx)
   std::vector<uint8_t> txFilled_;
+  /// Per wait id of a barrier allocation: the arrivals each partition (index into partitions_) made on it
+  /// (Arrive and ExpectArrive events; a tcgen05 commit's arrive counts for the partition that issued it).
+  std::vector<std::map<int32_t, double>> arrivals_;
+  /// The partition other than `waiter` that made the most arrivals on wait id `waitIdOf`; -1 if none.
+  int32_t releaser(int32_t waitIdOf, size_t waiter) const;
+  /// "; B is released by P (busy x %, waiting y % on C); C is released by ..." from partition `start`'s wait on
+  /// `barrier` through the partitions that release each wait, to the first that waits less than half its life,
+  /// waits on TMA-filled phases, or was already named: the partition a blocked producer only reflects.
+  std::string releaseChain(size_t start, int32_t barrier) const;
   int32_t tensorCoreWait_, operandsWait_, wgmmaWait_, cpAsyncWait_, tmaStoreWait_;
   double tensorBusy_ = 0, flops_ = 0, tmaBytes_ = 0, lsuBytes_ = 0, hbmBytes_ = 0;
   std::vector<Overlap> overlap_; ///< per SM
