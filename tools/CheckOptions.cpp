@@ -137,6 +137,8 @@ int writeTraceOut(PreparedSimulation &prepared, const std::string &scheduleName,
   return kClean;
 }
 
+int scheduleCount() { return schedulesOpt; }
+
 int runSchedules(PreparedSimulation &prepared, std::vector<verifier::Finding> &findings) {
   if (jsonOpt)
     for (const auto *opt : {&sarifOpt, &writeBaselineOpt, &traceOutOpt})

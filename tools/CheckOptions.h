@@ -19,6 +19,9 @@ namespace tlxsim::tool {
 /// kBadInput / kInternal after printing why.
 int runSchedules(PreparedSimulation &prepared, std::vector<verifier::Finding> &findings);
 
+/// The schedules `check` simulates (--schedules, default 1): the default one and its perturbations.
+int scheduleCount();
+
 /// The fingerprints of --baseline's file (empty without --baseline). Errors: as verifier::readBaseline.
 llvm::Expected<std::set<std::string>> acceptedFingerprints();
 

@@ -44,6 +44,11 @@ void noteSourceRoots(const std::vector<verifier::Finding> &findings, raw_ostream
       os << "tlx-sim: note: " << file << " is " << path << "\n";
 }
 
+/// ", N schedules" after the default schedule's numbers when --schedules N > 1 ran them all; empty otherwise.
+std::string schedulesText() {
+  return scheduleCount() > 1 ? ", " + std::to_string(scheduleCount()) + " schedules" : std::string();
+}
+
 int run(bool predict) {
   PreparedSimulation prepared;
   SimulationRequest request = requestFromOptions();
@@ -165,12 +170,12 @@ int run(bool predict) {
     else if (!predict && findings.empty() && reportedCounterexamples > 0)
       // the proofs printed below are the findings: "no findings" above their errors read as a contradiction
       outs() << "tlx-sim check: no findings in the simulated schedules (" << result.ctasSimulated
-             << " CTAs simulated on " << prepared.model->name() << ", " << result.cycles << " cycles); "
-             << reportedCounterexamples << " proof counterexample" << (reportedCounterexamples == 1 ? "" : "s")
-             << " below\n";
+             << " CTAs simulated on " << prepared.model->name() << ", " << result.cycles << " cycles"
+             << schedulesText() << "); " << reportedCounterexamples << " proof counterexample"
+             << (reportedCounterexamples == 1 ? "" : "s") << " below\n";
     else if (!predict && findings.empty())
       outs() << "tlx-sim check: no findings (" << result.ctasSimulated << " CTAs simulated on "
-             << prepared.model->name() << ", " << result.cycles << " cycles)\n";
+             << prepared.model->name() << ", " << result.cycles << " cycles" << schedulesText() << ")\n";
     else
       outs() << "tlx-sim " << (predict ? "predict" : "check") << ": " << findings.size() << " finding"
              << (findings.size() == 1 ? "" : "s") << (predict ? "; no time predicted" : "") << "\n";
