@@ -268,15 +268,21 @@ llvm::Expected<std::vector<Value>> Launch::bind(const Program &program) const {
         missing.push_back("scalar argument '" + arg.name + "' (--arg " + arg.name + "=VALUE)");
         break;
       }
-      // The value must fit the argument's type, read as signed or as unsigned.
+      // The value must fit the argument's type as Triton passes it: an i1 is 0 or 1, an iN (N < 64) is signed
+      // (triton/runtime/jit.py mangle_type types an int in [-2^31, 2^31) as i32 and a larger one as i64 or u64,
+      // which compiles another kernel: 3000000000 for an i32 K is not a launch of this binary; it used to wrap to a
+      // negative K and a kernel that did no work).
       int64_t value = it->second;
-      if (arg.bits < 64 && (value < -(int64_t(1) << (arg.bits - 1)) || value >= (int64_t(1) << arg.bits)))
+      bool fits = arg.bits >= 64 || (arg.bits == 1 ? value == 0 || value == 1
+                                                   : value >= -(int64_t(1) << (arg.bits - 1)) &&
+                                                         value < (int64_t(1) << (arg.bits - 1)));
+      if (!fits)
         invalid.push_back("argument '" + arg.name + "' = " + std::to_string(value) + " does not fit its i" +
-                          std::to_string(arg.bits) + " type");
+                          std::to_string(arg.bits) + " type" +
+                          (arg.bits == 32 ? " (Triton passes an int outside [-2^31, 2^31) as i64: another kernel)"
+                                          : ""));
       else
-        frame[arg.slot] = Value::integer(arg.bits < 64 && value >= (int64_t(1) << (arg.bits - 1))
-                                             ? value - (int64_t(1) << arg.bits) // stored sign-extended
-                                             : value);
+        frame[arg.slot] = Value::integer(value);
       break;
     }
     case KernelArg::Pointer:

@@ -15,6 +15,7 @@
 #include "tools/xcheck/Statistics.h"
 #include "tools/xcheck/Traces.h"
 
+#include "sim/GpuModel.h"
 #include "sim/SummaryView.h"
 #include "verifier/DeadlockChecker.h"
 
@@ -27,6 +28,7 @@
 
 #include <cmath>
 #include <map>
+#include <set>
 #include <optional>
 
 using namespace llvm;
@@ -484,11 +486,42 @@ void printSummary(const XcheckRun &run) {
                       pct(double(maxMedianOpt)), num(double(minSpearmanOpt)), gateCovers(run.spilled.size()));
 }
 
+/// --model and --set apply to every record: a typo, or a model of another target than the records' kernels, is
+/// one usage error (exit 2) before any record runs, not a failed accuracy gate (exit 1) repeated per record.
+int checkModelOptions(const std::vector<xcheck::TraceRecord> &records) {
+  std::set<std::string> gpus;
+  for (const xcheck::TraceRecord &r : records)
+    gpus.insert(r.gpu);
+  for (const std::string &gpu : gpus) {
+    auto recorded = sim::GpuModel::load(gpu, sim::GpuModel::defaultModelsDir());
+    if (!recorded)
+      continue; // the record's own model: reported per record, as before
+    std::string name = modelOpt.empty() ? gpu : std::string(modelOpt);
+    auto model = sim::GpuModel::load(name, sim::GpuModel::defaultModelsDir());
+    if (!model)
+      return badInput("--model: " + toString(model.takeError()));
+    for (const std::string &set : setOpts)
+      if (Error err = model->set(set))
+        return badInput(toString(std::move(err))); // says "--set: ..." itself
+    auto family = [](StringRef target) { return target.split(':').first; };
+    if (family(model->target()) != family(recorded->target()))
+      return badInput("--model " + name + " models a " + model->target() + " GPU, but the records of " + gpu +
+                      " are " + recorded->target() + " kernels");
+  }
+  return kClean;
+}
+
 int runXcheck() {
   if (splitOpt != "all" && splitOpt != "fit" && splitOpt != "heldout")
     return badInput("--split must be all, fit or heldout, not '" + splitOpt + "'");
   if (!(tieToleranceOpt >= 0 && tieToleranceOpt < 1))
     return badInput(formatv("--tie-tolerance must be in [0, 1), got {0}", double(tieToleranceOpt)).str());
+  // The gate's thresholds: a fraction (0.15 = 15 %; "15" would be a gate of 1500 %), a rank correlation in [-1, 1].
+  if (!(maxMedianOpt >= 0 && maxMedianOpt <= 1))
+    return badInput(formatv("--max-median-error is a fraction in [0, 1] (0.15 = 15 %), got {0}",
+                            double(maxMedianOpt)).str());
+  if (!(minSpearmanOpt >= -1 && minSpearmanOpt <= 1))
+    return badInput(formatv("--min-spearman is a rank correlation in [-1, 1], got {0}", double(minSpearmanOpt)).str());
   std::vector<std::string> paths(tracePaths.begin(), tracePaths.end());
   auto all = xcheck::readTraces(paths);
   if (!all)
@@ -501,6 +534,8 @@ int runXcheck() {
   }
   if (run.records.empty())
     return badInput("no trace records selected under " + join(paths, ", "));
+  if (int code = checkModelOptions(run.records))
+    return code;
   if (!protonOpt.empty()) {
     auto summaries = xcheck::readProtonSummaries(protonOpt);
     if (!summaries)
