@@ -53,7 +53,7 @@ cl::OptionCategory &outputCategory() {
   return cat;
 }
 
-cl::opt<std::string> inputFile(cl::Positional, cl::desc("<FILE.ttgir | Triton cache dir | capture dir (its launch.json is the default --launch)>"),
+cl::opt<std::string> inputFile(cl::Positional, cl::desc("<FILE.ttgir | Triton cache dir | capture dir (its launch.json gives the launch)>"),
                                cl::Required, cl::sub(checkCommand()), cl::sub(predictCommand()), cl::sub(irCommand()),
                                cl::sub(runCommand()), cl::sub(traceCommand()), cl::sub(reportCommand()));
 

@@ -214,6 +214,8 @@ int runReport() {
     return code;
   if (smOpt < 0)
     return badInput("--sm must be a non-negative SM index");
+  if (steadyIterationsOpt < 1) // the zoomed view's window: at least one loop iteration (more than exist: as many as do)
+    return badInput("--steady-iterations must be at least 1, got " + std::to_string(steadyIterationsOpt));
   const sim::Program &program = *prepared.program;
   sim::Timeline timeline(program, smOpt);
   sim::SummaryView summary(program, *prepared.model);

@@ -263,7 +263,7 @@ int prepareSimulation(const SimulationRequest &request, PreparedSimulation &out)
                              " HGMMA instructions is waited on (WARPGROUP.DEPBAR) before the next issues, so no "
                              "two wgmmas overlap (ptxas's 'wgmma.mma_async instructions are serialized' performance "
                              "warning; usual causes: register pressure, code between the wgmmas of a pipeline "
-                             "stage); simulated so");
+                             "stage); the prediction runs the wgmmas serialized as well");
     }
   } else if (std::string hsaco = binary; !hsaco.empty()) { // an AMDGPU code object
     auto resources = sim::readHsacoResources(hsaco, prog.kernelName);
