@@ -12,6 +12,7 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cmath>
 #include <map>
 #include <optional>
 
@@ -40,6 +41,9 @@ Expected<Prediction> load(const std::string &path) {
   if (!root)
     return createStringError("%s: expected a JSON object (the output of `tlx-sim predict --json`)", path.c_str());
   if (!root->getNumber("time_us")) {
+    if (const json::Object *error = root->getObject("error")) // `predict --json`'s error object (exit 2)
+      return createStringError("%s: an error result, not a prediction: %s", path.c_str(),
+                               error->getString("message").value_or("(no message)").str().c_str());
     const json::Array *findings = root->getArray("findings");
     if (findings && !findings->empty())
       return createStringError("%s: the prediction has no time: it reports %zu finding(s)", path.c_str(),
@@ -83,7 +87,30 @@ double field(const json::Object *o, StringRef key) { return o ? o->getNumber(key
 json::Object pair(double a, double b) { return json::Object{{"a", a}, {"b", b}, {"delta", b - a}}; }
 
 std::string pct(double frac) { return formatv("{0:F1} %", 100 * frac).str(); }
-std::string pp(double delta) { return formatv("{0}{1:F1} pp", delta >= 0 ? "+" : "", 100 * delta).str(); }
+/// The difference of two fractions in percentage points, from the values pct() prints (1.0 % -> 1.5 % reads +0.5).
+std::string pp(double a, double b) {
+  double delta = std::round(1000 * b) / 10 - std::round(1000 * a) / 10;
+  return formatv("{0}{1:F1} pp", delta >= 0 ? "+" : "", delta).str();
+}
+
+/// Why the two sides may not be comparable: different kernels or models, a side that simulated part of the grid
+/// (`predict --max-ctas`: its time is not the launch's).
+std::vector<std::string> comparabilityNotes(const json::Object &a, const json::Object &b) {
+  std::vector<std::string> notes;
+  auto str = [](const json::Object &o, StringRef key) { return o.getString(key).value_or("?").str(); };
+  if (str(a, "kernel") != str(b, "kernel"))
+    notes.push_back("A and B are different kernels (" + str(a, "kernel") + ", " + str(b, "kernel") + ")");
+  if (str(a, "model") != str(b, "model"))
+    notes.push_back("A and B are predicted on different GPU models (" + str(a, "model") + ", " + str(b, "model") +
+                    ")");
+  for (const auto &[side, o] : {std::pair<const char *, const json::Object *>{"A", &a}, {"B", &b}})
+    if (o->getBoolean("partial_grid").value_or(false))
+      notes.push_back(formatv("{0} simulated {1} of the grid's {2} CTAs (--max-ctas): its time is not the "
+                              "launch's",
+                              side, o->getInteger("ctas_simulated").value_or(0), o->getInteger("grid_ctas").value_or(0))
+                          .str());
+  return notes;
+}
 std::string rel(double a, double b) {
   if (a == 0)
     return "";
@@ -112,6 +139,9 @@ int runDiff() {
      << a->root.getString("model").value_or("?") << ")\n";
   os << "B: " << b->file << " (" << b->root.getString("kernel").value_or("?") << ", "
      << b->root.getString("model").value_or("?") << ")\n";
+  std::vector<std::string> notes = comparabilityNotes(a->root, b->root);
+  for (const std::string &note : notes)
+    os << "note: " << note << "\n";
   os << formatv("time:     {0:F2} us -> {1:F2} us{2}\n", a->get("time_us"), b->get("time_us"),
                 rel(a->get("time_us"), b->get("time_us")));
   os << formatv("cycles:   {0} -> {1}{2}\n", static_cast<int64_t>(a->get("cycles")),
@@ -125,15 +155,15 @@ int runDiff() {
     const json::Object *pa = find(partsA, name), *pb = find(partsB, name);
     os << "  " << name << (pa ? "" : " (only in B)") << (pb ? "" : " (only in A)") << ": busy "
        << pct(field(pa, "busy_frac")) << " -> " << pct(field(pb, "busy_frac")) << " ("
-       << pp(field(pb, "busy_frac") - field(pa, "busy_frac")) << "), waiting " << pct(field(pa, "wait_frac"))
-       << " -> " << pct(field(pb, "wait_frac")) << " (" << pp(field(pb, "wait_frac") - field(pa, "wait_frac"))
+       << pp(field(pa, "busy_frac"), field(pb, "busy_frac")) << "), waiting " << pct(field(pa, "wait_frac"))
+       << " -> " << pct(field(pb, "wait_frac")) << " (" << pp(field(pa, "wait_frac"), field(pb, "wait_frac"))
        << ")\n";
     auto waitsA = pa ? byName(*pa, "waits", "barrier") : decltype(partsA){};
     auto waitsB = pb ? byName(*pb, "waits", "barrier") : decltype(partsA){};
     json::Array waits;
     for (const std::string &barrier : unionNames(waitsA, waitsB)) {
       double wa = field(find(waitsA, barrier), "frac"), wb = field(find(waitsB, barrier), "frac");
-      os << "    waits on " << barrier << ": " << pct(wa) << " -> " << pct(wb) << " (" << pp(wb - wa) << ")\n";
+      os << "    waits on " << barrier << ": " << pct(wa) << " -> " << pct(wb) << " (" << pp(wa, wb) << ")\n";
       json::Object w = pair(wa, wb);
       w["barrier"] = barrier;
       waits.push_back(std::move(w));
@@ -146,7 +176,7 @@ int runDiff() {
   os << "units:\n";
   for (const std::string &name : unionNames(unitsA, unitsB)) {
     double ua = field(find(unitsA, name), "utilization"), ub = field(find(unitsB, name), "utilization");
-    os << "  " << name << ": " << pct(ua) << " -> " << pct(ub) << " (" << pp(ub - ua) << ")\n";
+    os << "  " << name << ": " << pct(ua) << " -> " << pct(ub) << " (" << pp(ua, ub) << ")\n";
     json::Object u = pair(ua, ub);
     u["name"] = name;
     units.push_back(std::move(u));
@@ -163,7 +193,8 @@ int runDiff() {
                      {"speedup", b->get("time_us") > 0 ? a->get("time_us") / b->get("time_us") : 0.0},
                      {"bound", json::Object{{"a", boundA}, {"b", boundB}, {"changed", boundA != boundB}}},
                      {"partitions", std::move(partitions)},
-                     {"units", std::move(units)}};
+                     {"units", std::move(units)},
+                     {"notes", json::Array(llvm::ArrayRef<std::string>(notes))}};
     outs() << formatv("{0:2}", json::Value(std::move(out))) << "\n";
   } else {
     outs() << text;

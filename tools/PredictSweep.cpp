@@ -74,8 +74,13 @@ int runPredictSweep() {
 
   json::Array rows;
   bool anyFindings = false;
-  if (!jsonOpt)
-    outs() << formatv("{0,12} {1,12} {2,10} {3,-16} {4,12}\n", name, "time_us", "TFLOP/s", "bound", "cycles");
+  // The table's header comes with its first row: a sweep whose first point fails prints only the error.
+  bool headerPrinted = false;
+  auto header = [&] {
+    if (!jsonOpt && !headerPrinted)
+      outs() << formatv("{0,12} {1,12} {2,10} {3,-16} {4,12}\n", name, "time_us", "TFLOP/s", "bound", "cycles");
+    headerPrinted = true;
+  };
   for (int64_t value : *values) {
     argOpts.push_back((name + "=" + Twine(value)).str());
     PreparedSimulation prepared;
@@ -102,6 +107,7 @@ int runPredictSweep() {
     row["findings_count"] = static_cast<int64_t>(findings);
     row["sweep_arg"] = json::Object{{"name", name}, {"value", value}};
     if (!jsonOpt) {
+      header();
       if (findings)
         outs() << formatv("{0,12} {1} finding(s): no time predicted (run `tlx-sim check`)\n", value, findings);
       else
