@@ -57,4 +57,13 @@ std::optional<std::string> variableName(Location loc) {
   return std::nullopt;
 }
 
+std::optional<int64_t> argDivisibility(Operation *func, unsigned i) {
+  if (auto attrs = func->getAttrOfType<ArrayAttr>("arg_attrs"))
+    if (i < attrs.size())
+      if (auto dict = dyn_cast<DictionaryAttr>(attrs[i]))
+        if (auto d = dict.getAs<IntegerAttr>("tt.divisibility"))
+          return d.getInt();
+  return std::nullopt;
+}
+
 } // namespace tlxsim::ir

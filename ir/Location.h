@@ -1,4 +1,4 @@
-// Python source locations and variable names recovered from MLIR locations.
+// Python source locations and variable names recovered from MLIR locations, and a kernel argument's divisibility.
 //
 // Triton writes `loc("file.py":line:col)` for each op, wraps it as `loc("var"(...))` when
 // the result is bound to a Python variable, and as `loc(callsite(callee at caller))` for
@@ -7,6 +7,7 @@
 #pragma once
 
 #include "mlir/IR/Location.h"
+#include "mlir/IR/Operation.h"
 
 #include <optional>
 #include <string>
@@ -30,5 +31,9 @@ SourceLoc pythonLocation(mlir::Location loc);
 
 /// The Python variable named by the outermost NameLoc of `loc` ("ready", "acc"), if any.
 std::optional<std::string> variableName(mlir::Location loc);
+
+/// The `tt.divisibility` of argument `i` of kernel `func` (its `arg_attrs`: Triton specializes an int divisible by
+/// 16 so and compiles the kernel assuming it), if given.
+std::optional<int64_t> argDivisibility(mlir::Operation *func, unsigned i);
 
 } // namespace tlxsim::ir

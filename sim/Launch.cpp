@@ -174,6 +174,21 @@ llvm::Error Launch::loadJsonObject(const llvm::json::Object &spec, llvm::StringR
   return llvm::Error::success();
 }
 
+std::vector<std::string> Launch::divisibilityWarnings(const Program &program) const {
+  std::vector<std::string> warnings;
+  for (const KernelArg &arg : program.args) {
+    auto it = args.find(arg.name);
+    if (arg.kind != KernelArg::Scalar || arg.divisibility <= 1 || it == args.end() ||
+        it->second % arg.divisibility == 0)
+      continue;
+    warnings.push_back("argument '" + arg.name + "' = " + std::to_string(it->second) + " is not a multiple of " +
+                       std::to_string(arg.divisibility) + ", which the kernel was compiled assuming (tt.divisibility: "
+                       "Triton specializes on it and compiles another kernel for such a value); the prediction runs "
+                       "this kernel's IR at it");
+  }
+  return warnings;
+}
+
 std::vector<std::string> Launch::unusedValueWarnings(const Program &program) const {
   std::vector<std::string> warnings;
   auto warn = [&](const llvm::StringMap<std::string> &origins, KernelArg::Kind kind, llvm::StringRef what) {

@@ -81,6 +81,9 @@ struct Launch {
   /// and no key of the spec's `signature` (a typo such as "Kx" would otherwise leave the value the user meant
   /// unused, silently). Names in the signature are arguments the JIT specialized away: not warned.
   std::vector<std::string> unusedValueWarnings(const Program &program) const;
+  /// Warnings for scalar values that break their argument's `tt.divisibility` (K = 100 for a kernel compiled for K
+  /// divisible by 16): Triton would compile another kernel for such a value, so this binary never sees it.
+  std::vector<std::string> divisibilityWarnings(const Program &program) const;
 };
 
 } // namespace tlxsim::sim

@@ -86,6 +86,8 @@ llvm::Error Lowerer::lowerArgs(mlir::Block &entry) {
       out.kind = KernelArg::Pointer;
     out.bits = scalarBits(arg.getType());
     out.isFloat = isa<FloatType>(arg.getType());
+    if (std::optional<int64_t> divisibility = ir::argDivisibility(entry.getParentOp(), i))
+      out.divisibility = std::max<int64_t>(1, *divisibility);
     p.args.push_back(out);
   }
   return llvm::Error::success();

@@ -206,6 +206,9 @@ struct KernelArg {
   int32_t dim = 0;  ///< DescShape / DescStride: the dimension
   int32_t bits = 32;
   bool isFloat = false;       ///< Scalar: a floating-point argument (f16/bf16/f32/f64), bound as an opaque value
+  /// Scalar: the argument's `tt.divisibility` (Triton specializes an int divisible by 16 so and compiles the kernel
+  /// assuming it); 1 when the attribute is absent.
+  int64_t divisibility = 1;
   std::vector<int64_t> block; ///< Desc: the box shape
   int64_t elementBytes = 0;   ///< Desc: bytes per element
 };

@@ -278,6 +278,8 @@ int prepareSimulation(const SimulationRequest &request, PreparedSimulation &out)
     out.warnings.push_back(std::move(w));
   for (std::string &w : out.launch.unusedValueWarnings(prog))
     out.warnings.push_back(std::move(w));
+  for (std::string &w : out.launch.divisibilityWarnings(prog))
+    out.warnings.push_back(inputFile + ": warning: " + w);
 
   auto engine = sim::Engine::create(prog, *out.model, out.launch, out.options);
   if (!engine)

@@ -161,15 +161,12 @@ void Driver::constrainLaunch() {
     }
   }
   for (unsigned i = 0; i < body.getNumArguments(); ++i) {
-    if (auto attrs = func->getAttrOfType<ArrayAttr>("arg_attrs"))
-      if (i < attrs.size())
-        if (auto dict = dyn_cast<DictionaryAttr>(attrs[i]))
-          if (auto d = dict.getAs<IntegerAttr>("tt.divisibility")) {
-            std::string n = ir::variableName(body.getArgument(i).getLoc()).value_or("");
-            auto it = params.find(n);
-            if (it != params.end() && d.getInt() > 1)
-              paramConstraints.push_back(z3::mod(it->second, c.int_val(d.getInt())) == 0);
-          }
+    if (std::optional<int64_t> d = ir::argDivisibility(func, i)) {
+      std::string n = ir::variableName(body.getArgument(i).getLoc()).value_or("");
+      auto it = params.find(n);
+      if (it != params.end() && *d > 1)
+        paramConstraints.push_back(z3::mod(it->second, c.int_val(*d)) == 0);
+    }
   }
   for (auto &[n, e] : params)
     if (n.starts_with("num_programs_"))
