@@ -61,6 +61,8 @@ private:
     std::string boundEvidence;
     std::vector<std::pair<std::string, double>> units;
     double exposedTmaUs, exposedMmaUs, exposedTmaFrac, exposedMmaFrac, issueFrac;
+    /// waitBound's "TMA latency": the share of its life the partition named waits on TMA-filled phases (0 else).
+    double txWaitShare = 0;
   };
   /// Exposed (non-overlapped) load and MMA time of one SM: the union of its global->shared
   /// transfers (TMA loads, cp.async) and the union of its tensor-core work, merged online
