@@ -176,11 +176,11 @@ void writeTimelineSvg(const Timeline &timeline, double clockMhz, llvm::raw_ostre
   os << "</svg>\n";
 }
 
-void writeLaneChartSvg(const LaneChart &chart, llvm::raw_ostream &os, int width) {
+void writeLaneChartSvg(const LaneChart &chart, llvm::raw_ostream &os, int width, double axisSpan) {
   const int labelW = 170, rowH = 18, top = 24, axisH = 28;
   const int plotW = std::max(200, width - labelW - 10);
   const int height = top + static_cast<int>(chart.rows.size()) * rowH + axisH;
-  double span = std::max(1e-9, chart.window.to - chart.window.from);
+  double span = std::max({1e-9, chart.window.to - chart.window.from, axisSpan});
   double pxPerUnit = plotW / span;
   bool cycles = chart.unit == "cycles";
   os << "<svg class=\"timeline\" width=\"" << width << "\" height=\"" << height << "\" viewBox=\"0 0 " << width << " "

@@ -203,9 +203,17 @@ void writeSteadyState(const sim::Timeline &timeline, double clockMhz, const sim:
                   : " Add <code>--proton TRACE.json</code> (from <code>tlx-sim run --proton</code>) to draw the "
                     "measured timeline below it.")
      << "</p>\n";
-  sim::writeLaneChartSvg(predicted, os);
-  if (measured)
-    sim::writeLaneChartSvg(sim::measuredSteadyState(*measured, steadyIterationsOpt), os);
+  if (!measured) {
+    sim::writeLaneChartSvg(predicted, os);
+    return;
+  }
+  // One scale for both (cycles): the same iterations measured longer than predicted read longer on the page.
+  sim::LaneChart observed = sim::measuredSteadyState(*measured, steadyIterationsOpt);
+  double span = std::max(predicted.window.to - predicted.window.from, observed.window.to - observed.window.from);
+  if (predicted.unit != observed.unit)
+    span = 0; // not comparable: each on its own scale
+  sim::writeLaneChartSvg(predicted, os, 1200, span);
+  sim::writeLaneChartSvg(observed, os, 1200, span);
 }
 
 int runReport() {
