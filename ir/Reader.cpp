@@ -118,6 +118,14 @@ static std::unique_ptr<llvm::MemoryBuffer> readBuffer(llvm::StringRef path, llvm
     diag << file << ": error: cannot read file: " << buffer.getError().message() << "\n";
     return nullptr;
   }
+  // A binary (a cubin or hsaco given for the .ttgir next to it): said so, rather than the parser's error quoting its
+  // bytes to the terminal.
+  llvm::StringRef head = (*buffer)->getBuffer().take_front(4096);
+  if (head.starts_with("\x7f" "ELF") || head.contains('\0')) {
+    diag << file << ": error: a binary file" << (head.starts_with("\x7f" "ELF") ? " (ELF: a cubin or hsaco?)" : "")
+         << ", not TTGIR text: give the .ttgir, its Triton cache directory or the capture folder\n";
+    return nullptr;
+  }
   return std::move(*buffer);
 }
 
