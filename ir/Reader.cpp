@@ -57,6 +57,37 @@ static const char *tooDeep(llvm::StringRef text) {
   return nullptr;
 }
 
+/// Adds to verifier error `d` a note with its op's position in the TTGIR buffer (buffer 1 of `sourceMgr`), found
+/// among the parser's op definitions `parsed`: an op at the error's location whose name the message starts with
+/// ("'scf.for' op ..."). Triton's ops carry Python locations, which many ops share (a loop's index ops, constants), so
+/// the note says how many such ops there are when it is not one. Nothing when the error already points into the
+/// TTGIR, or no op matches.
+static void noteTTGIRPosition(Diagnostic &d, const AsmParserState &parsed, const llvm::SourceMgr &sourceMgr,
+                              MLIRContext &ctx) {
+  llvm::StringRef buffer = sourceMgr.getMemoryBuffer(1)->getBufferIdentifier();
+  if (auto file = dyn_cast<FileLineColLoc>(d.getLocation()); file && file.getFilename() == buffer)
+    return;
+  std::string message = d.str();
+  const AsmParserState::OperationDefinition *first = nullptr;
+  size_t matches = 0;
+  for (const AsmParserState::OperationDefinition &def : parsed.getOpDefs())
+    if (def.op->getLoc() == d.getLocation() &&
+        llvm::StringRef(message).starts_with(("'" + def.op->getName().getStringRef() + "' op").str())) {
+      first = first ? first : &def;
+      ++matches;
+    }
+  if (!first)
+    return;
+  auto [line, col] = sourceMgr.getLineAndColumn(first->loc.Start);
+  Location here = FileLineColLoc::get(&ctx, buffer, line, col);
+  if (llvm::any_of(d.getNotes(), [&](const Diagnostic &n) { return n.getLocation() == here; }))
+    return;
+  Diagnostic &note = d.attachNote(here);
+  note << "the '" << first->op->getName() << "' op in the TTGIR";
+  if (matches > 1)
+    note << " (the first of " << matches << " at that source location)";
+}
+
 /// Parses and verifies one buffer; diagnostics name `buffer`'s identifier.
 static OwningOpRef<ModuleOp> parseBuffer(std::unique_ptr<llvm::MemoryBuffer> buffer, MLIRContext &ctx,
                                          llvm::raw_ostream &diag) {
@@ -85,15 +116,8 @@ static OwningOpRef<ModuleOp> parseBuffer(std::unique_ptr<llvm::MemoryBuffer> buf
     if (reported)
       return success(); // swallowed
     reported = true;
-    if (verifying && !isa<FileLineColLoc>(d.getLocation()))
-      for (const AsmParserState::OperationDefinition &def : parsed.getOpDefs())
-        if (def.op->getLoc() == d.getLocation()) {
-          auto [line, col] = sourceMgr.getLineAndColumn(def.loc.Start);
-          Location here = FileLineColLoc::get(&ctx, sourceMgr.getMemoryBuffer(1)->getBufferIdentifier(), line, col);
-          if (llvm::none_of(d.getNotes(), [&](const Diagnostic &n) { return n.getLocation() == here; }))
-            d.attachNote(here) << "the first '" << def.op->getName() << "' op at that source location, in the TTGIR";
-          break;
-        }
+    if (verifying)
+      noteTTGIRPosition(d, parsed, sourceMgr, ctx);
     return failure();
   });
   Block block;
@@ -120,10 +144,9 @@ static std::unique_ptr<llvm::MemoryBuffer> readBuffer(llvm::StringRef path, llvm
   }
   // A binary (a cubin or hsaco given for the .ttgir next to it): said so, rather than the parser's error quoting its
   // bytes to the terminal.
-  llvm::StringRef head = (*buffer)->getBuffer().take_front(4096);
-  if (head.starts_with("\x7f" "ELF") || head.contains('\0')) {
-    diag << file << ": error: a binary file" << (head.starts_with("\x7f" "ELF") ? " (ELF: a cubin or hsaco?)" : "")
-         << ", not TTGIR text: give the .ttgir, its Triton cache directory or the capture folder\n";
+  if ((*buffer)->getBuffer().starts_with("\x7f" "ELF")) {
+    diag << file << ": error: a binary file (ELF: a cubin or hsaco?), not TTGIR text: give the .ttgir, its Triton "
+                    "cache directory or the capture folder\n";
     return nullptr;
   }
   return std::move(*buffer);

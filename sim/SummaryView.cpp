@@ -30,11 +30,14 @@ void SummaryView::onBarrier(const BarrierEvent &e) {
   int32_t id = allocWait_[e.barrier.alloc];
   if (e.action == BarrierAction::CompleteTx)
     txFilled_[id] = 1;
+  // Arrivals by partition: an Arrive's amount is its arrival count; an ExpectArrive's is the tx bytes it registers,
+  // so it counts as the one arrival it makes.
   if ((e.action == BarrierAction::Arrive || e.action == BarrierAction::ExpectArrive) && e.agent >= 0 &&
       static_cast<size_t>(e.agent) < agentPartition_.size()) {
     if (arrivals_.size() <= static_cast<size_t>(id))
       arrivals_.resize(id + 1);
-    arrivals_[id][agentPartition_[e.agent]] += static_cast<double>(e.amount);
+    arrivals_[id][agentPartition_[e.agent]] +=
+        e.action == BarrierAction::ExpectArrive ? 1.0 : static_cast<double>(e.amount);
   }
 }
 

@@ -263,6 +263,9 @@ int runReport() {
     os << "<h2>Summary</h2>\n";
     if (findings.empty())
       writeSummary(summary.toJson(*result), os);
+    else
+      os << "<p><b>No time predicted</b>: the verifier found " << findings.size() << " synchronization error"
+         << (findings.size() == 1 ? "" : "s") << " (below).</p>\n";
     // Warnings qualify the numbers above (a binary that spills runs 1.5-7x slower than predicted, a serialized
     // wgmma pipeline): said next to them, not only under Findings at the end of the page.
     if (!warnings.warnings.empty()) {
@@ -272,9 +275,6 @@ int runReport() {
         os << "<li>" << xmlEscape(w) << "</li>\n";
       os << "</ul>\n";
     }
-    else
-      os << "<p><b>No time predicted</b>: the verifier found " << findings.size() << " synchronization error"
-         << (findings.size() == 1 ? "" : "s") << " (below).</p>\n";
 
     os << "<h2>Timeline</h2>\n<div class=\"legend\"><span><i class=\"issue\"></i>issuing</span><span><i "
           "class=\"barop\"></i>mbarrier op</span><span><i class=\"barwait\"></i>mbarrier wait</span><span><i "
