@@ -193,13 +193,15 @@ std::vector<std::string> Launch::unusedValueWarnings(const Program &program) con
   std::vector<std::string> warnings;
   auto warn = [&](const llvm::StringMap<std::string> &origins, KernelArg::Kind kind, llvm::StringRef what) {
     std::string known;
-    llvm::StringSet<> names;
-    for (const KernelArg &arg : program.args)
+    llvm::StringSet<> names, anyKind; // an entry naming an argument of another kind (a pointer) is not a typo
+    for (const KernelArg &arg : program.args) {
+      anyKind.insert(arg.name);
       if (arg.kind == kind && names.insert(arg.name).second)
         known += (known.empty() ? "" : ", ") + arg.name;
+    }
     std::vector<std::string> unused;
     for (const auto &entry : origins)
-      if (!names.count(entry.getKey()) && !signatureNames.count(entry.getKey()) &&
+      if (!anyKind.count(entry.getKey()) && !signatureNames.count(entry.getKey()) &&
           !(kind == KernelArg::Desc ? flagDescs.count(entry.getKey()) : flagArgs.count(entry.getKey())))
         unused.push_back(entry.getValue() + ": warning: the kernel has no " + what.str() +
                          " of that name (it has: " + (known.empty() ? std::string("none") : known) +

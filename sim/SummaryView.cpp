@@ -15,7 +15,8 @@ SummaryView::SummaryView(const Program &program, const GpuModel &model) : progra
   // Two allocations of one Python name (TLX's fused attention allocates a barrier array `k` for the K tiles'
   // TMA copies and another `k` that the MMA releases) are two things to wait on: a shared name would merge their
   // waits, and the bound would call a wait on the other one a wait for TMA copies. After the first, such a name
-  // gets the allocation's index ("k#5"), as the prover names its barrier groups (verifier/proof/Protocol.cpp).
+  // gets the allocation's index among all allocations ("k#5"; the prover numbers its barrier groups apart, so its
+  // suffixes may differ).
   std::set<std::string> seen;
   for (size_t i = 0; i < program.allocs.size(); ++i) {
     const std::string &name = program.allocs[i].name;
@@ -311,7 +312,7 @@ SummaryView::Derived SummaryView::derive(const SimResult &r) const {
   if (loadStarved) {
     d.bound = starved.bound;
     d.boundEvidence = llvm::formatv("tensor core {0:f1} % busy, below 80 %, while ", 100 * top->second).str() +
-                      starved.boundEvidence.substr(starved.boundEvidence.find("partition"));
+                      starved.waitEvidence + unmeasuredRate(top->first);
   } else if (top->second >= 0.6) {
     d.bound = boundOf.at(top->first);
     d.boundEvidence = llvm::formatv("{0} {1:f1} % busy", top->first, 100 * top->second).str();
@@ -366,7 +367,10 @@ std::string SummaryView::sharedHeadroom(const SimResult &r) const {
   double perSm = model_.get("smem_per_sm_bytes");
   if (r.sharedBytesPerCta <= 0 || r.ctasPerSm <= 0 || !(perSm > 0))
     return "";
-  double used = static_cast<double>(r.sharedBytesPerCta) * r.ctasPerSm;
+  // Each CTA's shared memory and the driver's reserve beside it (units/Occupancy.cpp counts both).
+  auto reserve = model_.params().find("smem_reserved_per_cta_bytes");
+  double reserved = reserve == model_.params().end() ? 0 : reserve->second.value;
+  double used = (static_cast<double>(r.sharedBytesPerCta) + reserved) * r.ctasPerSm;
   return llvm::formatv(", where shared memory allows: {0:f1} of {1:f1} KB per SM in use", used / 1024, perSm / 1024)
       .str();
 }
@@ -414,15 +418,15 @@ void SummaryView::waitBound(Derived &d, const SimResult &r) const {
   d.txWaitShare = tma ? txWait.share : 0;
   const Worst &w = tma ? txWait : anyWait;
   d.bound = tma ? "TMA latency" : "synchronization";
-  d.boundEvidence =
-      llvm::formatv("no unit 60 % busy; partition {0} waits {1:f1} % of its life on {2}{3}; mbarrier waits {4:f1} % "
-                    "of partition time",
+  d.waitEvidence =
+      llvm::formatv("partition {0} waits {1:f1} % of its life on {2}{3}; mbarrier waits {4:f1} % of partition time",
                     w.partition, 100 * w.span, w.barrier,
                     tma ? ", whose phases TMA copies complete: the copies in flight do not cover their latency (more "
                           "stages would" + sharedHeadroom(r) + ")"
                         : ", released by other partitions' arrives" + releaseChain(w.part, w.barrierId),
                     100 * share)
           .str();
+  d.boundEvidence = "no unit 60 % busy; " + d.waitEvidence;
 }
 
 llvm::json::Object SummaryView::toJson(const SimResult &r) const {

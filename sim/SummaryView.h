@@ -63,6 +63,9 @@ private:
     double exposedTmaUs, exposedMmaUs, exposedTmaFrac, exposedMmaFrac, issueFrac;
     /// waitBound's "TMA latency": the share of its life the partition named waits on TMA-filled phases (0 else).
     double txWaitShare = 0;
+    /// waitBound's account of the wait ("partition P waits x % of its life on B, ..."), without the "no unit 60 %
+    /// busy" it opens boundEvidence with: the TMA-starved tensor core's evidence reuses it.
+    std::string waitEvidence;
   };
   /// Exposed (non-overlapped) load and MMA time of one SM: the union of its global->shared
   /// transfers (TMA loads, cp.async) and the union of its tensor-core work, merged online

@@ -1,5 +1,7 @@
 #include "tools/PredictSweep.h"
 
+#include <set>
+
 #include "tools/CommandLine.h"
 #include "tools/Simulation.h"
 
@@ -76,6 +78,7 @@ int runPredictSweep() {
   bool anyFindings = false;
   // The table's header comes with its first row: a sweep whose first point fails prints only the error.
   bool headerPrinted = false;
+  std::set<std::string> warned;
   auto header = [&] {
     if (!jsonOpt && !headerPrinted)
       outs() << formatv("{0,12} {1,12} {2,10} {3,-16} {4,12}\n", name, "time_us", "TFLOP/s", "bound", "cycles");
@@ -88,6 +91,9 @@ int runPredictSweep() {
     argOpts.erase(std::prev(argOpts.end()));
     if (code)
       return code;
+    for (const std::string &w : prepared.warnings) // each distinct warning once (a K below 16's divisibility, ...)
+      if (warned.insert(w).second)
+        errs() << w << "\n";
     sim::SummaryView summary(*prepared.program, *prepared.model);
     prepared.engine->addListener(&summary);
     auto result = prepared.engine->run();
@@ -106,6 +112,7 @@ int runPredictSweep() {
     row["command"] = "predict";
     row["findings_count"] = static_cast<int64_t>(findings);
     row["sweep_arg"] = json::Object{{"name", name}, {"value", value}};
+    row["warnings"] = json::Array(llvm::ArrayRef<std::string>(prepared.warnings));
     if (!jsonOpt) {
       header();
       if (findings)

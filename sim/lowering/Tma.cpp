@@ -25,9 +25,14 @@ mlir::Value capturedValue(mlir::Value v) {
 /// The identity of the global tensor a device-made descriptor (`ttng.reinterpret_tensor_descriptor` of a map in
 /// global scratch) describes, for the L2 model's keys (ops/Tma.cpp boxKey): the function argument that the
 /// `ttng.tensormap_create` writing the map takes as its global address, followed back through partition captures
-/// and pointer arithmetic (`tt.addptr` and the like: operand 0), as -2 - its argument number, so that it differs
-/// from kernel descriptor arguments (their index, >= 0) and from no identity (-1). Descriptors of different tensors
-/// (TLX fused attention's Q, K, V, O, all made in the kernel) then never share L2 lines; -1 when not found.
+/// and pointer arithmetic (`tt.addptr`, `tt.bitcast`: their pointer operand), as -2 - its argument number, so that it
+/// differs from kernel descriptor arguments (their index, >= 0) and from no identity (-1). Descriptors of different
+/// tensors (TLX fused attention's Q, K, V, O, all made in the kernel) then never share L2 lines. An address that is
+/// not such an argument (loaded from a pointer table: a grouped GEMM's per-group tensors) is the tensormap_create
+/// op's own identity (kOwnIdentity + its ordinal among the module's tensormap_create ops): two maps are then two
+/// tensors. -1 when no tensormap_create writes the map.
+constexpr int64_t kOwnIdentity = -(int64_t(1) << 30);
+
 int64_t deviceDescriptorSource(Operation &reinterpret) {
   if (reinterpret.getNumOperands() < 1)
     return -1;
@@ -42,14 +47,25 @@ int64_t deviceDescriptorSource(Operation &reinterpret) {
         Operation *owner = arg.getOwner()->getParentOp();
         if (owner && owner->getName().getStringRef() == "tt.func")
           return -2 - static_cast<int64_t>(arg.getArgNumber());
-        return -1;
+        break;
       }
       Operation *def = global.getDefiningOp();
-      if (!def || def->getNumOperands() == 0)
-        return -1;
+      llvm::StringRef name = def ? def->getName().getStringRef() : "";
+      if (name != "tt.addptr" && name != "tt.bitcast")
+        break;
       global = capturedValue(def->getOperand(0));
     }
-    return -1;
+    int64_t ordinal = 0, found = -1;
+    Operation *module = user;
+    while (module->getParentOp())
+      module = module->getParentOp();
+    module->walk([&](Operation *op) {
+      if (op == user)
+        found = ordinal;
+      if (op->getName().getStringRef() == "ttng.tensormap_create")
+        ++ordinal;
+    });
+    return kOwnIdentity + std::max<int64_t>(found, 0);
   }
   return -1;
 }
