@@ -51,6 +51,11 @@ namespace {
 double roundUp(double x, double unit) { return unit > 0 ? std::ceil(x / unit) * unit : x; }
 } // namespace
 
+double sharedFootprintPerCta(int64_t sharedBytes, const GpuModel &model) {
+  return roundUp(static_cast<double>(sharedBytes), model.get("smem_alloc_unit_bytes")) +
+         model.get("smem_reserved_per_cta_bytes");
+}
+
 llvm::Expected<Occupancy> computeOccupancy(const OccupancyInputs &in, const GpuModel &model) {
   if (auto err = model.require(occupancyParams()))
     return std::move(err);
@@ -69,9 +74,7 @@ llvm::Expected<Occupancy> computeOccupancy(const OccupancyInputs &in, const GpuM
   o.sharedSource = in.sharedSource;
   o.registersSource = in.registersSource;
   double warps = std::max(1, in.warps);
-  // Shared memory: the CTA's allocation rounded to the allocation unit, plus the reserve.
-  double perCta = roundUp(static_cast<double>(o.sharedBytes), model.get("smem_alloc_unit_bytes")) +
-                  model.get("smem_reserved_per_cta_bytes");
+  double perCta = sharedFootprintPerCta(o.sharedBytes, model);
   o.bySharedMemory = perCta > 0 ? static_cast<int32_t>(std::min(1e6, model.get("smem_per_sm_bytes") / perCta)) : 1 << 20;
   if (o.bySharedMemory < 1 && in.sharedEstimated) {
     o.bySharedMemory = 1;

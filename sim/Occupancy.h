@@ -70,6 +70,11 @@ struct Occupancy {
 /// even one CTA fits; shared memory that is only estimated limits to one CTA with a warning instead.
 llvm::Expected<Occupancy> computeOccupancy(const OccupancyInputs &inputs, const GpuModel &model);
 
+/// The shared memory one CTA of `sharedBytes` takes from an SM under `model` (bytes): its allocation rounded up to
+/// smem_alloc_unit_bytes, plus smem_reserved_per_cta_bytes (the driver's reserve beside each CTA; CUDA C++
+/// Programming Guide, hw-params.md section 1). computeOccupancy divides smem_per_sm_bytes by it.
+double sharedFootprintPerCta(int64_t sharedBytes, const GpuModel &model);
+
 /// Parameters computeOccupancy reads for every kernel.
 llvm::ArrayRef<llvm::StringRef> occupancyParams();
 

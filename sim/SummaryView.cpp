@@ -1,5 +1,7 @@
 #include "sim/SummaryView.h"
 
+#include "sim/Occupancy.h"
+
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
@@ -367,10 +369,7 @@ std::string SummaryView::sharedHeadroom(const SimResult &r) const {
   double perSm = model_.get("smem_per_sm_bytes");
   if (r.sharedBytesPerCta <= 0 || r.ctasPerSm <= 0 || !(perSm > 0))
     return "";
-  // Each CTA's shared memory and the driver's reserve beside it (units/Occupancy.cpp counts both).
-  auto reserve = model_.params().find("smem_reserved_per_cta_bytes");
-  double reserved = reserve == model_.params().end() ? 0 : reserve->second.value;
-  double used = (static_cast<double>(r.sharedBytesPerCta) + reserved) * r.ctasPerSm;
+  double used = sharedFootprintPerCta(r.sharedBytesPerCta, model_) * r.ctasPerSm; // as occupancy counts it
   return llvm::formatv(", where shared memory allows: {0:f1} of {1:f1} KB per SM in use", used / 1024, perSm / 1024)
       .str();
 }

@@ -88,7 +88,8 @@ private:
   /// below 30 % of partition time in mbarrier waits. Fills d.bound and d.boundEvidence; `r` gives the shared
   /// memory in use for the "TMA latency" advice (sharedHeadroom).
   void waitBound(Derived &d, const SimResult &r) const;
-  /// ", where shared memory allows: U of C KB per SM in use" (U: the run's shared bytes per CTA x CTAs per SM, C:
+  /// ", where shared memory allows: U of C KB per SM in use" (U: each CTA's footprint as occupancy counts it,
+  /// sim/Occupancy.h sharedFootprintPerCta, x CTAs per SM, C:
   /// the model's smem_per_sm_bytes), so that "more stages" advice says whether a stage more can fit; empty when
   /// the run did not record its shared memory.
   std::string sharedHeadroom(const SimResult &r) const;
