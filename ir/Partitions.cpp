@@ -30,4 +30,24 @@ bool isPerThreadArrive(mlir::Operation &op) {
   return op.getName().getStringRef() == "ttng.arrive_barrier" && op.hasAttr("perThread");
 }
 
+mlir::Operation *partitionCaptures(mlir::Operation *ws) {
+  for (mlir::Region &region : ws->getRegions())
+    for (mlir::Block &block : region)
+      for (mlir::Operation &op : block)
+        if (op.getName().getStringRef() == "ttg.warp_specialize.partitions" && op.getNumOperands() > 0)
+          return &op;
+  return ws;
+}
+
+mlir::Value capturedValue(mlir::Value v) {
+  auto arg = mlir::dyn_cast<mlir::BlockArgument>(v);
+  if (!arg)
+    return v;
+  mlir::Operation *parent = arg.getOwner()->getParentOp();
+  if (!parent || parent->getName().getStringRef() != "ttg.warp_specialize.partitions" || !parent->getParentOp())
+    return v;
+  mlir::Operation *captures = partitionCaptures(parent->getParentOp());
+  return arg.getArgNumber() < captures->getNumOperands() ? captures->getOperand(arg.getArgNumber()) : v;
+}
+
 } // namespace tlxsim::ir

@@ -1,5 +1,7 @@
 #include "sim/SharedScratch.h"
 
+#include "ir/Partitions.h"
+
 #include "sim/CvtSwizzle.h"
 #include "sim/RegisterLayout.h"
 #include "sim/WarpOwners.h"
@@ -53,16 +55,6 @@ int64_t partitionWarps(Operation *ws) {
     for (int32_t w : numWarps.asArrayRef())
       total += w;
   return total;
-}
-
-/// The operands the partitions receive: the partitions op's own operands (Triton 3.7+), else the warp_specialize's.
-Operation *capturesOf(Operation *ws) {
-  for (Region &region : ws->getRegions())
-    for (Block &block : region)
-      for (Operation &op : block)
-        if (op.getName().getStringRef() == "ttg.warp_specialize.partitions" && op.getNumOperands() > 0)
-          return &op;
-  return ws;
 }
 
 llvm::Expected<ScratchSize> reduceScratch(Operation *op) {
@@ -161,7 +153,7 @@ llvm::Expected<ScratchSize> scratchSize(Operation *op, Operation *func) {
   }
   StringRef name = op->getName().getStringRef();
   if (name == "ttg.warp_specialize") {
-    Operation *captures = capturesOf(op);
+    Operation *captures = ir::partitionCaptures(op);
     for (Type type : captures->getOperandTypes())
       s.bytes += captureBytes(type);
     s.alignment = 8;

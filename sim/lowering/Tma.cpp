@@ -2,25 +2,13 @@
 #include "sim/lowering/Lowerer.h"
 
 #include "ir/Cga.h"
+#include "ir/Partitions.h"
 
 using namespace mlir;
 
 namespace tlxsim::sim::lowering {
 
 namespace {
-
-/// The value `v` stands for outside its warp-specialize partition: a partition region's block argument is the
-/// `ttg.warp_specialize` operand of the same position (the partitions' captures); any other value is itself.
-mlir::Value capturedValue(mlir::Value v) {
-  auto arg = dyn_cast<BlockArgument>(v);
-  if (!arg)
-    return v;
-  Operation *parent = arg.getOwner()->getParentOp();
-  if (!parent || parent->getName().getStringRef() != "ttg.warp_specialize.partitions")
-    return v;
-  Operation *ws = parent->getParentOp();
-  return ws && arg.getArgNumber() < ws->getNumOperands() ? ws->getOperand(arg.getArgNumber()) : v;
-}
 
 /// The identity of the global tensor a device-made descriptor (`ttng.reinterpret_tensor_descriptor` of a map in
 /// global scratch) describes, for the L2 model's keys (ops/Tma.cpp boxKey): the function argument that the
@@ -36,12 +24,12 @@ constexpr int64_t kOwnIdentity = -(int64_t(1) << 30);
 int64_t deviceDescriptorSource(Operation &reinterpret) {
   if (reinterpret.getNumOperands() < 1)
     return -1;
-  mlir::Value map = capturedValue(reinterpret.getOperand(0));
+  mlir::Value map = ir::capturedValue(reinterpret.getOperand(0));
   for (Operation *user : map.getUsers()) {
     if (user->getName().getStringRef() != "ttng.tensormap_create" || user->getNumOperands() < 2 ||
         user->getOperand(0) != map)
       continue;
-    mlir::Value global = capturedValue(user->getOperand(1));
+    mlir::Value global = ir::capturedValue(user->getOperand(1));
     for (int depth = 0; depth < 16; ++depth) {
       if (auto arg = dyn_cast<BlockArgument>(global)) {
         Operation *owner = arg.getOwner()->getParentOp();
@@ -53,7 +41,7 @@ int64_t deviceDescriptorSource(Operation &reinterpret) {
       llvm::StringRef name = def ? def->getName().getStringRef() : "";
       if (name != "tt.addptr" && name != "tt.bitcast")
         break;
-      global = capturedValue(def->getOperand(0));
+      global = ir::capturedValue(def->getOperand(0));
     }
     int64_t ordinal = 0, found = -1;
     Operation *module = user;
