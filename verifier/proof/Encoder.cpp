@@ -125,7 +125,7 @@ void Encoder::execOp(Operation &op, Env &env, const z3::expr &guard, std::vector
   if (name == "scf.if")
     return execIf(x);
   if (name == "ttg.local_alloc" || name == "ttg.memdesc_index" || name == "ttg.memdesc_subview" ||
-      name == "ttng.init_barrier")
+      name == "ttng.init_barrier" || isStageView(op))
     return execMemory(x);
   if (numCtas > 1 && execCluster(x))
     return;

@@ -18,6 +18,12 @@
 
 namespace tlxsim::verifier::proof {
 
+/// Whether `op` is a shared-memory view (ttg.memdesc_trans / memdesc_reshape / memdesc_reinterpret /
+/// memdesc_subslice) of one stage: its source is a memdesc_index / memdesc_subview result, or such a view of one.
+/// The prover gives it its source's stage (ExecBarriers.cpp); a view of a whole multi-stage buffer, whose
+/// indexing it may change, stays unencoded.
+bool isStageView(mlir::Operation &op);
+
 class Encoder;
 using Env = llvm::DenseMap<mlir::Value, Val>;
 
@@ -182,7 +188,7 @@ private:
   /// `x OP y` for a bitwise op or shift of values that depend on the cluster rank alone: an ite over the ranks of
   /// the cluster; nullopt otherwise (ExecValues.cpp).
   std::optional<z3::expr> overClusterRank(llvm::StringRef name, const z3::expr &x, const z3::expr &y);
-  void execMemory(OpCtx &x);  ///< local_alloc, memdesc_index, init_barrier (ExecBarriers.cpp)
+  void execMemory(OpCtx &x);  ///< local_alloc, memdesc_index, init_barrier, stage views (ExecBarriers.cpp)
   bool execCluster(OpCtx &x); ///< cluster kernels: remote and multicast ops; false: not one (ExecBarriers.cpp)
   void execBarrier(OpCtx &x); ///< wait, arrive, expect, TMA load, tcgen05 commit (ExecBarriers.cpp)
   void execAsync(OpCtx &x);   ///< MMAs, wgmma waits, loads, stores, TMA store, proxy fence (ExecAsync.cpp)

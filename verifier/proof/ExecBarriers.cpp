@@ -17,6 +17,19 @@ static int64_t arrivalsOf(Operation &op) {
   return intAttr(op, "count", 1) * (ir::isPerThreadArrive(op) ? ir::partitionThreads(op) : 1);
 }
 
+bool isStageView(Operation &op) {
+  llvm::StringRef name = op.getName().getStringRef();
+  if (!(name == "ttg.memdesc_trans" || name == "ttg.memdesc_reshape" || name == "ttg.memdesc_reinterpret" ||
+        name == "ttg.memdesc_subslice") ||
+      op.getNumOperands() < 1)
+    return false;
+  Operation *src = op.getOperand(0).getDefiningOp();
+  if (!src)
+    return false;
+  llvm::StringRef from = src->getName().getStringRef();
+  return from == "ttg.memdesc_index" || from == "ttg.memdesc_subview" || isStageView(*src);
+}
+
 void Encoder::execMemory(OpCtx &x) {
   Operation &op = x.op;
   Env &env = x.env;
@@ -46,6 +59,14 @@ void Encoder::execMemory(OpCtx &x) {
     Val src = in(0), idx = in(1);
     if (src.k == Val::Bar || src.k == Val::Buf)
       env[op.getResult(0)] = {src.k, idx.k == Val::Int ? *idx.e : fresh("index"), src.group};
+    return;
+  }
+  if (isStageView(op)) {
+    // A view of one stage (TLX local_trans / local_reinterpret, Gluon permute / reshape / slice of an indexed
+    // buffer) names the same stage: a wgmma reading K through memdesc_trans reads stage j of K's buffer.
+    Val src = in(0);
+    if (src.k == Val::Bar || src.k == Val::Buf)
+      env[op.getResult(0)] = src;
     return;
   }
   if (name == "ttng.init_barrier") {

@@ -27,8 +27,11 @@ Ghost Encoder::initGhost() {
     const Group &buf = groups[gi];
     if (buf.data && buf.fill.size() == 1 && groups[*buf.fill.begin()].slots == buf.slots)
       for (int r : buf.readers)
-        if (groups[*buf.fill.begin()].waiters.count(r))
+        if (groups[*buf.fill.begin()].waiters.count(r)) {
           g.held.insert_or_assign({r, static_cast<int>(gi)}, std::vector<z3::expr>(buf.slots, c.bool_val(false)));
+          if (!buf.releases.empty())
+            g.released.insert_or_assign({r, static_cast<int>(gi)}, std::vector<z3::expr>(buf.slots, c.bool_val(false)));
+        }
   }
   // Partitions that wait on some barrier inside their loops: only they can know, at a wait after their loops, that
   // the phases before it completed (the happens-before that makes a first wait after laps name one phase,
@@ -72,6 +75,9 @@ Ghost Encoder::freshGhost(const std::string &tag) {
   for (auto &[k, v] : g.held)
     for (auto &e : v)
       e = fresh(tag + "held", true);
+  for (auto &[k, v] : g.released)
+    for (auto &e : v)
+      e = fresh(tag + "released", true);
   for (auto &[k, v] : g.avail)
     for (auto &e : v)
       e = fresh(tag + "avail");

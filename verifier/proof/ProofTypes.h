@@ -189,6 +189,11 @@ struct Ghost {
   /// iteration (TLX blackwell_fa_ws_pipelined: `kv_tiles[v_bufIdx_prev]` after this iteration's wait on
   /// `kv_fulls[k_bufIdx]`). Kept for buffers with one fill barrier of their stage count, for readers that wait on it.
   std::map<std::pair<int, int>, std::vector<z3::expr>> held;
+  /// Stages a reader gave back by its own thread arrive (ttng.arrive_barrier on one of the buffer's learned release
+  /// barriers, Group::releases) since it last waited on them, per (reader partition, data buffer) and stage: a read of
+  /// such a stage reads what its writer may already refill (a release moved before the wgmma that reads the stage:
+  /// the simulator's race-war). Kept where `held` is; an MMA's completion arrive (tcgen05 commit) is no such release.
+  std::map<std::pair<int, int>, std::vector<z3::expr>> released;
   /// Named barriers (Group::named), per (group, partition that uses it): the partition's arrivals so far
   /// (`arrived`, bar.sync and bar.arrive alike) and, for a partition that bar.syncs on it, its arrival count at its
   /// latest bar.sync (`synced`, 0 before any): that sync's phase is the `synced`-th, and it completes once every

@@ -136,6 +136,13 @@ void Encoder::apply(Ghost &g, const std::vector<Event> &events, std::vector<Viol
           z3::expr hit = e.guard && e.idx == static_cast<int>(s);
           held[s] = take ? held[s] || hit : held[s] && !hit;
         }
+        auto rel = g.released.find(key);
+        if (rel == g.released.end() || (give && (!buf.releases.count(e.group) || !isThreadArrive(*e.op))))
+          continue;
+        for (size_t s = 0; s < rel->second.size(); ++s) {
+          z3::expr hit = e.guard && e.idx == static_cast<int>(s);
+          rel->second[s] = take ? rel->second[s] && !hit : rel->second[s] || hit;
+        }
       }
     if (e.issueOnly) { // the issuer's view of an op whose effect reaches the cluster's barriers (`peer` events)
       viol.push_back({SlotRange, e.group, e.guard && (e.idx < 0 || e.idx >= groups[e.group].slots), e.op, e.part});
@@ -187,6 +194,13 @@ void Encoder::apply(Ghost &g, const std::vector<Event> &events, std::vector<Viol
           }
           viol.push_back({StageOwnership, e.group, bad, e.op, e.part});
         }
+      // A read of a stage the reader released by its own arrive and has not waited for since.
+      if (auto rel = g.released.find({e.part, e.group}); rel != g.released.end()) {
+        z3::expr_vector gone(c);
+        for (size_t s = 0; s < rel->second.size(); ++s)
+          gone.push_back(e.idx == static_cast<int>(s) && rel->second[s]);
+        viol.push_back({StageOwnership, e.group, e.guard && z3::mk_or(gone), e.op, e.part});
+      }
       continue;
     }
     if (e.k == Event::Tma && e.dgroup >= 0 && !e.peer) {
