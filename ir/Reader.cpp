@@ -11,23 +11,10 @@
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
+
 using namespace mlir;
 
 namespace tlxsim::ir {
-
-std::string resolveTTGIRPath(llvm::StringRef path, llvm::raw_ostream &diag) {
-  if (!llvm::sys::fs::is_directory(path))
-    return path.str();
-  std::vector<std::string> found;
-  std::error_code ec;
-  for (llvm::sys::fs::directory_iterator it(path, ec), end; it != end && !ec; it.increment(ec))
-    if (llvm::sys::path::extension(it->path()) == ".ttgir")
-      found.push_back(it->path());
-  if (found.size() == 1)
-    return found.front();
-  diag << path << ": error: expected exactly one .ttgir file in this directory, found " << found.size() << "\n";
-  return {};
-}
 
 /// Deepest bracket nesting the reader accepts. MLIR's parser recurses once per level and
 /// has no limit of its own (found by fuzzing: tens of thousands of '(' overflow the

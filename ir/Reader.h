@@ -1,6 +1,8 @@
 // Reading TTGIR text into an MLIR module.
 #pragma once
 
+#include "ir/InputPath.h"
+
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
 
@@ -18,10 +20,6 @@ namespace tlxsim::ir {
 /// Dialects.h). Diagnostics go to `diag` as `file:line:col: error: ...` with the source
 /// line; returns null on any error (unreadable file, syntax, unknown construct, failed
 /// verification). Never aborts on malformed input.
-/// The `.ttgir` file `path` names: `path` itself, or the single `.ttgir` in a Triton cache
-/// directory; empty (with a message on `diag`) for a directory without exactly one.
-std::string resolveTTGIRPath(llvm::StringRef path, llvm::raw_ostream &diag);
-
 mlir::OwningOpRef<mlir::ModuleOp> readTTGIR(llvm::StringRef path, mlir::MLIRContext &ctx, llvm::raw_ostream &diag);
 
 /// Reads TTGIR text held in memory; `name` is the file name diagnostics use.

@@ -1,5 +1,7 @@
 #include "tools/CommandLine.h"
 
+#include "ir/InputPath.h"
+
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -72,7 +74,9 @@ cl::opt<std::string> launchOpt("launch", cl::desc("Launch spec JSON with keys gr
 std::string launchFilePath() {
   if (!launchOpt.empty() || !llvm::sys::fs::is_directory(inputFile))
     return launchOpt;
-  llvm::SmallString<256> inFolder(inputFile.getValue());
+  // The capture folder of the input's .ttgir: the input itself, or the one capture folder inside it.
+  std::string ttgir = ir::resolveTTGIRPath(inputFile.getValue(), llvm::nulls());
+  llvm::SmallString<256> inFolder(ttgir.empty() ? inputFile.getValue() : llvm::sys::path::parent_path(ttgir));
   llvm::sys::path::append(inFolder, "launch.json");
   return llvm::sys::fs::exists(inFolder) ? std::string(inFolder) : std::string();
 }

@@ -48,6 +48,7 @@ otherwise (2 for bad usage).
 from __future__ import annotations
 
 import argparse
+import ast
 import contextlib
 import difflib
 import importlib.util
@@ -213,11 +214,44 @@ def compiler_python(compiler: str) -> Path:
                           f"it) or $TLX_SIM_PYTHON_{compiler.upper()}")
 
 
+def _imports_tlx(path: Path, seen: set, depth: int = 4) -> bool:
+    """Whether the Python file ``path`` imports TLX (``triton.language.extra.tlx``, also as ``from
+    triton.language.extra import tlx``), itself or through a module of its own folder (or of ``PYTHONPATH``) that it
+    imports: a user's driver script imports their copy of a tutorial, and that copy imports TLX."""
+    if path in seen or depth < 0:
+        return False
+    seen.add(path)
+    text = path.read_text(errors="replace")
+    if "triton.language.extra.tlx" in text:
+        return True
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return False  # the script's own run reports it
+    names = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names += [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            if node.module == "triton.language.extra" and any(a.name == "tlx" for a in node.names):
+                return True
+            names.append(node.module)
+    roots = [path.parent] + [Path(p) for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+    for name in names:
+        rel = Path(*name.split("."))
+        for root in roots:
+            for cand in (root / rel.with_suffix(".py"), root / rel / "__init__.py"):
+                if cand.is_file() and _imports_tlx(cand.resolve(), seen, depth - 1):
+                    return True
+    return False
+
+
 def module_compiler(spec: str) -> str:
-    """The compiler a kernel module needs: ``fbtriton`` when its source imports ``triton.language.extra.tlx``."""
+    """The compiler a kernel module or script needs: ``fbtriton`` when it imports TLX, directly or through a local
+    module it imports (``_imports_tlx``); else ``triton``."""
     path = Path(spec)
     if path.is_file():
-        return "fbtriton" if "triton.language.extra.tlx" in path.read_text(errors="replace") else "triton"
+        return "fbtriton" if _imports_tlx(path.resolve(), set()) else "triton"
     return "triton"
 
 
