@@ -260,10 +260,20 @@ struct Engine::Impl {
   bool clustered = false;     ///< the program's clusters have more than one CTA (set by Engine::create)
   bool amd = false;           ///< an AMD target (`hip:`): LDS reads stay in flight until lgkmcnt retires them
   Cycle scalarCycles = 0;     ///< costs.scalarOp rounded up (engine::cycles), once: every scalar op costs it
+  /// costs.aluDependentLatency (0 where the model has none): each dependent SASS instruction of a scalar op delays
+  /// its result this long after the op issues (Value::readyAt, scalarReady).
+  double scalarLatency = 0;
 
   Impl(const Program &p, engine::Costs c, const Launch &l, SimOptions o, std::vector<Value> frame)
       : program(p), launch(l), options(o), costs(c), initialFrame(std::move(frame)),
-        scalarCycles(engine::cycles(c.scalarOp)) {}
+        scalarCycles(engine::cycles(c.scalarOp)),
+        scalarLatency(std::isfinite(c.aluDependentLatency) && c.aluDependentLatency > 0 ? c.aluDependentLatency : 0) {}
+
+  /// The cycle the result of a scalar op issued at `issue` is written: `steps` dependent instructions of
+  /// scalarLatency each, rounded to the nearest cycle (Value::readyAt).
+  int64_t scalarReady(Cycle issue, int64_t steps) const {
+    return static_cast<int64_t>(issue) + std::llround(scalarLatency * static_cast<double>(steps));
+  }
 
   void push(Cycle t, Event::Kind kind, int32_t id) { queue.push(Event{t, seq++, kind, id}); }
   /// Delivers an event of kind `Kind` (an EventKind bit): `f(listener)` for each listener that handles that kind
@@ -372,6 +382,20 @@ struct Engine::Impl {
   /// Waits until the tensor operands of `in` (from `first` on) are ready: a register scoreboard for global loads
   /// and register MMAs in flight. The stall is reported as a wait on its operands.
   Cycle awaitOperands(Agent &a, const Instr &in, size_t first = 0, bool streamSfu = false);
+  /// The warp waits until every scalar operand of `in` is written (Value::readyAt), as an operand wait: the
+  /// dependent-issue latency of a chain of scalar ops (a producer's stage index and phase). A no-op where the
+  /// model has no alu_dependent_latency_cycles.
+  void awaitScalars(Agent &a, const Instr &in) {
+    Cycle ready = a.time;
+    for (int32_t arg : in.args)
+      if (arg >= 0 && a.frame[arg].readyAt > static_cast<int64_t>(ready) &&
+          (a.frame[arg].kind == Value::Int || a.frame[arg].kind == Value::Unknown))
+        ready = static_cast<Cycle>(a.frame[arg].readyAt);
+    if (ready > a.time) {
+      span(a, in, a.time, ready, /*operandWait=*/true);
+      a.time = ready;
+    }
+  }
   /// A hash of the values `in` computes from (its first `count` operands) and, unless `valuesOnly`, of the op
   /// itself: equal in every CTA that computes the same addresses (see Value::alloc).
   int32_t provenance(Agent &a, const Instr &in, size_t count, bool valuesOnly = false, size_t first = 0);

@@ -18,7 +18,8 @@ enum class Op : uint8_t {
   Const,          ///< result = imm; sub = 1: a thread id (`gpu.thread_id x`, `rocdl.workitem.id.x`): imm, plus
                   ///< 32 x w in the agent of warp w of a partition run as per-warp agents; sub = 2: a device-made
                   ///< tensor descriptor whose tensor identity is imm (lowering/Tma.cpp deviceDescriptorSource)
-  Binary,         ///< result = args[0] <sub> args[1]  (BinaryKind), `bits` wide
+  Binary,         ///< result = args[0] <sub> args[1]  (BinaryKind), `bits` wide; imm = the dependent SASS
+                  ///< instructions ptxas expands it to (lowering/Scalar.cpp dependentSteps: 1, more for a division)
   Cmp,            ///< result = args[0] <pred sub> args[1] (arith::CmpIPredicate numbering)
   Select,         ///< result = args[0] ? args[1] : args[2]
   Cast,           ///< ext/trunc: imm = source bits, sub = 0 sign-extend / 1 zero-extend / 2 truncate

@@ -25,6 +25,9 @@ struct Value {
   /// instructions with the remaining MUFU instructions, so the warp issues while the SFUs work
   /// (Engine execRegister); any other consumer waits for `i`.
   bool streamed = false;
+  /// Int / Unknown: the cycle the scalar's register is written (a scalar op's result is ready its dependent-issue
+  /// latency after the op issues; Engine::awaitScalars); 0 for values ready from the start.
+  int64_t readyAt = 0;
 
   static Value integer(int64_t v) { return {Int, -1, v}; }
   static Value mem(int32_t alloc, int64_t offset) { return {Mem, alloc, offset}; }

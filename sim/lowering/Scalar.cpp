@@ -7,6 +7,34 @@ using namespace mlir;
 
 namespace tlxsim::sim::lowering {
 
+namespace {
+
+/// How many dependent SASS instructions ptxas makes of the scalar integer op `op` of kind `kind`: the length of the
+/// chain its result waits for (Instr::imm of a Binary; the engine charges each one alu_dependent_latency_cycles).
+/// One for add / sub / mul (IMAD) / logic / shifts / min / max. A division or remainder by a constant is a
+/// multiply-high and a fix-up: `x // 3` is IMAD.HI, LEA.HI (2), `x % 3` adds the IMAD of x - 3q (3); a signed division
+/// by a power of two is SHF.R.S32.HI, LEA.HI, SHF.R.S32.HI (3), an unsigned one a shift or mask (1); by a register,
+/// Triton's signed division is IABS, I2F.RP, MUFU.RCP, F2I, then the Newton step and two corrections: 16 dependent
+/// instructions. Source: the SASS of TLX hopper_gemm_ws's cubin (traces/h200/proton-captures/tlx_hopper_gemm_ws-
+/// M8192_N8192_K8192/bm256_bn128_s3, cuobjdump -sass: 0x1000-0x1040 for `cnt // 3` / `cnt % 3`, 0x0410-0x04b0 for
+/// `(M + 255) // 256`, 0x0b80-0x0d30 for `tile_id // num_pid_in_group`).
+int64_t dependentSteps(Operation &op, int16_t kind) {
+  bool div = kind == DivS || kind == DivU || kind == CeilDivS || kind == FloorDivS;
+  bool rem = kind == RemS || kind == RemU;
+  if (!div && !rem)
+    return 1;
+  auto constant = op.getOperand(1).getDefiningOp<arith::ConstantOp>();
+  auto value = constant ? dyn_cast<IntegerAttr>(constant.getValue()) : IntegerAttr();
+  if (!value)
+    return 16;
+  const APInt &c = value.getValue();
+  bool isUnsigned = kind == DivU || kind == RemU;
+  int64_t steps = c.isPowerOf2() ? (isUnsigned ? 1 : 3) : 2;
+  return rem && !(isUnsigned && c.isPowerOf2()) ? steps + 1 : steps;
+}
+
+} // namespace
+
 /// arith.constant, integer arith, cmpi, select, casts, program ids, thread ids (a partition runs thread 0).
 bool Lowerer::lowerScalar(Operation &op, StringRef name, std::vector<Instr> &out) {
   bool scalar = op.getNumResults() == 1 && op.getResult(0).getType().isIntOrIndexOrFloat();
@@ -26,6 +54,7 @@ bool Lowerer::lowerScalar(Operation &op, StringRef name, std::vector<Instr> &out
       return tensorOp(op, name, 0, out);
     Instr instr = make(Op::Binary, op);
     instr.sub = *kind;
+    instr.imm = dependentSteps(op, *kind);
     instr.bits = scalarBits(op.getResult(0).getType());
     instr.args = slotsOf(op.getOperands());
     out.push_back(instr);

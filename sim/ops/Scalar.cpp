@@ -64,6 +64,7 @@ Step Engine::Impl::execScalar(Agent &a, const Instr &in, Cycle now) {
                    "); is the launch (grid, arguments) the one the kernel expects?");
       out = Value::integer(truncateTo(v, in.bits));
     }
+    out.readyAt = scalarReady(a.time, in.imm);
     a.frame[in.result] = out;
     busyCycles(a, in, scalarCycles);
     return next(a);
@@ -89,6 +90,7 @@ Step Engine::Impl::execScalar(Agent &a, const Instr &in, Cycle now) {
       }
       out = Value::integer(v ? 1 : 0);
     }
+    out.readyAt = scalarReady(a.time, 1);
     a.frame[in.result] = out;
     busyCycles(a, in, scalarCycles);
     return next(a);
@@ -97,6 +99,8 @@ Step Engine::Impl::execScalar(Agent &a, const Instr &in, Cycle now) {
     const Value &cond = a.frame[in.args[0]];
     a.frame[in.result] =
         cond.kind != Value::Int ? Value::unknown(Value::originOf(cond)) : a.frame[in.args[cond.i ? 1 : 2]];
+    if (a.frame[in.result].kind == Value::Int || a.frame[in.result].kind == Value::Unknown)
+      a.frame[in.result].readyAt = scalarReady(a.time, 1);
     busyCycles(a, in, scalarCycles);
     return next(a);
   }
@@ -109,6 +113,7 @@ Step Engine::Impl::execScalar(Agent &a, const Instr &in, Cycle now) {
                                       : in.sub == 0 ? signExtend(src.i, static_cast<unsigned>(in.imm))
                                                     : src.i,
                                       in.bits));
+    out.readyAt = scalarReady(a.time, 1);
     a.frame[in.result] = out;
     busyCycles(a, in, scalarCycles);
     return next(a);
