@@ -33,6 +33,17 @@ void PhaseChecker::reportLap(const BarrierEvent &arrival, int64_t phase, const S
                           " completing: the arriving side laps its waiters (PTX ISA 9.1 9.7.13.15.4)");
   if (!f)
     return;
+  // A fresh pass on a barrier whose phases TMA bytes complete (an expect among its arrivals) let its waiter read
+  // a stage before any fill: the likely bug. (A producer's fresh pass on an empty barrier is the protocol's start.)
+  bool txFilled = std::any_of(state.arrivals.begin(), state.arrivals.end(),
+                              [](const BarrierEvent &a) { return a.action == BarrierAction::ExpectArrive; });
+  if (state.freshPass && txFilled)
+    f->notes.emplace_back(
+        loc(state.freshPass->loc),
+        "partition '" + partition(state.freshPass->agent) + "' waited on " + name + " for parity " +
+            std::to_string(state.freshPass->amount & 1) + " at cycle " + std::to_string(state.freshPass->cycle) +
+            " and passed at once: on a fresh barrier parity 1 names the phase before its init, so that wait observed "
+            "no phase (if it meant phase 0, its parity is one phase off)");
   // The arrivals that made the two phases before it: where an arrive counts more than once (it completes a
   // phase alone, early) or a release comes before its wait, this is the line to read (the lapping arrival itself
   // may be correct)
@@ -114,8 +125,11 @@ void PhaseChecker::onWait(const BarrierEvent &e) {
       reportLap(*state.lap, arrivalPhase(*state.lap), state);
     state.lap.reset();
   }
-  if (seen < 0) // a fresh barrier passes the parity of "phase -1"
+  if (seen < 0) { // a fresh barrier passes the parity of "phase -1"
+    if (!state.freshPass)
+      state.freshPass = e;
     return;
+  }
   auto it = std::find_if(state.observedBy.begin(), state.observedBy.end(),
                          [&](const auto &entry) { return entry.first == e.agent; });
   if (it == state.observedBy.end())

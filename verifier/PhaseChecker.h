@@ -53,6 +53,10 @@ private:
     /// those that completed the phase it laps over (an arrive counting twice, a release made too early). At most
     /// kKeptArrivals (the newest) are kept: on a barrier of more arrivals per phase the notes are the newest ones.
     std::vector<sim::BarrierEvent> arrivals;
+    /// The first wait that passed at once on the barrier's initial state (parity 1 names "phase -1", PTX ISA
+    /// mbarrier.try_wait.parity): it observed no phase. A lap over it is often that wait's parity being one phase
+    /// off (a consumer waiting `phase ^ 1` on a full barrier), so the lap's finding names it first.
+    std::optional<sim::BarrierEvent> freshPass;
     void addWaiter(int32_t agent) {
       if (waiter < 0)
         waiter = agent;
