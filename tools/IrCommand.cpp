@@ -58,6 +58,11 @@ int runIr() {
   }
   if (modules.empty())
     return kBadInput;
+  // An empty file parses as an empty module: not a TTGIR module (predict and check say "no tt.func kernel").
+  if (std::all_of(modules.begin(), modules.end(), [](auto &m) { return m->getBody()->empty(); })) {
+    errs() << inputFile << ": error: the file holds no operations (an empty module), not TritonGPU IR\n";
+    return kBadInput;
+  }
   for (size_t i = 0; i < modules.size(); ++i) {
     if (i > 0)
       outs() << "// -----\n";
