@@ -141,6 +141,8 @@ bool Engine::Impl::runAgent(Agent &a, Cycle now) {
       return true;
     }
     const Instr &in = block.instrs[c.pc];
+    if (scalarLatency > 0) // before the time-order check: a shared op runs when its operands are written
+      awaitScalars(a, in);
     if (isShared(in) && a.time > now) {
       // The op touches state other agents see: it must run in global time order. When no
       // other event comes before `a.time`, the agent's own event would be the next popped:

@@ -386,9 +386,17 @@ struct Engine::Impl {
   /// dependent-issue latency of a chain of scalar ops (a producer's stage index and phase). A no-op where the
   /// model has no alu_dependent_latency_cycles.
   void awaitScalars(Agent &a, const Instr &in) {
+    // Ops that only pass values on (a yield, a loop's or region's initial values, captures) do not read them: the
+    // values keep their ready cycles. A loop reads its bounds (For: lb, ub, step), a condition its predicate.
+    // A zero-extension or truncation is no instruction (the register is reused): it passes its source on too.
+    bool noInstr = in.op == Op::Cast && (in.sub == 1 || in.sub == 2);
+    size_t used = in.op == Op::Yield || in.op == Op::WarpSpecialize || in.op == Op::While || noInstr ? 0
+                  : in.op == Op::For                                                     ? 3
+                  : in.op == Op::Condition                                               ? 1
+                                                                                         : in.args.size();
     Cycle ready = a.time;
-    for (int32_t arg : in.args)
-      if (arg >= 0 && a.frame[arg].readyAt > static_cast<int64_t>(ready) &&
+    for (size_t i = 0; i < std::min(used, in.args.size()); ++i)
+      if (int32_t arg = in.args[i]; arg >= 0 && a.frame[arg].readyAt > static_cast<int64_t>(ready) &&
           (a.frame[arg].kind == Value::Int || a.frame[arg].kind == Value::Unknown))
         ready = static_cast<Cycle>(a.frame[arg].readyAt);
     if (ready > a.time) {

@@ -37,7 +37,7 @@ void PhaseChecker::reportLap(const BarrierEvent &arrival, int64_t phase, const S
   // a stage before any fill: the likely bug. (A producer's fresh pass on an empty barrier is the protocol's start.)
   bool txFilled = std::any_of(state.arrivals.begin(), state.arrivals.end(),
                               [](const BarrierEvent &a) { return a.action == BarrierAction::ExpectArrive; });
-  if (state.freshPass && txFilled)
+  if (state.freshPass && txFilled && phase <= 1) // the lap over phase 0, the one that wait did not observe
     f->notes.emplace_back(
         loc(state.freshPass->loc),
         "partition '" + partition(state.freshPass->agent) + "' waited on " + name + " for parity " +

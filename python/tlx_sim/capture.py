@@ -228,18 +228,26 @@ def _imports_tlx(path: Path, seen: set, depth: int = 4) -> bool:
         tree = ast.parse(text)
     except SyntaxError:
         return False  # the script's own run reports it
-    names = []
+    names = []  # (module path, the folder a relative import starts from or None)
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
-            names += [a.name for a in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names += [(a.name, None) for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
             if node.module == "triton.language.extra" and any(a.name == "tlx" for a in node.names):
                 return True
-            names.append(node.module)
-    roots = [path.parent] + [Path(p) for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
-    for name in names:
+            base = None
+            if node.level > 0:  # from . import kern / from .pkg import kern: relative to this file's package
+                base = path.parent
+                for _ in range(node.level - 1):
+                    base = base.parent
+            prefix = f"{node.module}." if node.module else ""
+            if node.module:
+                names.append((node.module, base))
+            names += [(prefix + a.name, base) for a in node.names]  # `from pkg import kern`: maybe a module
+    env_roots = [Path(p) for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+    for name, base in names:
         rel = Path(*name.split("."))
-        for root in roots:
+        for root in ([base] if base is not None else [path.parent] + env_roots):
             for cand in (root / rel.with_suffix(".py"), root / rel / "__init__.py"):
                 if cand.is_file() and _imports_tlx(cand.resolve(), seen, depth - 1):
                     return True

@@ -56,8 +56,6 @@ Step Engine::Impl::exec(Agent &a, const Instr &in, Cycle now) {
     return Step::Continue;
   if (program.hasPerWarpAgents && skipsInWarp(a, in)) // ops of warp 0's elected thread (ops/WarpAgents.cpp)
     return skipInWarp(a, in);
-  if (scalarLatency > 0 && in.op != Op::Yield && in.op != Op::WarpSpecialize)
-    awaitScalars(a, in); // a yield forwards its values (and their ready cycles) to the next iteration
   // One case list per family: a switch of direct calls (a jump table), cheaper per instruction than an indirect
   // call through a table of member-function pointers.
   switch (in.op) {

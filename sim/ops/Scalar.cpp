@@ -113,7 +113,9 @@ Step Engine::Impl::execScalar(Agent &a, const Instr &in, Cycle now) {
                                       : in.sub == 0 ? signExtend(src.i, static_cast<unsigned>(in.imm))
                                                     : src.i,
                                       in.bits));
-    out.readyAt = scalarReady(a.time, 1);
+    // A sign extension is one instruction; a zero extension or truncation none: the source's register, ready when
+    // it is (Engine::awaitScalars lets it pass without a wait).
+    out.readyAt = in.sub == 0 ? scalarReady(a.time, 1) : src.readyAt;
     a.frame[in.result] = out;
     busyCycles(a, in, scalarCycles);
     return next(a);

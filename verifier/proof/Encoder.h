@@ -169,6 +169,8 @@ public:
   /// The waiter whose balance judges a slot no waiter has waited on (checkEnd): the first that is not a drain
   /// waiter (-1: none).
   int firstJudge(const Group &grp) const;
+  /// Whether a writer of data buffer `buf` (TMA or generic) waits on barrier `rel` (before it refills a stage).
+  bool writersWaitOn(const Group &buf, const Group &rel) const;
   /// Whether barrier `r` may be the one the readers of data buffer `b` hand its stages back with (stage-ownership:
   /// the writer's wait on it must name the stage it overwrites; an in-flight reader must not arrive on it): a
   /// barrier array of `b`'s stage count, one of `b`'s learned releases when it has any.

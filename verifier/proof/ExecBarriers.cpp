@@ -57,6 +57,13 @@ void Encoder::execMemory(OpCtx &x) {
   }
   if (name == "ttg.memdesc_index" || name == "ttg.memdesc_subview") {
     Val src = in(0), idx = in(1);
+    Operation *from = op.getOperand(0).getDefiningOp();
+    if (from && (isStageView(*from) || from->getName().getStringRef() == "ttg.memdesc_index" ||
+                 from->getName().getStringRef() == "ttg.memdesc_subview")) {
+      if (src.k == Val::Bar || src.k == Val::Buf) // a part of one stage (or of a view of it): that stage
+        env[op.getResult(0)] = src;
+      return;
+    }
     if (src.k == Val::Bar || src.k == Val::Buf)
       env[op.getResult(0)] = {src.k, idx.k == Val::Int ? *idx.e : fresh("index"), src.group};
     return;

@@ -33,6 +33,16 @@ void Encoder::learnReleases(const std::vector<Event> &events) {
   }
 }
 
+bool Encoder::writersWaitOn(const Group &buf, const Group &rel) const {
+  for (int w : buf.tmaWriters)
+    if (rel.waiters.count(w))
+      return true;
+  for (int w : buf.genericWriters)
+    if (rel.waiters.count(w))
+      return true;
+  return false;
+}
+
 bool Encoder::mayRelease(int r, int b) const {
   const Group &rel = groups[r], &buf = groups[b];
   if (rel.data || rel.slots != buf.slots)
@@ -116,12 +126,7 @@ void Encoder::apply(Ghost &g, const std::vector<Event> &events, std::vector<Viol
         const Group &buf = groups[key.second], &rel = groups[e.group];
         if (key.first != e.part || !mayRelease(e.group, key.second) || buf.fill.count(e.group))
           continue;
-        bool writerWaits = false;
-        for (int w : buf.tmaWriters)
-          writerWaits |= rel.waiters.count(w) > 0;
-        for (int w : buf.genericWriters)
-          writerWaits |= rel.waiters.count(w) > 0;
-        if (writerWaits)
+        if (writersWaitOn(buf, rel))
           viol.push_back({StageOwnership, key.second, e.guard && *stillRead(e.part, key.second, e.idx), e.op, e.part});
       }
     // Stages held by their readers: taken by a wait on the fill barrier's slot, given back by a release.
@@ -136,8 +141,11 @@ void Encoder::apply(Ghost &g, const std::vector<Event> &events, std::vector<Viol
           z3::expr hit = e.guard && e.idx == static_cast<int>(s);
           held[s] = take ? held[s] || hit : held[s] && !hit;
         }
+        // A release: a thread arrive on one of the buffer's learned releases that its writers wait on before they
+        // refill it (not, say, a cluster-sync arrive at the same slot of a one-slot barrier).
         auto rel = g.released.find(key);
-        if (rel == g.released.end() || (give && (!buf.releases.count(e.group) || !isThreadArrive(*e.op))))
+        if (rel == g.released.end() || (give && (!buf.releases.count(e.group) || !isThreadArrive(*e.op) ||
+                                                 !writersWaitOn(buf, groups[e.group]))))
           continue;
         for (size_t s = 0; s < rel->second.size(); ++s) {
           z3::expr hit = e.guard && e.idx == static_cast<int>(s);
