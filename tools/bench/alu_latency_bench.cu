@@ -5,17 +5,7 @@
 //
 // Build and run on an sm_90 host: nvcc -O3 -arch=sm_90a -o alu_latency_bench alu_latency_bench.cu && ./alu_latency_bench
 // Output: one line per measurement, clk (clock64) per op of one warp (latency) or ops per clk per SM (throughput).
-#include <cstdio>
-#include <cuda_runtime.h>
-
-#define CHECK(x)                                                                                                   \
-  do {                                                                                                             \
-    cudaError_t e = (x);                                                                                           \
-    if (e != cudaSuccess) {                                                                                        \
-      std::printf("CUDA error %s at %s:%d\n", cudaGetErrorString(e), __FILE__, __LINE__);                          \
-      return 1;                                                                                                    \
-    }                                                                                                              \
-  } while (0)
+#include "cuda_check.cuh"
 
 constexpr int kChain = 4096; // dependent ops per measurement (after a warm-up pass)
 

@@ -6,17 +6,7 @@
 //
 // Build and run on an sm_90 host: nvcc -O3 -arch=sm_90a -o int_latency_bench int_latency_bench.cu && ./int_latency_bench
 // Output: one line per chain, clk (clock64) per step of one warp. The SASS of each step: cuobjdump -sass.
-#include <cstdio>
-#include <cuda_runtime.h>
-
-#define CHECK(x)                                                                                                   \
-  do {                                                                                                             \
-    cudaError_t e = (x);                                                                                           \
-    if (e != cudaSuccess) {                                                                                        \
-      std::printf("CUDA error %s at %s:%d\n", cudaGetErrorString(e), __FILE__, __LINE__);                          \
-      return 1;                                                                                                    \
-    }                                                                                                              \
-  } while (0)
+#include "cuda_check.cuh"
 
 constexpr int kChain = 4096; // dependent steps per measurement (after a warm-up pass)
 
