@@ -15,7 +15,8 @@ namespace {
 /// multiply-high and a fix-up: `x // 3` is IMAD.HI, LEA.HI (2), `x % 3` adds the IMAD of x - 3q (3); a signed division
 /// by a power of two is SHF.R.S32.HI, LEA.HI, SHF.R.S32.HI (3), an unsigned one a shift or mask (1); by a register,
 /// Triton's signed division is IABS, I2F.RP, MUFU.RCP, F2I, then the Newton step and two corrections: 16 dependent
-/// instructions (an i64 one, a called subroutine in SASS, is charged the same: a floor). By 1 none, by -1 a negation. Source: the SASS of TLX hopper_gemm_ws's cubin (traces/h200/proton-captures/tlx_hopper_gemm_ws-
+/// instructions (an i64 one, a called subroutine in SASS, is charged the same: a floor). By 1 none, by -1 a
+/// negation. Source: the SASS of TLX hopper_gemm_ws's cubin (traces/h200/proton-captures/tlx_hopper_gemm_ws-
 /// M8192_N8192_K8192/bm256_bn128_s3, cuobjdump -sass: 0x1000-0x1040 for `cnt // 3` / `cnt % 3`, 0x0410-0x04b0 for
 /// `(M + 255) // 256`, 0x0b80-0x0d30 for `tile_id // num_pid_in_group`).
 int64_t dependentSteps(Operation &op, int16_t kind) {
