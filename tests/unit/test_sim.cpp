@@ -163,12 +163,21 @@ TEST_CASE("a producer that never waits laps its consumer: phase rule and parity 
     classes.insert(f.cls);
   CHECK(classes.count("arrive-count"));
   CHECK(classes.count("parity-aliasing"));
+  // The consumer's second wait observes the newest phase of its parity the producer has completed by then: two or
+  // more phases past phase 0 (phase 5 when the scalar ops cost their issue only; phase 3 with their dependent-issue
+  // latency, which slows the producer's loop more than the consumer's).
   bool lapping = false, aliasing = false;
+  static const std::regex kAliased("observed phase ([0-9]+) of full after its previous wait observed phase 0");
   for (const auto &f : run.findings) {
     lapping |= f.cls == "arrive-count" && f.location.str() == "pp.py:21:8" &&
                f.message.find("of full before any wait observed phase") != std::string::npos;
-    aliasing |= f.cls == "parity-aliasing" && f.location.str() == "pp.py:10:8" &&
-                f.message.find("observed phase 5 of full after its previous wait observed phase 0") != std::string::npos;
+    std::smatch m;
+    if (f.cls == "parity-aliasing" && f.location.str() == "pp.py:10:8" && std::regex_search(f.message, m, kAliased)) {
+      INFO(f.message);
+      CHECK(std::stoi(m[1].str()) >= 2);
+      CHECK(std::stoi(m[1].str()) <= 5);
+      aliasing = true;
+    }
   }
   CHECK(lapping);
   CHECK(aliasing);
