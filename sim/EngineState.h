@@ -386,19 +386,11 @@ struct Engine::Impl {
   /// dependent-issue latency of a chain of scalar ops (a producer's stage index and phase). A no-op where the
   /// model has no alu_dependent_latency_cycles.
   void awaitScalars(Agent &a, const Instr &in) {
-    // Ops that only pass values on (a yield, a loop's or region's initial values, captures) do not read them: the
-    // values keep their ready cycles. A loop reads its bounds (For: lb, ub, step), a condition its predicate.
-    // A zero-extension or truncation is no instruction (the register is reused): it passes its source on too.
-    bool noInstr = in.op == Op::Cast && (in.sub == 1 || in.sub == 2);
-    size_t used = in.op == Op::Yield || in.op == Op::WarpSpecialize || in.op == Op::While || noInstr ? 0
-                  : in.op == Op::For                                                     ? 3
-                  : in.op == Op::Condition                                               ? 1
-                                                                                         : in.args.size();
     Cycle ready = a.time;
-    for (size_t i = 0; i < std::min(used, in.args.size()); ++i)
-      if (int32_t arg = in.args[i]; arg >= 0 && a.frame[arg].readyAt > static_cast<int64_t>(ready) &&
-          (a.frame[arg].kind == Value::Int || a.frame[arg].kind == Value::Unknown))
-        ready = static_cast<Cycle>(a.frame[arg].readyAt);
+    for (uint32_t m = in.scalarArgs; m; m &= m - 1) // the scalars it reads (Instr::scalarArgs)
+      if (const Value &v = a.frame[in.args[std::countr_zero(m)]];
+          v.readyAt > static_cast<int64_t>(ready) && (v.kind == Value::Int || v.kind == Value::Unknown))
+        ready = static_cast<Cycle>(v.readyAt);
     if (ready > a.time) {
       span(a, in, a.time, ready, /*operandWait=*/true);
       a.time = ready;

@@ -46,6 +46,7 @@ llvm::Error Lowerer::lowerKernel(Operation *func) {
   entrySyncAfter = entryClusterSync(func);
   p.entryBlock = lowerRegion(body);
   splitWaveGroups(body);
+  markScalarArgs();
   if (!error.empty() && unsupported)
     return llvm::make_error<UnsupportedError>(error);
   if (!error.empty())
@@ -115,6 +116,20 @@ int32_t Lowerer::lowerBlock(mlir::Block &block) {
   return index;
 }
 
+
+void Lowerer::markScalarArgs() {
+  for (Block &block : p.blocks)
+    for (Instr &in : block.instrs) {
+      bool noInstr = in.op == Op::Cast && (in.sub == 1 || in.sub == 2);
+      size_t used = in.op == Op::Yield || in.op == Op::WarpSpecialize || in.op == Op::While || noInstr ? 0
+                    : in.op == Op::For                                                     ? 3 // lb, ub, step
+                    : in.op == Op::Condition                                               ? 1 // the predicate
+                                                                                           : in.args.size();
+      for (size_t i = 0; i < std::min<size_t>({used, in.args.size(), 32}); ++i)
+        if (int32_t arg = in.args[i]; arg >= 0 && static_cast<size_t>(arg) < scalarSlots.size() && scalarSlots[arg])
+          in.scalarArgs |= uint32_t(1) << i;
+    }
+}
 
 int32_t Lowerer::lowerRegion(Region &region) {
   if (region.empty())

@@ -133,6 +133,11 @@ struct Instr {
   /// wgmma.mma_async instructions (8-256), whose issue cost grows with it (units/TensorPipe.h wgmmaIssueCycles).
   int16_t sub = 0;
   uint8_t bits = 64;         ///< width of a scalar result (1, 8, 16, 32, 64)
+  /// Bit i: args[i] is a scalar the op reads, so the op waits for its register (Engine::awaitScalars). Not the values
+  /// an op only passes on (a yield's, a loop's initial values, a while's, a condition's forwarded values, captures,
+  /// a zero extension or truncation: no instruction). Set by the lowering (Lowerer::markScalarArgs) for the first 32
+  /// operands; no op the simulator executes reads a scalar past them.
+  uint32_t scalarArgs = 0;
   int32_t loc = -1;          ///< index into Program::locs
   int32_t result = -1;       ///< first result slot
   int32_t numResults = 0;    ///< results occupy slots result .. result + numResults - 1

@@ -41,12 +41,24 @@ public:
   llvm::DenseMap<Attribute, int32_t> locIndex;
   llvm::DenseMap<const Operation *, int32_t> allocOf; ///< a ttg.local_alloc / ttng.tmem_alloc -> its Program::allocs index
 
+  /// Per slot: whether it may hold a scalar with a ready cycle (Value::readyAt): any value but a tensor, a memdesc
+  /// or a tensor descriptor (markScalarArgs). Slots made without an MLIR value (constSlot) hold constants.
+  std::vector<bool> scalarSlots;
+
   int32_t slot(mlir::Value value) {
     auto [it, inserted] = slots.try_emplace(value, p.numSlots);
-    if (inserted)
+    if (inserted) {
       ++p.numSlots;
+      mlir::Type type = value.getType();
+      if (scalarSlots.size() < static_cast<size_t>(p.numSlots))
+        scalarSlots.resize(p.numSlots);
+      scalarSlots[it->second] =
+          !isa<mlir::RankedTensorType>(type) && !isa<ir::MemDescType>(type) && !isa<ir::TensorDescType>(type);
+    }
     return it->second;
   }
+  /// Sets each instruction's Instr::scalarArgs from scalarSlots once the kernel is lowered (Lowering.cpp).
+  void markScalarArgs();
 
   int32_t loc(Location location) {
     auto [it, inserted] = locIndex.try_emplace(location, static_cast<int32_t>(p.locs.size()));
