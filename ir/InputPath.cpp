@@ -11,15 +11,20 @@
 
 namespace tlxsim::ir {
 
-/// The .ttgir files directly in folder `path`, sorted.
-static std::vector<std::string> ttgirFilesIn(llvm::StringRef path) {
+/// The entries of folder `path` that `keep` accepts, sorted.
+template <typename Keep> static std::vector<std::string> entriesIn(llvm::StringRef path, Keep keep) {
   std::vector<std::string> found;
   std::error_code ec;
   for (llvm::sys::fs::directory_iterator it(path, ec), end; it != end && !ec; it.increment(ec))
-    if (llvm::sys::path::extension(it->path()) == ".ttgir")
+    if (keep(it->path()))
       found.push_back(it->path());
   std::sort(found.begin(), found.end());
   return found;
+}
+
+/// The .ttgir files directly in folder `path`, sorted.
+static std::vector<std::string> ttgirFilesIn(llvm::StringRef path) {
+  return entriesIn(path, [](llvm::StringRef p) { return llvm::sys::path::extension(p) == ".ttgir"; });
 }
 
 std::string resolveTTGIRPath(llvm::StringRef path, llvm::raw_ostream &diag) {
@@ -29,18 +34,18 @@ std::string resolveTTGIRPath(llvm::StringRef path, llvm::raw_ostream &diag) {
   if (found.size() == 1)
     return found.front();
   if (found.empty()) {
-    // A folder of capture folders (run_script's or capture's --out): the one capture in it, or their names.
+    // A folder of capture folders (run_script's or capture's --out): the .ttgir of the one capture in it, or the
+    // captures' names.
     std::vector<std::string> captures;
-    std::error_code ec;
-    for (llvm::sys::fs::directory_iterator it(path, ec), end; it != end && !ec; it.increment(ec))
-      if (llvm::sys::fs::is_directory(it->path()) && ttgirFilesIn(it->path()).size() == 1)
-        captures.push_back(it->path());
-    std::sort(captures.begin(), captures.end());
+    for (const std::string &sub : entriesIn(path, [](llvm::StringRef p) { return llvm::sys::fs::is_directory(p); }))
+      if (std::vector<std::string> inside = ttgirFilesIn(sub); inside.size() == 1)
+        captures.push_back(inside.front());
     if (captures.size() == 1)
-      return ttgirFilesIn(captures.front()).front();
+      return captures.front();
     if (!captures.empty()) {
       diag << path << ": error: this folder holds " << captures.size()
-           << " capture folders, not a .ttgir file; name one of them, e.g. " << captures.front() << "\n";
+           << " capture folders, not a .ttgir file; name one of them, e.g. "
+           << llvm::sys::path::parent_path(captures.front()) << "\n";
       return {};
     }
   }

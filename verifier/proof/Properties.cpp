@@ -33,6 +33,14 @@ void Encoder::learnReleases(const std::vector<Event> &events) {
   }
 }
 
+/// Whether the per-slot flag that `idx` selects is set: the OR over slots s of (idx == s && flags[s]).
+static z3::expr selectedFlag(z3::context &c, const std::vector<z3::expr> &flags, const z3::expr &idx) {
+  z3::expr_vector any(c);
+  for (size_t s = 0; s < flags.size(); ++s)
+    any.push_back(idx == static_cast<int>(s) && flags[s]);
+  return z3::mk_or(any);
+}
+
 bool Encoder::writersWaitOn(const Group &buf, const Group &rel) const {
   for (int w : buf.tmaWriters)
     if (rel.waiters.count(w))
@@ -77,10 +85,7 @@ void Encoder::apply(Ghost &g, const std::vector<Event> &events, std::vector<Viol
     auto it = g.inflight.find({part, group});
     if (it == g.inflight.end())
       return std::nullopt;
-    z3::expr_vector any(c);
-    for (size_t s = 0; s < it->second.size(); ++s)
-      any.push_back(idx == static_cast<int>(s) && it->second[s]);
-    return z3::mk_or(any);
+    return selectedFlag(c, it->second, idx);
   };
   for (const Event &e : events) {
     if (recordSlots && e.group >= 0 && !e.peer && e.k != Event::Alloc && e.k != Event::Named)
@@ -194,21 +199,13 @@ void Encoder::apply(Ghost &g, const std::vector<Event> &events, std::vector<Viol
           // hold this one from an earlier wait either.
           z3::expr w = waited(e.part, f);
           z3::expr bad = e.guard && w != -1 && w != e.idx;
-          if (auto h = g.held.find({e.part, e.group}); h != g.held.end()) {
-            z3::expr_vector holds(c);
-            for (size_t s = 0; s < h->second.size(); ++s)
-              holds.push_back(e.idx == static_cast<int>(s) && h->second[s]);
-            bad = bad && !z3::mk_or(holds);
-          }
+          if (auto h = g.held.find({e.part, e.group}); h != g.held.end())
+            bad = bad && !selectedFlag(c, h->second, e.idx);
           viol.push_back({StageOwnership, e.group, bad, e.op, e.part});
         }
       // A read of a stage the reader released by its own arrive and has not waited for since.
-      if (auto rel = g.released.find({e.part, e.group}); rel != g.released.end()) {
-        z3::expr_vector gone(c);
-        for (size_t s = 0; s < rel->second.size(); ++s)
-          gone.push_back(e.idx == static_cast<int>(s) && rel->second[s]);
-        viol.push_back({StageOwnership, e.group, e.guard && z3::mk_or(gone), e.op, e.part});
-      }
+      if (auto rel = g.released.find({e.part, e.group}); rel != g.released.end())
+        viol.push_back({StageOwnership, e.group, e.guard && selectedFlag(c, rel->second, e.idx), e.op, e.part});
       continue;
     }
     if (e.k == Event::Tma && e.dgroup >= 0 && !e.peer) {
