@@ -33,6 +33,7 @@ void PhaseChecker::reportLap(const BarrierEvent &arrival, int64_t phase, const S
                           " completing: the arriving side laps its waiters (PTX ISA 9.1 9.7.13.15.4)");
   if (!f)
     return;
+  noteArrivalCount(*f, arrival, phase, state);
   // A fresh pass on a barrier whose phases TMA bytes complete (an expect among its arrivals) let its waiter read
   // a stage before any fill: the likely bug. (A producer's fresh pass on an empty barrier is the protocol's start.)
   bool txFilled = std::any_of(state.arrivals.begin(), state.arrivals.end(),
@@ -66,12 +67,37 @@ void PhaseChecker::reportLap(const BarrierEvent &arrival, int64_t phase, const S
   }
 }
 
+void PhaseChecker::noteArrivalCount(Finding &f, const BarrierEvent &arrival, int64_t phase, const State &state) {
+  if (!state.init || arrival.action != BarrierAction::Arrive)
+    return;
+  std::vector<int32_t> arrivers = {arrival.agent}; // distinct agents arriving at this site in the phases before
+  for (const BarrierEvent &a : state.arrivals)
+    if (a.loc == arrival.loc && a.action == BarrierAction::Arrive && arrivalPhase(a) >= phase - 2 &&
+        std::find(arrivers.begin(), arrivers.end(), a.agent) == arrivers.end())
+      arrivers.push_back(a.agent);
+  std::sort(arrivers.begin(), arrivers.end());
+  int64_t count = state.init->expected;
+  if (static_cast<int64_t>(arrivers.size()) * arrival.amount <= count)
+    return;
+  std::string names;
+  for (int32_t agent : arrivers)
+    names += std::string(names.empty() ? "" : ", ") + "'" + partition(agent) + "'";
+  std::string name = program_.barrierName(arrival.barrier.alloc, arrival.barrier.index);
+  f.notes.insert(f.notes.begin(),
+                 {loc(state.init->loc),
+                  name + " is initialized here with arrival count " + std::to_string(count) + ", but " +
+                      std::to_string(arrivers.size()) + " partitions (" + names + ") arrive on it at the lapping "
+                      "arrive's line, so a phase completes before all of them arrived; if each phase should wait "
+                      "for all of them, its arrival count is " + std::to_string(arrivers.size() * arrival.amount)});
+}
+
 void PhaseChecker::onBarrier(const BarrierEvent &e) {
   if (e.status != BarrierStatus::Ok)
     return; // lifecycle and count errors are the protocol checker's
   switch (e.action) {
   case BarrierAction::Init:
     states_[e.barrier] = State{};
+    states_[e.barrier].init = e;
     break;
   case BarrierAction::Arrive:
   case BarrierAction::ExpectArrive:

@@ -57,6 +57,7 @@ private:
     /// mbarrier.try_wait.parity): it observed no phase. A lap over it is often that wait's parity being one phase
     /// off (a consumer waiting `phase ^ 1` on a full barrier), so the lap's finding names it first.
     std::optional<sim::BarrierEvent> freshPass;
+    std::optional<sim::BarrierEvent> init; ///< the barrier's init (its arrival count), for a lap's first note
     void addWaiter(int32_t agent) {
       if (waiter < 0)
         waiter = agent;
@@ -68,6 +69,9 @@ private:
   /// Adds the finding; returns it (null when one of the class was already reported at that location).
   Finding *report(const char *cls, const sim::BarrierEvent &e, const std::string &message);
   void reportLap(const sim::BarrierEvent &arrival, int64_t phase, const State &state);
+  /// A lap's root-cause note when more agents arrive at the lapping arrive's site than the init's arrival count
+  /// (replicated consumers each releasing a stage counted for one): names the init, the count and the arrivers.
+  void noteArrivalCount(Finding &f, const sim::BarrierEvent &arrival, int64_t phase, const State &state);
   void onArrive(const sim::BarrierEvent &e);
   void onWait(const sim::BarrierEvent &e);
 

@@ -407,6 +407,17 @@ void RaceChecker::report(const char *cls, const AccessEvent &now, const Epoch &n
               : "partition '" + partition(nowEpoch.agent) + "' synchronized with partition '" +
                     partition(before.agent) + "' through this release, which does not wait for " + describe(before) +
                     " to complete");
+  } else if (std::string(cls) == "race-war" && before.agent != nowEpoch.agent && seen < before.issuerClock) {
+    // The writer's newest synchronization with the reader is a release the reader made before the read: a buffer
+    // handed back ahead of its reads (an arrive before `async_dot` or its wait). An agent's clock advances at each
+    // of its releases, so the release the writer acquired last is the one keyed by the reader's clock it knows.
+    if (auto it = releaseLoc_.find({before.agent, seen}); it != releaseLoc_.end())
+      f.notes.emplace_back(loc(it->second),
+                           "partition '" + partition(nowEpoch.agent) + "' synchronized with partition '" +
+                               partition(before.agent) + "' last through this release, made before " +
+                               describe(before) +
+                               " was issued: it hands the buffer back before that read; a release belongs after the "
+                               "reads it covers (for an async read, after the wait that retires it)");
   }
   findings_.push_back(std::move(f));
 }
