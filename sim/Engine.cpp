@@ -94,6 +94,7 @@ void Engine::Impl::finishAgent(Agent &agent) {
     if (--main.liveWorkers == 0 && main.state == Agent::Joining) {
       main.state = Agent::Ready;
       main.time = std::max(main.time, agent.time);
+      main.work.joinWait += main.time - main.joinReached;
       emit<EvJoin>([&](Listener &l) { l.onJoin(main.info.id, main.time); });
       push(main.time, Event::RunAgent, main.info.id);
     }

@@ -111,6 +111,7 @@ struct Agent {
   int32_t liveWorkers = 0;
   int32_t mainAgent = -1; ///< for workers: the agent running the default partition
   int32_t joinLoc = -1;   ///< the warp_specialize an agent waits to join
+  Cycle joinReached = 0;  ///< when it reached that join (its wait there is AgentWork::joinWait)
   /// amdg.read_barrier_phase: the last phase this agent read of each barrier (cta, alloc, index)
   std::map<std::tuple<int64_t, int32_t, int64_t>, int64_t> phasesRead;
   int64_t lastTc05Op = -1; ///< the agent's latest tcgen05 op (they complete in issue order)

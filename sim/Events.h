@@ -182,6 +182,9 @@ struct AsyncEvent {
 struct AgentWork {
   std::array<Cycle, kNumOps> cycles{}, operandWait{};
   Cycle tensorQueueBlocked = 0;
+  /// Cycles the agent running a warp_specialize's default partition waited at its join for the workers to end
+  /// (ttg.warp_specialize's implicit end-of-region barrier): neither its ops' time nor an mbarrier wait.
+  Cycle joinWait = 0;
   std::array<uint32_t, kNumOps> spans{};
   std::vector<Cycle> barrierWait;
   std::vector<uint32_t> barrierResumes;

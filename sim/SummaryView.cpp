@@ -143,6 +143,7 @@ void SummaryView::onAgentEnd(int32_t agent, Cycle t) {
 void SummaryView::onAgentWork(int32_t agent, const AgentWork &w) {
   PartitionStats &s = stats(agent);
   s.tensorQueueBlocked += static_cast<double>(w.tensorQueueBlocked);
+  s.join += static_cast<double>(w.joinWait);
   // Proton's window: the agent's start to its last record, or, where its warps' circular segments overflowed, the
   // stretch their newest entries cover (runner/ProtonTrace.cpp partitionSummary).
   std::vector<Cycle> kept;
@@ -441,6 +442,8 @@ llvm::json::Object SummaryView::toJson(const SimResult &r) const {
                             {"busy_frac", std::min(1.0, s.busy / life)},
                             {"wait_frac", std::min(1.0, s.wait / life)},
                             {"waits", std::move(waits)}};
+    if (s.join > 0)
+      part["join_frac"] = std::min(1.0, s.join / life);
     if (!program_.protonScopes.empty()) { // an instrumented capture: the time in its scopes, as Proton measures it
       double inScopes = 0, window = s.protonWindow > 0 ? s.protonWindow : life;
       llvm::json::Object byScope; // per scope name, as Proton's summary `partitions.<name>.scopes`
@@ -525,6 +528,8 @@ void SummaryView::print(const SimResult &r, llvm::raw_ostream &os) const {
     for (const auto &[what, span] : waitsOf(s))
       if (100 * span / life >= 0.05) // what would print as 0.0 % says nothing (the JSON keeps every wait)
         os << "  [" << what << " " << llvm::format("%.1f%%", 100 * span / life) << "]";
+    if (100 * s.join / life >= 0.05) // the rest of its life: at the join, for the other partitions to end
+      os << "  join " << llvm::format("%.1f%%", 100 * s.join / life);
     os << "\n";
   }
   os << "\nUnit utilization:\n";

@@ -37,6 +37,9 @@ private:
     double lifetime = 0, busy = 0, wait = 0;
     /// The part of `busy` its warps were held at wgmma issue by a full tensor-pipe queue (AgentWork).
     double tensorQueueBlocked = 0;
+    /// Cycles its agents waited at the warp_specialize join for the other partitions to end (AgentWork::joinWait):
+    /// the part of the lifetime that is neither busy nor an mbarrier / operand wait.
+    double join = 0;
     /// Cycles its warps spent inside each Proton scope (index: Program::protonScopes; AgentWork::protonScope, or the
     /// kept entries' scopes, summed over its agents): what Proton's decoder reports as the partition's wait time
     /// when every scope marks a wait (--proton-waits, pl.enter_scope around waits); `proton_scopes` and their sum

@@ -79,6 +79,7 @@ Step Engine::Impl::yield(Agent &a, const Instr &in) {
     exitRegion(a, values);
     if (a.liveWorkers > 0) {
       a.state = Agent::Joining;
+      a.joinReached = a.time;
       return Step::Suspend;
     }
     emit<EvJoin>([&](Listener &l) { l.onJoin(a.info.id, a.time); });
