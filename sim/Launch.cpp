@@ -97,6 +97,7 @@ llvm::Error Launch::loadJsonObject(const llvm::json::Object &spec, llvm::StringR
   for (llvm::StringRef key : {"args", "descs"})
     if (const llvm::json::Value *value = root->get(key); value && !value->getAsObject())
       return bad("\"" + key.str() + "\" must be an object keyed by the kernel's Python argument names");
+  domainUnstated = !root->get("preconditions") && !root->get("module");
   if (const llvm::json::Value *value = root->get("preconditions")) {
     const llvm::json::Array *list = value->getAsArray();
     if (!list)

@@ -38,6 +38,12 @@ struct Launch {
   /// The launch spec's `preconditions` ("K>=1", ...): constraints the kernel's host code guarantees, which the prover
   /// assumes (tools/ProofReport.cpp startProofs); checked to be strings here, parsed there.
   std::vector<std::string> preconditions;
+  /// The launch spec says nothing of its domain: neither `preconditions` nor the kernel `module` whose PRECONDITIONS
+  /// capture writes (kernels/README.md; a module without them states that every launch value is valid). A
+  /// run_script / capture_launch capture of a user's script: its host code, which may never launch a zero size (an
+  /// empty grid), is not known. The prover's counterexamples that leave the launch's signs are then warnings
+  /// (tools/ProofReport.cpp outsideLaunch). False for a launch given by flags alone.
+  bool domainUnstated = false;
 
   /// `--grid X[,Y[,Z]]`, within CUDA's grid limits (x < 2^31, y and z < 2^16; CUDA C++
   /// Programming Guide section 20.2).

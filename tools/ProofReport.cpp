@@ -174,6 +174,22 @@ std::string replay(const verifier::proof::ProofResult &r, bool writeTrace, bool 
   return out;
 }
 
+/// ProofOutcome::outsideLaunch for counterexample `r`: empty when the proofs had an assumption (a stated domain).
+std::vector<std::string> outsideLaunch(const verifier::proof::ProofResult &r, const ProofOutcome &outcome) {
+  std::vector<std::string> out;
+  if (!outcome.domainUnstated || !outcome.assumptions.empty())
+    return out;
+  for (auto &[name, value] : r.params) {
+    StringRef n(name);
+    if (n.starts_with("program_id_") || n.starts_with("num_programs_") || n == "cluster_rank" || n.contains('#'))
+      continue;
+    auto it = outcome.launchValues.find(name);
+    if (it != outcome.launchValues.end() && it->second >= 1 && value <= 0)
+      out.push_back(formatv("{0}={1} (the checked launch: {2})", name, value, it->second).str());
+  }
+  return out;
+}
+
 } // namespace
 
 PendingProofs startProofs(mlir::ModuleOp module, const sim::Launch &launch) {
@@ -223,6 +239,8 @@ PendingProofs startProofs(mlir::ModuleOp module, const sim::Launch &launch) {
   // The launch check simulates (prepareSimulation's, flags over the launch file): counterexamples keep its values
   // where they can.
   options.launch = namedLaunchValues(launch);
+  out.launchValues = options.launch;
+  out.domainUnstated = launch.domainUnstated;
   out.ran = true;
   // The prover reads the module only (MLIR's uniquing is thread-safe) and owns its Z3 context; its limits are Z3
   // resource units, so running it next to the simulation changes no verdict.
@@ -267,6 +285,10 @@ ProofOutcome finishProofs(PendingProofs &pending, bool traceCounterexample) {
       out.replays.push_back(
           replay(r, traceCounterexample && traceOutRequested() && !out.counterexampleTraced, reproduced));
       out.reproduced.push_back(reproduced);
+      out.outsideLaunch.push_back(outsideLaunch(r, out));
+      out.replayReproduces.push_back(reproduced);
+      reproduced = reproduced && out.outsideLaunch.back().empty();
+      out.reproduced.back() = reproduced;
       out.counterexample |= reproduced;
       out.counterexampleTraced = true;
     }
@@ -293,7 +315,20 @@ void printProofs(const ProofOutcome &outcome, raw_ostream &os, bool simulationFo
       os << head << "warning: proof: " << what << ": timeout (" << r.witness << ")\n";
     else {
       bool confirmed = replay < outcome.reproduced.size() && outcome.reproduced[replay];
-      if (confirmed)
+      const std::vector<std::string> *outside =
+          replay < outcome.outsideLaunch.size() && !outcome.outsideLaunch[replay].empty() ? &outcome.outsideLaunch[replay]
+                                                                                        : nullptr;
+      std::string assume;
+      if (outside)
+        for (const std::string &o : *outside)
+          assume += (assume.empty() ? "--assume '" : " --assume '") + o.substr(0, o.find('=')) + ">=1'";
+      if (outside)
+        os << head << "warning: proof: " << what << ": counterexample outside the checked launch: "
+           << llvm::join(*outside, ", ")
+           << ", and the launch file states no domain (no \"preconditions\", no kernel module): if the host never launches it, say so ("
+           << assume << ", or launch.json \"preconditions\"); if it does, this is a bug at that launch: "
+           << r.witness << "\n";
+      else if (confirmed)
         os << head << "error: proof: " << what << ": counterexample: " << r.witness << "\n";
       else
         os << head << "warning: proof: " << what << ": unconfirmed counterexample (its replay does not reproduce "
@@ -378,6 +413,11 @@ json::Array proofsJson(const ProofOutcome &outcome) {
       w["step"] = r.step;
       w["iteration"] = r.iteration;
       w["reproduced"] = !unconfirmed;
+      if (replay < outcome.outsideLaunch.size() && !outcome.outsideLaunch[replay].empty()) {
+        // a warning (verdict unconfirmed): the launch is outside the checked one's domain, which nothing states
+        w["outside_launch"] = json::Array(outcome.outsideLaunch[replay]);
+        w["reproduced"] = bool(outcome.replayReproduces[replay]);
+      }
       if (replay < outcome.replays.size())
         w["replay"] = outcome.replays[replay++];
       o["witness"] = std::move(w);

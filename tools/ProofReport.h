@@ -26,6 +26,17 @@ struct ProofOutcome {
   /// simulation stops on an error of the kernel). One that does not is a limitation of the prover's encoding:
   /// printed as a warning (`unconfirmed`), not an error, and no exit code 1.
   std::vector<bool> reproduced;
+  /// Per counterexample (same order): where it leaves the checked launch's domain while its launch file states none
+  /// (sim::Launch::domainUnstated) and no --assume was given: each size the launch has >= 1 that the counterexample sets <= 0
+  /// ("N_CTX=0 (the checked launch: 4096)"). Whether the host ever launches that is unknown (a run_script capture of
+  /// an edited tutorial: N_CTX = 0 gives an empty grid there), so such a counterexample is a warning that says how to
+  /// state the domain, never an error, even where its replay reproduces it.
+  std::vector<std::vector<std::string>> outsideLaunch;
+  /// Per counterexample: its replay reproduces it (`reproduced` less the launch-domain rule above).
+  std::vector<bool> replayReproduces;
+  /// The checked launch's named values (scalar arguments, grid), as the prover's launch preferences read them.
+  std::map<std::string, int64_t> launchValues;
+  bool domainUnstated = false; ///< sim::Launch::domainUnstated of the checked launch
   bool counterexample = false;          ///< any counterexample is reproduced by its replay (exit code 1)
   bool counterexampleTraced = false;    ///< the first counterexample's replay was considered for --trace-out
   bool badInput = false;                ///< a proof option or assumption is invalid, said on stderr (exit code 2)
