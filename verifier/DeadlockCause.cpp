@@ -7,7 +7,7 @@ namespace tlxsim::verifier {
 using sim::Op;
 
 WaitCause rankWait(const BarrierState &s, int64_t parity, bool everSignalled, bool waitedBefore, bool producer,
-                   int64_t observed, bool observedEvery) {
+                   int64_t observed, bool observedEvery, bool writer) {
   if (s.pending == 0 && s.tx > 0)
     return {3, "phase " + std::to_string(s.phase) + " of " + s.name + " has all its arrivals but still expects " +
                    std::to_string(s.tx) + " tx bytes that no copy will deliver: the expect-tx is larger than the "
@@ -33,10 +33,16 @@ WaitCause rankWait(const BarrierState &s, int64_t parity, bool everSignalled, bo
                    "passes at once only for parity 1 (PTX ISA 9.7.13.15.16: try_wait.parity succeeds for the phase "
                    "before the current one), so its first wait needs the release of a consumer that waits for this "
                    "producer's data"};
+  if (writer && parity == 0 && s.phase == 0 && !everSignalled && !waitedBefore)
+    return {0.5, "this partition writes tensor memory (tcgen05 MMAs) and waits for parity 0 on " + s.name +
+                     ", which has never completed a phase and which nobody has arrived on: a wait on a fresh barrier "
+                     "passes at once only for parity 1 (PTX ISA 9.7.13.15.16), so its first wait for the buffer's "
+                     "release needs a release by the partition that waits for this one's results"};
   return {};
 }
 
-bool issuesCopies(const sim::Program &program, int32_t block) {
+/// Whether the code of `block` (nested regions and a warp_specialize's default region) has an op `pred` accepts.
+template <typename Pred> static bool blockIssues(const sim::Program &program, int32_t block, Pred pred) {
   std::vector<int32_t> work{block};
   std::vector<bool> seen(program.blocks.size());
   while (!work.empty()) {
@@ -46,7 +52,7 @@ bool issuesCopies(const sim::Program &program, int32_t block) {
       continue;
     seen[b] = true;
     for (const sim::Instr &in : program.blocks[b].instrs) {
-      if (in.op == Op::TmaLoad || in.op == Op::AsyncCopy || in.op == Op::BarrierExpect)
+      if (pred(in.op))
         return true;
       if (in.op == Op::WarpSpecialize) { // the default region runs on this partition's warps; workers do not
         if (in.imm >= 0 && in.imm < static_cast<int64_t>(program.warpSpecializes.size()))
@@ -58,6 +64,15 @@ bool issuesCopies(const sim::Program &program, int32_t block) {
     }
   }
   return false;
+}
+
+bool issuesCopies(const sim::Program &program, int32_t block) {
+  return blockIssues(program, block,
+                     [](Op op) { return op == Op::TmaLoad || op == Op::AsyncCopy || op == Op::BarrierExpect; });
+}
+
+bool issuesTensorMma(const sim::Program &program, int32_t block) {
+  return blockIssues(program, block, [](Op op) { return op == Op::Tc05Mma; });
 }
 
 } // namespace tlxsim::verifier

@@ -1,6 +1,7 @@
 // Root cause first: which of the waits blocked in a deadlock is the likely cause, and why, in one line. The deadlock
 // checker (DeadlockChecker.cpp) reports that wait as the error and the others, the symptoms, as related waits and
 // notes. The ranking reads only the barrier's state at the stall and what the waiting partition's code does:
+// Ranks (higher leads):
 //   3. the phase has all its arrivals but still expects tx bytes no copy will deliver (an expect-tx larger than the
 //      copies it counts); or, tested after it, the wait skips a phase: its parity needs the current phase p, while
 //      phase p - 1 completed and this partition, whose earlier waits observed phases 0 .. o one by one (o < p - 1),
@@ -11,6 +12,10 @@
 //   1. a partition that issues the copies (a producer) waits for parity 0 on a barrier that has never completed a
 //      phase and that nobody has arrived on, in its first wait on it: the first wait on a fresh barrier passes only
 //      for parity 1 (a later wait for parity 0 there is a symptom: the consumer never released the slot);
+//   0.5 the same fresh parity-0 first wait by a partition that writes tensor memory (issues tcgen05 MMAs into an
+//      accumulator ring: a Blackwell MMA partition's `tmem_empty` wait), on a barrier no copy completes or expects
+//      bytes on (so not its operands' full barrier): below a copying producer's, which it would otherwise displace
+//      when both wait on fresh barriers at the start;
 //   0. none of these: a symptom (e.g. a consumer waiting for data a blocked producer never loads).
 // Ties keep the checker's order (agent order).
 #pragma once
@@ -24,7 +29,7 @@ namespace tlxsim::verifier {
 
 /// The rank (0-3, above) of one blocked mbarrier wait and its one-line reason ("" at rank 0).
 struct WaitCause {
-  int rank = 0;
+  double rank = 0;
   std::string reason;
 };
 
@@ -32,13 +37,18 @@ struct WaitCause {
 /// completed tx bytes on it since its init; `waitedBefore`: the waiting partition completed an earlier wait on it;
 /// `producer`: the waiting partition's code issues copies onto barriers (issuesCopies); `observed`: the newest
 /// phase the waiting partition's completed waits observed (-1: none); `observedEvery`: they observed every phase
-/// from 0 to `observed`, one wait each.
+/// from 0 to `observed`, one wait each; `writer`: it issues tcgen05 MMAs (issuesTensorMma) and the barrier's
+/// allocation has had no expect-tx or copy completion on any of its slots.
 WaitCause rankWait(const BarrierState &s, int64_t parity, bool everSignalled, bool waitedBefore, bool producer,
-                   int64_t observed = -1, bool observedEvery = false);
+                   int64_t observed = -1, bool observedEvery = false, bool writer = false);
 
 /// Whether the code of block `block` of `program` (its nested loop and branch regions, and the default region of a
 /// warp_specialize, not the workers') issues TMA loads, cp.async / direct-to-LDS copies or expect-tx arrives: the
 /// producer side of a pipeline.
 bool issuesCopies(const sim::Program &program, int32_t block);
+
+/// Whether the code of block `block` (as issuesCopies walks it) issues tcgen05 MMAs: it writes a tensor-memory
+/// accumulator, so it waits for the accumulator's release before it starts (a producer of the TMEM ring).
+bool issuesTensorMma(const sim::Program &program, int32_t block);
 
 } // namespace tlxsim::verifier

@@ -48,6 +48,12 @@ void DeadlockChecker::onBarrier(const BarrierEvent &e) {
     h.observed[index] = std::max(h.observed[index], seen);
     return;
   }
+  if (e.action == BarrierAction::ExpectArrive || e.action == BarrierAction::CompleteTx ||
+      (e.action == BarrierAction::Arrive && e.asyncOp >= 0)) {
+    if (dataBarrier_.size() <= static_cast<size_t>(e.barrier.alloc))
+      dataBarrier_.resize(e.barrier.alloc + 1);
+    dataBarrier_[e.barrier.alloc] = true;
+  }
   History &h = history_[e.barrier];
   if (h.ring.size() < historyDepth_) {
     h.ring.push_back(e);
@@ -114,8 +120,9 @@ std::vector<WaitCause> DeadlockChecker::leadWithRootCause(std::vector<const Bloc
     bool waitedBefore = index < h.passers.size() && h.passers.test(index);
     int64_t observed = index < h.observed.size() ? h.observed[index] : -1;
     bool every = index < h.everyPhase.size() && h.everyPhase[index];
+    bool dataBarrier = static_cast<size_t>(b.barrier.alloc) < dataBarrier_.size() && dataBarrier_[b.barrier.alloc];
     causes[i] = rankWait(stateOf(b), b.parity, h.signalers.any(), waitedBefore, issuesCopies(program_, block),
-                         waitedBefore ? observed : -1, every);
+                         waitedBefore ? observed : -1, every, !dataBarrier && issuesTensorMma(program_, block));
   }
   size_t lead = 0;
   for (size_t i = 1; i < waiting.size(); ++i)

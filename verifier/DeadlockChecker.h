@@ -55,6 +55,9 @@ private:
   size_t historyDepth_;
   std::vector<int32_t> liveAgents_; ///< per CTA id
   std::vector<int32_t> agentBlock_; ///< per agent: the block its partition starts in (AgentInfo::rootBlock)
+  /// Per barrier allocation (Program::allocs index): some slot of it, in some CTA, got expect-tx bytes, a copy's
+  /// completion or an async op's arrival (a tcgen05 commit): a barrier data arrives on, not a release barrier.
+  std::vector<bool> dataBarrier_;
   BarrierTable<History> history_;
   std::map<std::pair<int64_t, int64_t>, sim::NamedBarrierEvent> named_; ///< (cta, id) -> last arrival
   std::vector<Finding> findings_;

@@ -37,6 +37,20 @@ TEST_CASE("deadlock cause: a producer waiting parity 0 on a fresh barrier") {
   CHECK(rankWait(BarrierState{"empty[0]", 2, 1, 1, 0}, 0, false, false, true).rank == 0); // completed phases before
 }
 
+TEST_CASE("deadlock cause: a tensor-memory writer waiting parity 0 on a fresh release barrier") {
+  // A Blackwell MMA partition's first wait for the accumulator's release (tmem_empty) with parity 0: the cause,
+  // ranked below a copying producer's fresh parity-0 wait (both wait at the start of a deadlocked kernel).
+  BarrierState tmemEmpty{"tmem_empty[0]", 0, 2, 2, 0};
+  auto c = rankWait(tmemEmpty, 0, false, false, false, -1, false, /*writer=*/true);
+  CHECK(c.rank == 0.5);
+  CHECK(c.reason.find("writes tensor memory") != std::string::npos);
+  CHECK(rankWait(tmemEmpty, 0, false, false, true).rank > c.rank);
+  CHECK(rankWait(tmemEmpty, 1, false, false, false, -1, false, true).rank == 0); // parity 1 passes at once
+  CHECK(rankWait(tmemEmpty, 0, false, true, false, -1, false, true).rank == 0);  // a later lap: a symptom
+  CHECK(rankWait(tmemEmpty, 0, true, false, false, -1, false, true).rank == 0);  // someone arrived
+  CHECK(rankWait(tmemEmpty, 0, false, false, false).rank == 0);                  // not a writer: a symptom
+}
+
 TEST_CASE("deadlock cause: a wait whose parity skips a phase it never observed") {
   // k_fulls[0] in phase 2 (parity 0), no arrival yet; the consumer observed phase 0, phase 1 completed unobserved,
   // and it waits for parity 0, i.e. for phase 2 (TLX hopper_fa_ws_pipelined with the wait's phase variable
