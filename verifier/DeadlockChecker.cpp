@@ -2,6 +2,7 @@
 #include "verifier/DeadlockCause.h"
 
 #include <algorithm>
+#include <set>
 
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/strong_components.hpp>
@@ -123,6 +124,32 @@ std::vector<WaitCause> DeadlockChecker::leadWithRootCause(std::vector<const Bloc
     bool dataBarrier = static_cast<size_t>(b.barrier.alloc) < dataBarrier_.size() && dataBarrier_[b.barrier.alloc];
     causes[i] = rankWait(stateOf(b), b.parity, h.signalers.any(), waitedBefore, issuesCopies(program_, block),
                          waitedBefore ? observed : -1, every, !dataBarrier && issuesTensorMma(program_, block));
+  }
+  // Named barriers waiting on each other: two or more partitions blocked in bar.sync on different ids, each short of
+  // its threads (a consumer's named_barrier_arrive for the other consumer dropped or on the wrong id in a ping-pong).
+  // Above a symptom, below any mbarrier cause (a ping-pong consumer blocked in bar.sync behind a stalled consumer is
+  // one named wait: no cycle).
+  std::vector<size_t> named;
+  std::set<int64_t> ids;
+  for (size_t i = 0; i < waiting.size(); ++i)
+    if (waiting[i]->kind == BlockedAgent::Named)
+      if (auto it = named_.find({cta(waiting[i]->agent), waiting[i]->namedId});
+          it != named_.end() && it->second.arrived < it->second.expected) {
+        named.push_back(i);
+        ids.insert(waiting[i]->namedId);
+      }
+  if (ids.size() >= 2) {
+    const NamedBarrierEvent &e = named_.at({cta(waiting[named[0]]->agent), waiting[named[0]]->namedId});
+    std::string others;
+    for (int64_t id : ids)
+      if (id != e.id)
+        others += (others.empty() ? "" : ", ") + std::to_string(id);
+    causes[named[0]] = {0.25, "named barrier " + std::to_string(e.id) + " got " + std::to_string(e.arrived) +
+                                  " of its " + std::to_string(e.expected) +
+                                  " threads, and the partitions that would complete it wait in bar.sync on named "
+                                  "barrier " + others +
+                                  ": the named barriers wait on each other; a named_barrier_arrive is missing, or "
+                                  "arrives on the wrong id or with the wrong thread count"};
   }
   size_t lead = 0;
   for (size_t i = 1; i < waiting.size(); ++i)
@@ -246,8 +273,14 @@ void DeadlockChecker::onStall(Cycle, const std::vector<BlockedAgent> &blocked) {
     if (members.size() < 2)
       continue;
     std::string cycle;
-    for (size_t i : members)
-      cycle += "'" + partition(waiting[i]->agent) + "' (on " + stateOf(*waiting[i]).name + ") -> ";
+    for (size_t i : members) {
+      const BlockedAgent &b = *waiting[i];
+      std::string on = b.onBarrier                       ? stateOf(b).name
+                       : b.kind == BlockedAgent::Named   ? "named barrier " + std::to_string(b.namedId)
+                       : b.kind == BlockedAgent::Cluster ? "the cluster barrier"
+                                                         : "its workers";
+      cycle += "'" + partition(b.agent) + "' (on " + on + ") -> ";
+    }
     cycle += "'" + partition(waiting[members.front()]->agent) + "'";
     f.notes.emplace_back(f.location, "wait-for cycle: " + cycle);
   }
