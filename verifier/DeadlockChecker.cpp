@@ -55,6 +55,12 @@ void DeadlockChecker::onBarrier(const BarrierEvent &e) {
       dataBarrier_.resize(e.barrier.alloc + 1);
     dataBarrier_[e.barrier.alloc] = true;
   }
+  if ((e.action == BarrierAction::Arrive || e.action == BarrierAction::ExpectArrive) && e.asyncOp < 0 &&
+      e.barrier.cta == 0 && e.agent >= 0) {
+    ArrivalSite &site = arrivalSites_[e.barrier.alloc][e.loc];
+    site.partitions.insert(partition(e.agent));
+    site.slots.insert(e.barrier.index);
+  }
   History &h = history_[e.barrier];
   if (h.ring.size() < historyDepth_) {
     h.ring.push_back(e);
@@ -106,6 +112,32 @@ BarrierState DeadlockChecker::stateOf(const BlockedAgent &b) {
     s.tx = h.back().tx;
   }
   return s;
+}
+
+std::string DeadlockChecker::starvedNote(const BlockedAgent &b, bool initialized) {
+  std::string name = stateOf(b).name;
+  std::string text = "no partition has arrived on " + name +
+                     (initialized ? " since it was initialized" : ", and it was never initialized");
+  if (cta(b.agent) != 0)
+    return text; // the sites are collected in CTA 0
+  auto it = arrivalSites_.find(b.barrier.alloc);
+  std::string array = program_.allocs[b.barrier.alloc].name;
+  if (it == arrivalSites_.end())
+    return text + "; no op arrived on any slot of " + array + " in CTA 0: its release (barrier_arrive) is missing or "
+                  "never reached";
+  std::string sites;
+  for (const auto &[at, site] : it->second) {
+    std::string who, list;
+    for (const std::string &p : site.partitions)
+      who += (who.empty() ? "'" : ", '") + p + "'";
+    for (int64_t s : site.slots)
+      list += (list.empty() ? "" : ", ") + std::to_string(s);
+    sites += (sites.empty() ? "" : "; ") + loc(at).str() + " (partition" + (site.partitions.size() == 1 ? " " : "s ") +
+             who + ", slot" + (site.slots.size() == 1 ? " " : "s ") + list + ")";
+  }
+  return text + "; the arrivals on " + array + " in CTA 0 came from " + sites +
+         ": a release that should reach slot " + std::to_string(b.barrier.index) + " goes to another slot or is not "
+         "reached";
 }
 
 std::vector<WaitCause> DeadlockChecker::leadWithRootCause(std::vector<const BlockedAgent *> &waiting) {
@@ -256,9 +288,7 @@ void DeadlockChecker::onStall(Cycle, const std::vector<BlockedAgent> &blocked) {
     for (size_t k = 0; k < h.size(); ++k)
       initialized |= h.at(k).action == BarrierAction::Init && h.at(k).status == BarrierStatus::Ok;
     if (signalers.none())
-      f.notes.emplace_back(loc(waiting[i]->loc), "no partition has arrived on " + stateOf(*waiting[i]).name +
-                                                     (initialized ? " since it was initialized"
-                                                                  : ", and it was never initialized"));
+      f.notes.emplace_back(loc(waiting[i]->loc), starvedNote(*waiting[i], initialized));
     for (size_t j = 0; j < waiting.size(); ++j)
       if (size_t index = partitionIndex(waiting[j]->agent); index < signalers.size() && signalers.test(index))
         boost::add_edge(i, j, graph);
