@@ -11,6 +11,8 @@
 #include "verifier/RaceChecker.h"
 #include "verifier/TxCountChecker.h"
 
+#include <algorithm>
+
 namespace tlxsim::verifier {
 
 class Verifier {
@@ -39,10 +41,31 @@ public:
     all.insert(all.end(), races_.findings().begin(), races_.findings().end());
     all.insert(all.end(), tx_.findings().begin(), tx_.findings().end());
     all.insert(all.end(), deadlocks_.findings().begin(), deadlocks_.findings().end());
+    mergeArriveCounts(all);
     return all;
   }
 
 private:
+  /// One arrive-count finding per location: the protocol checker's over-arrival and the phase checker's lap are
+  /// often the same arrive seen in two CTAs (a producer lapping a consumer whose first wait passed on a fresh
+  /// barrier); the first keeps its message and takes the other's notes (which name the wait to fix), the other goes.
+  static void mergeArriveCounts(std::vector<Finding> &all) {
+    std::vector<Finding> out;
+    for (Finding &f : all) {
+      auto same = std::find_if(out.begin(), out.end(), [&](const Finding &o) {
+        return f.cls == "arrive-count" && o.cls == f.cls && o.location == f.location;
+      });
+      if (same == out.end()) {
+        out.push_back(std::move(f));
+        continue;
+      }
+      for (auto &note : f.notes)
+        if (std::find(same->notes.begin(), same->notes.end(), note) == same->notes.end())
+          same->notes.push_back(std::move(note));
+    }
+    all = std::move(out);
+  }
+
   DeadlockChecker deadlocks_;
   TxCountChecker tx_;
   ProtocolChecker protocol_;
