@@ -76,19 +76,24 @@ void PhaseChecker::noteArrivalCount(Finding &f, const BarrierEvent &arrival, int
         std::find(arrivers.begin(), arrivers.end(), a.agent) == arrivers.end())
       arrivers.push_back(a.agent);
   std::sort(arrivers.begin(), arrivers.end());
-  int64_t count = state.init->expected;
-  if (static_cast<int64_t>(arrivers.size()) * arrival.amount <= count)
-    return;
+  int64_t count = state.init->expected, perRound = 0;
   std::string names;
-  for (int32_t agent : arrivers)
-    names += std::string(names.empty() ? "" : ", ") + "'" + partition(agent) + "'";
+  for (int32_t agent : arrivers) {
+    auto it = maxBurst_.find({agent, arrival.loc});
+    int64_t n = std::max<int64_t>(arrival.amount, it == maxBurst_.end() ? 0 : it->second);
+    perRound += n;
+    names += std::string(names.empty() ? "" : ", ") + "'" + partition(agent) + "'" +
+             (n > arrival.amount ? " " + std::to_string(n / arrival.amount) + " times between its waits" : "");
+  }
+  if (perRound <= count)
+    return;
   std::string name = program_.barrierName(arrival.barrier.alloc, arrival.barrier.index);
   f.notes.insert(f.notes.begin(),
                  {loc(state.init->loc),
                   name + " is initialized here with arrival count " + std::to_string(count) + ", but " +
-                      std::to_string(arrivers.size()) + " partitions (" + names + ") arrive on it at the lapping "
-                      "arrive's line, so a phase completes before all of them arrived; if each phase should wait "
-                      "for all of them, its arrival count is " + std::to_string(arrivers.size() * arrival.amount)});
+                      std::to_string(perRound) + " arrivals come at the lapping arrive's line per round (" + names +
+                      "), so a phase completes before all of them arrived; if each phase should wait for all of "
+                      "them, its arrival count is " + std::to_string(perRound)});
 }
 
 void PhaseChecker::onBarrier(const BarrierEvent &e) {
@@ -101,10 +106,17 @@ void PhaseChecker::onBarrier(const BarrierEvent &e) {
     break;
   case BarrierAction::Arrive:
   case BarrierAction::ExpectArrive:
+    if (e.action == BarrierAction::Arrive && e.asyncOp < 0) {
+      int64_t &n = burst_[e.agent][e.loc];
+      n += e.amount;
+      int64_t &most = maxBurst_[{e.agent, e.loc}];
+      most = std::max(most, n);
+    }
     onArrive(e);
     break;
   case BarrierAction::WaitPass:
   case BarrierAction::WaitResume:
+    burst_[e.agent].clear();
     onWait(e);
     break;
   default:

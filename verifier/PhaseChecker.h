@@ -24,8 +24,10 @@
 
 #include "llvm/ADT/SmallVector.h"
 
+#include <map>
 #include <optional>
 #include <set>
+#include <unordered_map>
 
 namespace tlxsim::verifier {
 
@@ -76,6 +78,11 @@ private:
   void onWait(const sim::BarrierEvent &e);
 
   BarrierTable<State> states_;
+  /// Per agent: its plain arrivals at each op location since its last wait on any barrier (one round of its code);
+  /// and the most such arrivals seen, per (agent, location): an unrolled loop's arrives on one barrier (per subtile)
+  /// count several times per round (noteArrivalCount).
+  std::unordered_map<int32_t, std::map<int32_t, int64_t>> burst_;
+  std::map<std::pair<int32_t, int32_t>, int64_t> maxBurst_;
   const RaceChecker &clocks_;
   std::set<std::pair<std::string, int32_t>> reported_;
   std::vector<Finding> findings_;
