@@ -7,7 +7,7 @@ namespace tlxsim::verifier {
 using sim::Op;
 
 WaitCause rankWait(const BarrierState &s, int64_t parity, bool everSignalled, bool waitedBefore, bool producer,
-                   int64_t observed, bool observedEvery, bool writer) {
+                   int64_t observed, bool observedEvery, bool writer, bool unobserved) {
   if (s.pending == 0 && s.tx > 0)
     return {3, "phase " + std::to_string(s.phase) + " of " + s.name + " has all its arrivals but still expects " +
                    std::to_string(s.tx) + " tx bytes that no copy will deliver: the expect-tx is larger than the "
@@ -23,6 +23,11 @@ WaitCause rankWait(const BarrierState &s, int64_t parity, bool everSignalled, bo
                    (observed == 0 ? std::string("phase 0") : "phases 0 to " + std::to_string(observed) + " one by one") +
                    ", never observed it: the parity skips a phase, its phase / parity computation is one "
                    "phase ahead of the phase it means (PTX ISA 9.7.13.15.16: a parity names the phase)"};
+  if (!waitedBefore && unobserved && s.phase >= 1 && (parity & 1) == (s.phase & 1))
+    return {3, "this partition's first wait on " + s.name + " is for parity " + std::to_string(parity & 1) +
+                   ", which needs phase " + std::to_string(s.phase) + ", while phase " + std::to_string(s.phase - 1) +
+                   " completed and no partition observed it: its phase / parity starts one phase ahead of the phase "
+                   "it means (PTX ISA 9.7.13.15.16: a parity names the phase)"};
   if (s.pending > 0 && s.pending < s.expected)
     return {2, "phase " + std::to_string(s.phase) + " of " + s.name + " got " + std::to_string(s.expected - s.pending) +
                    " of its " + std::to_string(s.expected) + " arrivals and no partition that can still run will "

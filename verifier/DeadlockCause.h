@@ -6,7 +6,9 @@
 //      copies it counts); or, tested after it, the wait skips a phase: its parity needs the current phase p, while
 //      phase p - 1 completed and this partition, whose earlier waits observed phases 0 .. o one by one (o < p - 1),
 //      never observed it: the phase / parity it computes is one phase ahead of the one it means (not for waiters
-//      that observe phases far apart by design: a counter barrier's, one wait per persistent tile);
+//      that observe phases far apart by design: a counter barrier's, one wait per persistent tile); or a first wait
+//      that needs phase p while phase p - 1 completed and no partition observed it (its data was never consumed:
+//      turn-taking waiters, where another partition observed it, are not);
 //   2. the phase got some of its arrivals but not all, and no partition that can still run will arrive (an arrival
 //      count above the releases made per phase, or a release that is never reached);
 //   1. a partition that issues the copies (a producer) waits for parity 0 on a barrier that has never completed a
@@ -38,9 +40,10 @@ struct WaitCause {
 /// `producer`: the waiting partition's code issues copies onto barriers (issuesCopies); `observed`: the newest
 /// phase the waiting partition's completed waits observed (-1: none); `observedEvery`: they observed every phase
 /// from 0 to `observed`, one wait each; `writer`: it issues tcgen05 MMAs (issuesTensorMma) and the barrier's
-/// allocation has had no expect-tx or copy completion on any of its slots.
+/// allocation has had no expect-tx or copy completion on any of its slots; `unobserved`: no partition's wait observed
+/// phase s.phase - 1 (the phase before the one this wait needs).
 WaitCause rankWait(const BarrierState &s, int64_t parity, bool everSignalled, bool waitedBefore, bool producer,
-                   int64_t observed = -1, bool observedEvery = false, bool writer = false);
+                   int64_t observed = -1, bool observedEvery = false, bool writer = false, bool unobserved = false);
 
 /// Whether the code of block `block` of `program` (its nested loop and branch regions, and the default region of a
 /// warp_specialize, not the workers') issues TMA loads, cp.async / direct-to-LDS copies or expect-tx arrives: the

@@ -154,8 +154,12 @@ std::vector<WaitCause> DeadlockChecker::leadWithRootCause(std::vector<const Bloc
     int64_t observed = index < h.observed.size() ? h.observed[index] : -1;
     bool every = index < h.everyPhase.size() && h.everyPhase[index];
     bool dataBarrier = static_cast<size_t>(b.barrier.alloc) < dataBarrier_.size() && dataBarrier_[b.barrier.alloc];
-    causes[i] = rankWait(stateOf(b), b.parity, h.signalers.any(), waitedBefore, issuesCopies(program_, block),
-                         waitedBefore ? observed : -1, every, !dataBarrier && issuesTensorMma(program_, block));
+    BarrierState state = stateOf(b);
+    bool unobserved = std::none_of(h.observed.begin(), h.observed.end(),
+                                   [&](int64_t seen) { return seen >= state.phase - 1; });
+    causes[i] = rankWait(state, b.parity, h.signalers.any(), waitedBefore, issuesCopies(program_, block),
+                         waitedBefore ? observed : -1, every, !dataBarrier && issuesTensorMma(program_, block),
+                         unobserved);
   }
   // Named barriers waiting on each other: two or more partitions blocked in bar.sync on different ids, each short of
   // its threads (a consumer's named_barrier_arrive for the other consumer dropped or on the wrong id in a ping-pong).

@@ -51,6 +51,16 @@ TEST_CASE("deadlock cause: a tensor-memory writer waiting parity 0 on a fresh re
   CHECK(rankWait(tmemEmpty, 0, false, false, false).rank == 0);                  // not a writer: a symptom
 }
 
+TEST_CASE("deadlock cause: a first wait one phase ahead, the phase before it never observed") {
+  BarrierState full{"v_fulls[0]", 1, 1, 1, 0}; // phase 0 completed (its data landed), phase 1 in progress
+  auto c = rankWait(full, 1, true, false, false, -1, false, false, /*unobserved=*/true);
+  CHECK(c.rank == 3);
+  CHECK(c.reason.find("first wait on v_fulls[0] is for parity 1") != std::string::npos);
+  // Another partition observed phase 0 (turn-taking waiters): this one's first wait for phase 1 is its turn.
+  CHECK(rankWait(full, 1, true, false, false, -1, false, false, false).rank == 0);
+  CHECK(rankWait(full, 0, true, false, false, -1, false, false, true).rank == 0); // parity 0: it means phase 0
+}
+
 TEST_CASE("deadlock cause: a wait whose parity skips a phase it never observed") {
   // k_fulls[0] in phase 2 (parity 0), no arrival yet; the consumer observed phase 0, phase 1 completed unobserved,
   // and it waits for parity 0, i.e. for phase 2 (TLX hopper_fa_ws_pipelined with the wait's phase variable
