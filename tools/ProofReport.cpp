@@ -325,9 +325,9 @@ void printProofs(const ProofOutcome &outcome, raw_ostream &os, bool simulationFo
       if (outside)
         os << head << "warning: proof: " << what << ": counterexample outside the checked launch: "
            << llvm::join(*outside, ", ")
-           << ", and the launch file states no domain (no \"preconditions\", no kernel module): if the host never launches it, say so ("
-           << assume << ", or launch.json \"preconditions\"); if it does, this is a bug at that launch: "
-           << r.witness << "\n";
+           << ", and the launch file states no domain (no \"preconditions\", no kernel module): if the host never "
+           << "launches it, say so (" << assume << ", or launch.json \"preconditions\"); if it does, this is a bug "
+           << "at that launch: " << r.witness << "\n";
       else if (confirmed)
         os << head << "error: proof: " << what << ": counterexample: " << r.witness << "\n";
       else

@@ -217,15 +217,8 @@ private:
   /// in both CTAs of the pair (tcgen05.commit.cta_group::2 .multicast::cluster with mask 3 << even rank, PTX ISA
   /// 9.7.16.12.1). Throws Unsupported for a cluster of an odd number of CTAs.
   void emitPairArrive(OpCtx &x, const Val &bar, const z3::expr &pred);
-  /// Arrivals of one lock-step step on each slot, per (group, waiter), made by partitions other than that waiter:
-  /// a wait's lap test leaves them out (Properties.cpp applySlots), since partitions of one step are not ordered.
-  using StepArrivals = std::map<std::pair<int, int>, std::vector<z3::expr>>;
   /// Applies one barrier event's slot accounting (phase balance, parity, tx-count, slot range).
-  void applySlots(Ghost &g, const Event &e, std::vector<Violation> &viol, StepArrivals &others);
-  /// Whether waiter `part` of group `grp` is judged for laps at its waits: the group's only waiter, waiting in its
-  /// loops, on a barrier of plain arrivals (not TMA bytes or tcgen05 completions, where a wait may legitimately
-  /// observe the latest of several phases).
-  bool lapJudged(const Group &grp, int part) const;
+  void applySlots(Ghost &g, const Event &e, std::vector<Violation> &viol);
   struct StepAcc;
   /// A one-loop partition in a kernel with K loops: one iteration of its loop per tile transition (Part).
   void stepTileOnly(size_t i, const State &s, State &out, const z3::expr &active, StepAcc &acc,

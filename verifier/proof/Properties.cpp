@@ -87,7 +87,6 @@ void Encoder::apply(Ghost &g, const std::vector<Event> &events, std::vector<Viol
       return std::nullopt;
     return selectedFlag(c, it->second, idx);
   };
-  StepArrivals others;
   for (const Event &e : events) {
     if (recordSlots && e.group >= 0 && !e.peer && e.k != Event::Alloc && e.k != Event::Named)
       slotUses.emplace_back(e.op, e.group, e.idx, e.guard);
@@ -227,13 +226,8 @@ void Encoder::apply(Ghost &g, const std::vector<Event> &events, std::vector<Viol
     }
     if (e.k == Event::Wait)
       lastWait.insert_or_assign({e.part, e.group}, z3::ite(e.guard, e.idx, waited(e.part, e.group)));
-    applySlots(g, e, viol, others);
+    applySlots(g, e, viol);
   }
-}
-
-bool Encoder::lapJudged(const Group &grp, int part) const {
-  return grp.waiters.size() == 1 && grp.loopWaiters.count(part) && !grp.asyncSignals && !grp.drainWaiters.count(part) &&
-         !grp.named;
 }
 
 void Encoder::findDrainWaiters() {
@@ -254,7 +248,7 @@ int Encoder::firstJudge(const Group &grp) const {
 // The barrier accounting of one event per slot its index may select: the slot range, a wait's parity against the
 // partition's previous wait on the slot, the phase balance (arrivals and expects add, a wait consumes one phase of
 // `count` arrivals; a first wait on parity 1 targets the initial, complete phase) and the tx-count.
-void Encoder::applySlots(Ghost &g, const Event &e, std::vector<Violation> &viol, StepArrivals &others) {
+void Encoder::applySlots(Ghost &g, const Event &e, std::vector<Violation> &viol) {
   const Group &grp = groups[e.group];
   viol.push_back({SlotRange, e.group, e.guard && (e.idx < 0 || e.idx >= grp.slots), e.op, e.part});
   for (int s = 0; s < grp.slots; ++s) {
@@ -276,17 +270,6 @@ void Encoder::applySlots(Ghost &g, const Event &e, std::vector<Violation> &viol,
       }
       viol.push_back({WaitParity, e.group, hit && has && e.parity == last, e.op, e.part});
       z3::expr first = hit && !has;
-      if (lapJudged(grp, e.part)) {
-        // A lap at the wait: the phases its parity could name have both completed. The arrivals not yet consumed
-        // (B, less the other partitions' arrivals of this step, which may follow the wait) reach two phases past
-        // the one the waiter means (one past the initial phase for a first wait on parity 1): the current phase
-        // then has the waited parity, so the wait blocks for a later phase than the one it means (PTX ISA 9.1
-        // 9.7.13.15.16 mbarrier.try_wait.parity: it tests the current phase and the one before it only).
-        auto it = others.find(key);
-        z3::expr seen = it == others.end() ? B : B - it->second[s];
-        z3::expr limit = z3::ite(!has && e.parity == 1, c.int_val(n), c.int_val(2 * n));
-        viol.push_back({PhaseBalance, e.group, hit && seen >= limit, e.op, e.part});
-      }
       if (auto av = g.avail.find(key); av != g.avail.end())
         av->second[s] = z3::ite(first, B, av->second[s]);
       B = B - z3::ite(hit, c.int_val(n), c.int_val(0)) + z3::ite(first && e.parity == 1, c.int_val(n), c.int_val(0));
@@ -300,14 +283,7 @@ void Encoder::applySlots(Ghost &g, const Event &e, std::vector<Violation> &viol,
       for (auto &[key, B] : g.B) {
         if (key.first != e.group)
           continue;
-        z3::expr add = z3::ite(hit, c.int_val(e.k == Event::Arrive ? e.amount : 1), c.int_val(0));
-        B[s] = B[s] + add;
-        if (key.second != e.part && lapJudged(grp, key.second)) {
-          auto [it, fresh] = others.try_emplace(key);
-          if (fresh)
-            it->second.assign(grp.slots, c.int_val(0));
-          it->second[s] = it->second[s] + add;
-        }
+        B[s] = B[s] + z3::ite(hit, c.int_val(e.k == Event::Arrive ? e.amount : 1), c.int_val(0));
         if (grp.drainWaiters.count(key.second)) // a drain waiter's count, modulo two phases: bounded state
           B[s] = z3::ite(hit, z3::mod(B[s], (int)(2 * n)), B[s]);
       }
