@@ -284,11 +284,10 @@ ProofOutcome finishProofs(PendingProofs &pending, bool traceCounterexample) {
       bool reproduced = false;
       out.replays.push_back(
           replay(r, traceCounterexample && traceOutRequested() && !out.counterexampleTraced, reproduced));
-      out.reproduced.push_back(reproduced);
-      out.outsideLaunch.push_back(outsideLaunch(r, out));
       out.replayReproduces.push_back(reproduced);
-      reproduced = reproduced && out.outsideLaunch.back().empty();
-      out.reproduced.back() = reproduced;
+      out.outsideLaunch.push_back(outsideLaunch(r, out));
+      reproduced = reproduced && out.outsideLaunch.back().empty(); // outside an unstated domain: a warning
+      out.reproduced.push_back(reproduced);
       out.counterexample |= reproduced;
       out.counterexampleTraced = true;
     }
