@@ -98,6 +98,13 @@ llvm::Error Launch::loadJsonObject(const llvm::json::Object &spec, llvm::StringR
     if (const llvm::json::Value *value = root->get(key); value && !value->getAsObject())
       return bad("\"" + key.str() + "\" must be an object keyed by the kernel's Python argument names");
   domainUnstated = !root->get("preconditions") && !root->get("module");
+  if (const llvm::json::Value *value = root->get("kernel")) {
+    auto name = value->getAsString();
+    if (!name)
+      return bad("\"kernel\" must be a string (the kernel's name)");
+    specKernel = name->str();
+    specKernelOrigin = path.str();
+  }
   if (const llvm::json::Value *value = root->get("preconditions")) {
     const llvm::json::Array *list = value->getAsArray();
     if (!list)
@@ -212,6 +219,10 @@ std::vector<std::string> Launch::unusedValueWarnings(const Program &program) con
   };
   warn(specArgOrigin, KernelArg::Scalar, "scalar argument");
   warn(specDescOrigin, KernelArg::Desc, "tensor-descriptor argument");
+  if (!specKernel.empty() && specKernel != program.kernelName)
+    warnings.insert(warnings.begin(), specKernelOrigin + ": warning: the launch spec is for kernel '" + specKernel +
+                                          "', this module's kernel is '" + program.kernelName +
+                                          "': its values are used by argument name");
   return warnings;
 }
 
@@ -346,6 +357,9 @@ llvm::Expected<std::vector<Value>> Launch::bind(const Program &program) const {
       message += (message.empty() ? "" : "; ") + std::string("the launch lacks ");
     for (size_t i = 0; i < missing.size(); ++i)
       message += (i ? "; " : "") + missing[i];
+    if (!specKernel.empty() && specKernel != program.kernelName)
+      message = specKernelOrigin + " is a launch of kernel '" + specKernel + "', not of this module's '" +
+                program.kernelName + "' (another capture's launch.json?): " + message;
     return llvm::createStringError("%s", message.c_str());
   }
   return frame;

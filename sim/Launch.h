@@ -44,6 +44,10 @@ struct Launch {
   /// empty grid), is not known. The prover's counterexamples that leave the launch's signs are then warnings
   /// (tools/ProofReport.cpp outsideLaunch). False for a launch given by flags alone.
   bool domainUnstated = false;
+  /// The launch spec's `kernel` (capture writes the kernel's Python name, the module's `tt.func`) and the file it
+  /// came from, empty when the spec has none: a spec of another kernel (another capture's launch.json) is named as
+  /// such (bind's error, unusedValueWarnings) instead of reading as a list of missing values.
+  std::string specKernel, specKernelOrigin;
 
   /// `--grid X[,Y[,Z]]`, within CUDA's grid limits (x < 2^31, y and z < 2^16; CUDA C++
   /// Programming Guide section 20.2).
