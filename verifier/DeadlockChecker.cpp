@@ -56,8 +56,8 @@ void DeadlockChecker::onBarrier(const BarrierEvent &e) {
     dataBarrier_[e.barrier.alloc] = true;
   }
   if ((e.action == BarrierAction::Arrive || e.action == BarrierAction::ExpectArrive) && e.asyncOp < 0 &&
-      e.barrier.cta == 0 && e.agent >= 0) {
-    ArrivalSite &site = arrivalSites_[e.barrier.alloc][e.loc];
+      e.agent >= 0) {
+    ArrivalSite &site = arrivalSites_[{e.barrier.cta, e.barrier.alloc}][e.loc];
     site.partitions.insert(partition(e.agent));
     site.slots.insert(e.barrier.index);
   }
@@ -118,12 +118,11 @@ std::string DeadlockChecker::starvedNote(const BlockedAgent &b, bool initialized
   std::string name = stateOf(b).name;
   std::string text = "no partition has arrived on " + name +
                      (initialized ? " since it was initialized" : ", and it was never initialized");
-  if (cta(b.agent) != 0)
-    return text; // the sites are collected in CTA 0
-  auto it = arrivalSites_.find(b.barrier.alloc);
+  auto it = arrivalSites_.find({b.barrier.cta, b.barrier.alloc});
   std::string array = program_.allocs[b.barrier.alloc].name;
+  std::string where = " in CTA " + std::to_string(b.barrier.cta);
   if (it == arrivalSites_.end())
-    return text + "; no op arrived on any slot of " + array + " in CTA 0: its release (barrier_arrive) is missing or "
+    return text + "; no op arrived on any slot of " + array + where + ": its release (barrier_arrive) is missing or "
                   "never reached";
   std::string sites;
   for (const auto &[at, site] : it->second) {
@@ -135,7 +134,7 @@ std::string DeadlockChecker::starvedNote(const BlockedAgent &b, bool initialized
     sites += (sites.empty() ? "" : "; ") + loc(at).str() + " (partition" + (site.partitions.size() == 1 ? " " : "s ") +
              who + ", slot" + (site.slots.size() == 1 ? " " : "s ") + list + ")";
   }
-  return text + "; the arrivals on " + array + " in CTA 0 came from " + sites +
+  return text + "; the arrivals on " + array + where + " came from " + sites +
          ": a release that should reach slot " + std::to_string(b.barrier.index) + " goes to another slot or is not "
          "reached";
 }

@@ -58,14 +58,15 @@ private:
   /// Per barrier allocation (Program::allocs index): some slot of it, in some CTA, got expect-tx bytes, a copy's
   /// completion or an async op's arrival (a tcgen05 commit): a barrier data arrives on, not a release barrier.
   std::vector<bool> dataBarrier_;
-  /// Per barrier allocation: the sites (op location, partition name) that arrived on it, with the slots they hit,
-  /// in the CTA reported first (the lowest): a starved slot's note names where its sibling slots' releases come from
-  /// (a release to the wrong slot) or says that no op ever arrived on the allocation (a release never reached).
+  /// Per CTA and barrier allocation: the sites (op location, partition name) that arrived on it, with the slots they
+  /// hit: a starved slot's note names where its sibling slots' releases in the blocked wait's CTA come from (a
+  /// release to the wrong slot) or says that no op ever arrived on the allocation there (a release never reached).
   struct ArrivalSite {
     std::set<std::string> partitions;
     std::set<int64_t> slots;
   };
-  std::map<int32_t, std::map<int32_t, ArrivalSite>> arrivalSites_; ///< alloc -> op location -> who, which slots
+  /// (CTA, alloc) -> op location -> who, which slots
+  std::map<std::pair<int64_t, int32_t>, std::map<int32_t, ArrivalSite>> arrivalSites_;
   /// The note on a starved slot (no arrival since its init) of blocked wait `b`'s barrier: see arrivalSites_.
   std::string starvedNote(const sim::BlockedAgent &b, bool initialized);
   BarrierTable<History> history_;
