@@ -80,6 +80,13 @@ struct Prediction {
   std::string spill;                      ///< spillWarning: non-empty when the binary spills (not in the gate)
 };
 
+/// A record that could not be predicted, and why.
+Prediction failedPrediction(std::string why) {
+  Prediction p;
+  p.error = std::move(why);
+  return p;
+}
+
 Prediction predictRecord(const xcheck::TraceRecord &record) {
   SimulationRequest request;
   request.input = record.ttgir;
@@ -89,18 +96,20 @@ Prediction predictRecord(const xcheck::TraceRecord &record) {
   request.sets.assign(setOpts.begin(), setOpts.end());
   PreparedSimulation prepared;
   if (int code = prepareSimulation(request, prepared))
-    return {0, "", code == kInternal ? "unsupported kernel" : "bad input"};
+    return failedPrediction(code == kInternal ? "unsupported kernel" : "bad input");
   sim::SummaryView summary(*prepared.program, *prepared.model);
   verifier::DeadlockChecker deadlocks(*prepared.program);
   prepared.engine->addListener(&summary);
   prepared.engine->addListener(&deadlocks);
   auto result = prepared.engine->run();
   if (!result)
-    return {0, "", toString(result.takeError())};
+    return failedPrediction(toString(result.takeError()));
   if (!deadlocks.findings().empty())
-    return {0, "", "the simulation deadlocks: " + deadlocks.findings().front().message};
+    return failedPrediction("the simulation deadlocks: " + deadlocks.findings().front().message);
   json::Object out = summary.toJson(*result);
-  Prediction p{out.getNumber("time_us").value_or(0), out.getString("bound").value_or("").str(), "", {}};
+  Prediction p;
+  p.timeUs = out.getNumber("time_us").value_or(0);
+  p.bound = out.getString("bound").value_or("").str();
   p.stackFrameBytes = prepared.stackFrameBytes;
   p.spill = spillWarning(prepared.stackFrameBytes);
   if (const json::Array *parts = out.getArray("partitions"))
