@@ -90,7 +90,8 @@ constexpr uint64_t kReplayInstructions = 100'000'000ull;
 constexpr double kReplaySeconds = 60;
 
 /// Re-runs the simulation at the counterexample's launch; returns a one-line summary and sets `reproduced` when
-/// the simulation reports a finding there or stops on an error of the kernel at that launch.
+/// the simulation reports a finding there (for stage-ownership, one about the counterexample's buffer: mentions)
+/// or stops on an error of the kernel at that launch.
 std::string replay(const verifier::proof::ProofResult &r, bool writeTrace, bool &reproduced) {
   reproduced = false;
   std::vector<std::string> savedArgs(argOpts.begin(), argOpts.end());
@@ -157,13 +158,27 @@ std::string replay(const verifier::proof::ProofResult &r, bool writeTrace, bool 
             });
       } else {
         auto findings = checks.findings();
-        reproduced = !findings.empty();
+        // A stage-ownership counterexample is about one data buffer: only a finding about that buffer reproduces
+        // it, a race on another buffer of a buggy kernel confirms nothing (a new-user trial, 2026-12-05: one on
+        // q_tiles "confirmed" by the replay's race-war on kv_tiles). A barrier's counterexample shows through
+        // its consequences, which may name only the data it guards (a drain wait passed early: race-raw on the
+        // accumulator): any finding.
+        bool oneBuffer = r.property == "stage-ownership";
+        auto same = llvm::find_if(findings, [&](const verifier::Finding &f) {
+          return !oneBuffer || verifier::mentions(f, r.barrier);
+        });
+        reproduced = same != findings.end();
         if (findings.empty())
           out = "replay at" + launch + ": the simulation of this launch reports no finding: not reproduced (an "
                 "imbalance no wait observes at this launch, or a limitation of the prover's encoding; not a finding)";
+        else if (!reproduced)
+          out = "replay at" + launch + ": the simulation's findings there (" + findings.front().cls + ": " +
+                findings.front().message +
+                (findings.size() > 1 ? formatv(" (+{0} more)", findings.size() - 1).str() : "") + ") concern no " +
+                r.barrier + ": not reproduced";
         else
-          out = "replay at" + launch + ": the simulation reproduces it: " + findings.front().cls + ": " +
-                findings.front().message + (findings.size() > 1 ? formatv(" (+{0} more)", findings.size() - 1).str() : "");
+          out = "replay at" + launch + ": the simulation reproduces it: " + same->cls + ": " + same->message +
+                (findings.size() > 1 ? formatv(" (+{0} more)", findings.size() - 1).str() : "");
       }
     }
   }

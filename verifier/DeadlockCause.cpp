@@ -73,7 +73,7 @@ template <typename Pred> static bool blockIssues(const sim::Program &program, in
 
 bool issuesCopies(const sim::Program &program, int32_t block) {
   return blockIssues(program, block,
-                     [](Op op) { return op == Op::TmaLoad || op == Op::AsyncCopy || op == Op::BarrierExpect; });
+                     [](Op op) { return op == Op::TmaLoad || op == Op::AsyncCopy; });
 }
 
 bool issuesTensorMma(const sim::Program &program, int32_t block) {

@@ -46,8 +46,9 @@ WaitCause rankWait(const BarrierState &s, int64_t parity, bool everSignalled, bo
                    int64_t observed = -1, bool observedEvery = false, bool writer = false, bool unobserved = false);
 
 /// Whether the code of block `block` of `program` (its nested loop and branch regions, and the default region of a
-/// warp_specialize, not the workers') issues TMA loads, cp.async / direct-to-LDS copies or expect-tx arrives: the
-/// producer side of a pipeline.
+/// warp_specialize, not the workers') issues TMA loads or cp.async / direct-to-LDS copies: the producer side of a
+/// pipeline. An expect-tx arrive alone is not one: TLX's CLC epilogue expects the try_cancel response's 16 bytes
+/// (a new-user trial, 2026-12-05: it was named the producer of a deadlock the loader's wrong parity caused).
 bool issuesCopies(const sim::Program &program, int32_t block);
 
 /// Whether the code of block `block` (as issuesCopies walks it) issues tcgen05 MMAs: it writes a tensor-memory

@@ -1,5 +1,7 @@
 #include "verifier/Finding.h"
 
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
 namespace tlxsim::verifier {
@@ -42,6 +44,23 @@ llvm::json::Object toJson(const Finding &f) {
   return llvm::json::Object{{"class", f.cls},       {"message", f.message},   {"location", locationJson(f.location)},
                             {"related", std::move(related)}, {"barrier", std::move(barrier)},
                             {"schedule", f.schedule}, {"notes", std::move(notes)}};
+}
+
+bool mentions(const Finding &f, llvm::StringRef name) {
+  name = name.split('#').first;
+  if (name.empty())
+    return true;
+  auto word = [&](llvm::StringRef text) {
+    auto ident = [](char c) { return llvm::isAlnum(c) || c == '_'; };
+    for (size_t at = text.find(name); at != llvm::StringRef::npos; at = text.find(name, at + 1))
+      if ((at == 0 || !ident(text[at - 1])) && (at + name.size() == text.size() || !ident(text[at + name.size()])))
+        return true;
+    return false;
+  };
+  if ((f.barrier && word(f.barrier->name)) || word(f.message))
+    return true;
+  return llvm::any_of(f.notes, [&](const auto &n) { return word(n.second); }) ||
+         llvm::any_of(f.related, [&](const Related &r) { return word(r.message); });
 }
 
 } // namespace tlxsim::verifier

@@ -37,6 +37,11 @@ struct Finding {
   std::vector<std::pair<ir::SourceLoc, std::string>> notes; ///< barrier history and other context
 };
 
+/// Whether `f` is about the allocation `name` (a barrier or data buffer's Python name; the prover marks a second
+/// allocation of one name with a `#N` suffix, which is ignored): its barrier, message, a note or a related access
+/// names it as a whole word (`kv_tiles[2]`, `on q_tiles`; not `q_tiles2`). An empty name matches every finding.
+bool mentions(const Finding &f, llvm::StringRef name);
+
 /// `file:line:col: error: <class>: <message>` then `note:` lines.
 void print(const Finding &finding, llvm::raw_ostream &os);
 llvm::json::Object toJson(const Finding &finding);

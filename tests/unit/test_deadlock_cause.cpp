@@ -1,6 +1,7 @@
 // Root cause first (verifier/DeadlockCause.h): the rank of a blocked mbarrier wait from the barrier's state at the
 // stall, and which partitions issue copies.
 #include "verifier/DeadlockCause.h"
+#include "verifier/Finding.h"
 
 #include <doctest/doctest.h>
 
@@ -103,4 +104,25 @@ TEST_CASE("deadlock cause: producers are the partitions whose code issues copies
   CHECK_FALSE(verifier::issuesCopies(p, 2));
   CHECK_FALSE(verifier::issuesCopies(p, 3)); // the worker's TMA loads are not the default partition's
   CHECK_FALSE(verifier::issuesCopies(p, 7)); // out of range: no code
+}
+
+TEST_CASE("finding mentions: an allocation named as a whole word in the finding, its notes or related accesses") {
+  verifier::Finding race;
+  race.cls = "race-war";
+  race.message = "the TMA load of partition 'partition3' (iteration 1) overwrites kv_tiles[2] while the tcgen05 MMA "
+                 "may still be reading it (CTA 0)";
+  CHECK(verifier::mentions(race, "kv_tiles"));
+  CHECK(verifier::mentions(race, "kv_tiles#3")); // the prover's second allocation of one name
+  CHECK_FALSE(verifier::mentions(race, "q_tiles")); // another buffer: not this finding's
+  CHECK_FALSE(verifier::mentions(race, "tiles"));   // a part of a word
+  CHECK_FALSE(verifier::mentions(race, "kv_tile"));
+  race.notes.push_back({ir::SourceLoc{}, "partition 'default' synchronized through q_tiles' release"});
+  CHECK(verifier::mentions(race, "q_tiles"));
+  verifier::Finding deadlock;
+  deadlock.barrier = BarrierState{"bars_empty_b[0]", 0, 2, 2, 0};
+  CHECK(verifier::mentions(deadlock, "bars_empty_b"));
+  CHECK_FALSE(verifier::mentions(deadlock, "bars_empty"));
+  deadlock.related.push_back({ir::SourceLoc{}, "partition0", -1, "wait", "waits on full_a[4]"});
+  CHECK(verifier::mentions(deadlock, "full_a"));
+  CHECK(verifier::mentions(deadlock, "")); // nothing to match
 }

@@ -159,7 +159,8 @@ public:
   /// A fresh instance of local barrier `e.group` (Event::Alloc): the previous one balanced, its ghost restarted.
   void restart(Ghost &g, const Event &e, std::vector<Violation> &viol);
   /// Learns Group::releases from one step's events: barrier `r` releases data buffer `b` when a partition
-  /// arrives on `r` at an index term equal (after simplification) to one at which it reads `b` in the step. The
+  /// arrives on `r` at an index term equal (after simplification) to one at which it reads `b` in the step, and `b`'s
+  /// writers wait on `r` (writersWaitOn: a barrier they never wait on hands them nothing). The
   /// step must start from an arbitrary state (freshState): from the initial state the indices are numerals and
   /// unrelated rings would pair (TLX's ping-pong attention: `q_tiles[1]` and `k_empties[0]`).
   void learnReleases(const std::vector<Event> &events);
@@ -173,7 +174,8 @@ public:
   bool writersWaitOn(const Group &buf, const Group &rel) const;
   /// Whether barrier `r` may be the one the readers of data buffer `b` hand its stages back with (stage-ownership:
   /// the writer's wait on it must name the stage it overwrites; an in-flight reader must not arrive on it): a
-  /// barrier array of `b`'s stage count, one of `b`'s learned releases when it has any.
+  /// barrier array of `b`'s stage count, one of `b`'s learned releases when it has any, else one `b`'s writers wait
+  /// on.
   bool mayRelease(int r, int b) const;
   /// The tx-per-step lemma at a step boundary (when `when` holds).
   void checkBoundary(const State &s, const z3::expr &when, std::vector<Violation> &viol);

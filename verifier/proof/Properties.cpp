@@ -26,7 +26,8 @@ void Encoder::learnReleases(const std::vector<Event> &events) {
       continue;
     z3::expr slot = e.idx.simplify();
     for (auto &[key, terms] : reads)
-      if (key.first == e.part && groups[key.second].slots == groups[e.group].slots)
+      if (key.first == e.part && groups[key.second].slots == groups[e.group].slots &&
+          writersWaitOn(groups[key.second], groups[e.group]))
         for (const z3::expr &t : terms)
           if (z3::eq(t, slot))
             groups[key.second].releases.insert(e.group);
@@ -55,7 +56,10 @@ bool Encoder::mayRelease(int r, int b) const {
   const Group &rel = groups[r], &buf = groups[b];
   if (rel.data || rel.slots != buf.slots)
     return false;
-  return buf.releases.empty() || buf.releases.count(r) > 0;
+  // A barrier the buffer's writers never wait on hands nothing back to them, whatever its index: a pipelined
+  // loop's peeled MMA reads q_tiles[0] and signals qk_fulls[0] with the same constant index, which made qk_fulls a
+  // "release" of q_tiles (fbtriton's pipelined blackwell_fa_ws_pipelined, a new-user trial, 2026-12-05).
+  return buf.releases.empty() ? writersWaitOn(buf, rel) : buf.releases.count(r) > 0;
 }
 
 void Encoder::apply(Ghost &g, const std::vector<Event> &events, std::vector<Violation> &viol) {
