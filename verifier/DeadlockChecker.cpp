@@ -35,6 +35,7 @@ void DeadlockChecker::onAgentEnd(int32_t agent, Cycle) {
 void DeadlockChecker::onBarrier(const BarrierEvent &e) {
   if (e.action == BarrierAction::WaitPass || e.action == BarrierAction::WaitResume) {
     History &h = history_[e.barrier];
+    h.flipLoc = h.flipAgent = -1; // a wait observed the phases so far
     size_t index = partitionIndex(e.agent);
     if (h.passers.size() <= index)
       h.passers.resize(index + 1);
@@ -62,6 +63,19 @@ void DeadlockChecker::onBarrier(const BarrierEvent &e) {
     site.slots.insert(e.barrier.index);
   }
   History &h = history_[e.barrier];
+  if (e.action == BarrierAction::Arrive || e.action == BarrierAction::ExpectArrive) {
+    h.lastArriveLoc = e.asyncOp < 0 ? e.loc : -1; // a thread's own arrive (not a tcgen05 completion)
+    h.lastArriveAgent = e.agent;
+  } else if (e.action == BarrierAction::CompleteTx) {
+    h.lastArriveLoc = -1;
+  } else if (e.action == BarrierAction::PhaseFlip) {
+    if (h.lastArriveLoc >= 0 && h.lastArriveLoc == h.flipLoc && h.lastArriveAgent != h.flipAgent) {
+      h.overArrivalLoc = h.lastArriveLoc;
+      h.overArrivalAgents = {h.flipAgent, h.lastArriveAgent};
+    }
+    h.flipLoc = h.lastArriveLoc;
+    h.flipAgent = h.lastArriveAgent;
+  }
   if (h.ring.size() < historyDepth_) {
     h.ring.push_back(e);
   } else if (historyDepth_ > 0) { // full: overwrite the oldest
@@ -159,6 +173,28 @@ std::vector<WaitCause> DeadlockChecker::leadWithRootCause(std::vector<const Bloc
     causes[i] = rankWait(state, b.parity, h.signalers.any(), waitedBefore, issuesCopies(program_, block),
                          waitedBefore ? observed : -1, every, !dataBarrier && issuesTensorMma(program_, block),
                          unobserved);
+  }
+  // More arrivals per round than the arrival count: two agents' arrivals at one site completed two phases with no
+  // wait between them (two CTAs' arrivals on the leader's barrier of count 1): the phases run ahead of the waits'
+  // parity, and whichever wait blocks is a symptom. Above every other cause (a TLX 2-CTA GEMM with
+  // alloc_barriers(1, arrive_count=1) read as "starts one phase ahead", a new-user trial of 2026-12-05).
+  for (size_t i = 0; i < waiting.size(); ++i) {
+    const BlockedAgent &b = *waiting[i];
+    if (!b.onBarrier)
+      continue;
+    const History &h = history_[b.barrier];
+    if (h.overArrivalLoc < 0)
+      continue;
+    auto who = [&](int32_t agent) {
+      return "partition '" + partition(agent) + "' of CTA " + std::to_string(cta(agent));
+    };
+    BarrierState state = stateOf(b);
+    causes[i] = {3.5, "two phases of " + state.name + " completed with no wait between them, both by the arrive at " +
+                          loc(h.overArrivalLoc).str() + " (" + who(h.overArrivalAgents.first) + ", then " +
+                          who(h.overArrivalAgents.second) + "): each round brings more arrivals than its arrival " +
+                          "count (" + std::to_string(state.expected) +
+                          "), so its phases run ahead of the parity the waits expect: the arrival count it was initialized "
+                          "with is too low, or an arrive is doubled"};
   }
   // Named barriers waiting on each other: two or more partitions blocked in bar.sync on different ids, each short of
   // its threads (a consumer's named_barrier_arrive for the other consumer dropped or on the wrong id in a ping-pong).

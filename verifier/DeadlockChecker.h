@@ -41,6 +41,12 @@ private:
     std::vector<int64_t> observed;  ///< by partition index: the newest phase its completed waits observed (-1)
     /// by partition index: its completed waits observed phases 0, 1, 2, ... one by one so far (a stride-1 waiter)
     std::vector<bool> everyPhase;
+    /// Over-arrival between waits: the arrive that completed the latest phase (op location, agent; -1 none since
+    /// the last completed wait), and the site whose arrivals by two different agents (CTAs, replicas) completed two
+    /// phases in a row with no wait between them (-1: none seen): more arrivals per round than the arrival count.
+    int32_t flipLoc = -1, flipAgent = -1, lastArriveLoc = -1, lastArriveAgent = -1;
+    int32_t overArrivalLoc = -1;
+    std::pair<int32_t, int32_t> overArrivalAgents{-1, -1};
     size_t size() const { return ring.size(); }
     const sim::BarrierEvent &at(size_t i) const { return ring[(head + i) % ring.size()]; } ///< 0 = oldest
     const sim::BarrierEvent &back() const { return at(ring.size() - 1); }

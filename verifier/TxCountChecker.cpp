@@ -20,6 +20,8 @@ void TxCountChecker::onBarrier(const BarrierEvent &e) {
                   program_.barrierName(e.barrier.alloc, e.barrier.index);
       findings_.push_back(std::move(f));
     }
+    lastExpect_[e.barrier.alloc] = e.amount;
+    expectSites_[e.barrier.alloc].insert(e.loc);
     Phase &p = phases_[e.barrier];
     p.expected += e.amount;
     p.expectLoc = e.loc;
@@ -27,6 +29,8 @@ void TxCountChecker::onBarrier(const BarrierEvent &e) {
     break;
   }
   case BarrierAction::CompleteTx: {
+    if (e.loc >= 0)
+      copySites_[e.barrier.alloc][e.loc] = e.amount;
     Phase &p = phases_[e.barrier];
     p.delivered += e.amount;
     ++p.copies;
@@ -73,6 +77,21 @@ void TxCountChecker::onStall(Cycle, const std::vector<BlockedAgent> &blocked) {
                 (diff > 0 ? std::to_string(diff) + " bytes never arrive"
                           : std::to_string(-diff) + " bytes too many arrive") +
                 ", so the phase never completes";
+    // The per-round picture: one copy of each site against one expect (each site issues one copy per round in the
+    // usual pipeline; said as "per round" only when the sums differ).
+    if (auto sites = copySites_.find(b.barrier.alloc);
+        sites != copySites_.end() && lastExpect_.count(b.barrier.alloc) && expectSites_[b.barrier.alloc].size() == 1) {
+      int64_t round = 0;
+      std::string list;
+      for (const auto &[at, bytes] : sites->second) {
+        round += bytes;
+        list += (list.empty() ? "" : ", ") + std::to_string(bytes) + " bytes from " + loc(at).str();
+      }
+      int64_t expect = lastExpect_.at(b.barrier.alloc);
+      if (round != expect)
+        f.message += "; per round, one copy of each site delivers " + std::to_string(round) + " bytes (" + list +
+                     ") against the " + std::to_string(expect) + " its expect registers";
+    }
     f.barrier = BarrierState{name, p.phase, p.pending, p.arrivals, p.tx};
     f.related.push_back(Related{loc(b.loc), partition(b.agent), b.iterations.empty() ? -1 : b.iterations.back().second,
                                 "wait_barrier",

@@ -7,6 +7,7 @@
 #include "verifier/CheckerBase.h"
 #include "verifier/Finding.h"
 
+#include <map>
 #include <set>
 
 namespace tlxsim::verifier {
@@ -30,6 +31,13 @@ private:
     int64_t phase = 0, pending = 0, arrivals = 0, tx = 0; ///< the barrier's state after the latest event
   };
   BarrierTable<Phase> phases_;
+  /// Per barrier allocation: the bytes one completion of each copy site (op location) delivered on it, and the
+  /// bytes of its latest expect-tx: the per-round picture of a stalled phase (an expect of 16384 against copies of
+  /// 16384 + 16384), which the phase's own sums, spread over the rounds a wrong count shifts, do not show. Said only
+  /// where the allocation has one expect site (K and V each with their own expect on one ring would not pair).
+  std::map<int32_t, std::map<int32_t, int64_t>> copySites_;
+  std::map<int32_t, int64_t> lastExpect_;
+  std::map<int32_t, std::set<int32_t>> expectSites_; ///< per allocation: the expect-tx sites (one: copies pair with it)
   std::set<int32_t> reportedLocs_;
   std::vector<Finding> findings_;
 };
