@@ -202,10 +202,21 @@ def main(argv=None) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     on_gpu = not args.no_gpu and gpu_available()
     target = kmod.parse_target(args.target)
-    if on_gpu:
-        rc, coll = run_gpu(args.script.resolve(), args.args, args.out, args.time)
-    else:
-        rc, coll = run_no_gpu(args.script.resolve(), args.args, target, args.out)
+    try:
+        if on_gpu:
+            rc, coll = run_gpu(args.script.resolve(), args.args, args.out, args.time)
+        else:
+            rc, coll = run_no_gpu(args.script.resolve(), args.args, target, args.out)
+    except ModuleNotFoundError as err:
+        # A script that reaches TLX only at run time (importlib.import_module of a tutorial copy), which the source
+        # scan (capture.module_compiler) cannot see: run it again under fbtriton's venv, once.
+        if not (err.name or "").startswith("triton.language.extra.tlx") or cap.current_compiler() == "fbtriton":
+            raise
+        if os.environ.get("TLX_SIM_CAPTURE_REEXEC"):
+            raise kmod.UsageError(f"{sys.executable} does not have fbtriton (triton.language.extra.tlx)") from err
+        print(f"{args.script}: imports triton.language.extra.tlx at run time: running it again under fbtriton's "
+              "venv (.venv-tlx)", file=sys.stderr, flush=True)
+        cap.reexec_under("fbtriton", list(sys.argv[1:] if argv is None else argv), module="tlx_sim.run_script")
     launches = coll.summary()
     summary = {"schema_version": 1, "script": str(args.script), "argv": args.args, "gpu": on_gpu,
                "target": None if on_gpu else kmod.target_str(target), "launches": launches}
