@@ -86,6 +86,12 @@ int run(bool predict) {
     result.ctasSimulated = fault->ctasSimulated;
   if (!result.occupancyWarning.empty())
     warnings.warnings.push_back(inputFile + ": warning: " + result.occupancyWarning);
+  if (int64_t cluster = program.clusterSize(); request.maxCtas > 0 && cluster > 1 && request.maxCtas % cluster)
+    warnings.warnings.push_back(formatv("{0}: warning: --max-ctas {1} is rounded up to whole clusters of {2} CTAs "
+                                        "(the CTAs of a cluster run together): {3} CTAs simulated",
+                                        inputFile, request.maxCtas, cluster,
+                                        std::min(result.gridCtas, (request.maxCtas + cluster - 1) / cluster * cluster))
+                                    .str());
 
   std::vector<verifier::Finding> findings;
   if (!predict)
