@@ -128,10 +128,12 @@ BarrierState DeadlockChecker::stateOf(const BlockedAgent &b) {
   return s;
 }
 
-std::string DeadlockChecker::starvedNote(const BlockedAgent &b, bool initialized) {
+std::string DeadlockChecker::starvedNote(const BlockedAgent &b, bool initialized, bool withSites) {
   std::string name = stateOf(b).name;
   std::string text = "no partition has arrived on " + name +
                      (initialized ? " since it was initialized" : ", and it was never initialized");
+  if (!withSites)
+    return text;
   auto it = arrivalSites_.find({b.barrier.cta, b.barrier.alloc});
   std::string array = program_.allocs[b.barrier.alloc].name;
   std::string where = " in CTA " + std::to_string(b.barrier.cta);
@@ -326,8 +328,11 @@ void DeadlockChecker::onStall(Cycle, const std::vector<BlockedAgent> &blocked) {
     bool initialized = false;
     for (size_t k = 0; k < h.size(); ++k)
       initialized |= h.at(k).action == BarrierAction::Init && h.at(k).status == BarrierStatus::Ok;
+    // A fresh barrier's parity-0 wait (ranks 1 and 0.5, DeadlockCause.cpp) starves by its own parity: the
+    // releases it waits for come only after it, so the note does not blame a missing or misdirected release.
+    bool ownParity = i < causes.size() && (causes[i].rank == 1 || causes[i].rank == 0.5);
     if (signalers.none())
-      f.notes.emplace_back(loc(waiting[i]->loc), starvedNote(*waiting[i], initialized));
+      f.notes.emplace_back(loc(waiting[i]->loc), starvedNote(*waiting[i], initialized, !ownParity));
     for (size_t j = 0; j < waiting.size(); ++j)
       if (size_t index = partitionIndex(waiting[j]->agent); index < signalers.size() && signalers.test(index))
         boost::add_edge(i, j, graph);

@@ -73,8 +73,9 @@ private:
   };
   /// (CTA, alloc) -> op location -> who, which slots
   std::map<std::pair<int64_t, int32_t>, std::map<int32_t, ArrivalSite>> arrivalSites_;
-  /// The note on a starved slot (no arrival since its init) of blocked wait `b`'s barrier: see arrivalSites_.
-  std::string starvedNote(const sim::BlockedAgent &b, bool initialized);
+  /// The note on a starved slot (no arrival since its init) of blocked wait `b`'s barrier, with where the array's
+  /// arrivals came from when `withSites` (see arrivalSites_).
+  std::string starvedNote(const sim::BlockedAgent &b, bool initialized, bool withSites);
   BarrierTable<History> history_;
   std::map<std::pair<int64_t, int64_t>, sim::NamedBarrierEvent> named_; ///< (cta, id) -> last arrival
   std::vector<Finding> findings_;

@@ -116,6 +116,14 @@ void PhaseChecker::onBarrier(const BarrierEvent &e) {
     break;
   case BarrierAction::WaitPass:
   case BarrierAction::WaitResume:
+  case BarrierAction::WaitBlock:
+    if (State *state = states_.find(e.barrier); state && state->pendingLap) { // a wait after the lap: it may misread
+      BarrierEvent lap = *state->pendingLap;
+      state->pendingLap.reset();
+      reportLap(lap, arrivalPhase(lap), *state);
+    }
+    if (e.action == BarrierAction::WaitBlock)
+      break;
     burst_[e.agent].clear();
     onWait(e);
     break;
@@ -129,7 +137,7 @@ void PhaseChecker::onArrive(const BarrierEvent &e) {
   int64_t phase = arrivalPhase(e);
   // a lap's notes read the two phases before the lapping one, the newest: older arrivals are dropped, except while
   // a lap waits for the first wait's judgement (its notes read the phases before it, older than the newest)
-  if (!state.lap) {
+  if (!state.lap && !state.pendingLap) {
     auto stale = std::find_if(state.arrivals.begin(), state.arrivals.end(),
                               [&](const BarrierEvent &a) { return arrivalPhase(a) >= phase - 2; });
     state.arrivals.erase(state.arrivals.begin(), stale);
@@ -141,10 +149,29 @@ void PhaseChecker::onArrive(const BarrierEvent &e) {
   // laps it too
   if (phase < 1 || !(state.observed < phase - 1 || (state.observed == phase - 1 && state.observedAt > e.cycle)))
     return;
-  if (state.judged)
-    return reportLap(e, phase, state);
+  if (state.judged) {
+    // A waiter woken by phase - 1 that has not yet looked (its wake is announced ahead of its cycle) sees this
+    // phase's parity instead: it misreads now (a hang on hardware if both flips land before its try_wait).
+    if (state.observed == phase - 1)
+      return reportLap(e, phase, state);
+    if (!state.pendingLap) {
+      state.pendingLap = e;
+      pendingLaps_.push_back(e.barrier);
+    }
+    return;
+  }
   if (!state.lap) // no one waits yet: a counter barrier, or a lap the first wait shows
     state.lap = e;
+}
+
+void PhaseChecker::onStall(Cycle, const std::vector<BlockedAgent> &) {
+  for (const BarrierKey &key : pendingLaps_)
+    if (State *state = states_.find(key); state && state->pendingLap) {
+      BarrierEvent lap = *state->pendingLap;
+      state->pendingLap.reset();
+      reportLap(lap, arrivalPhase(lap), *state);
+    }
+  pendingLaps_.clear();
 }
 
 void PhaseChecker::onWait(const BarrierEvent &e) {

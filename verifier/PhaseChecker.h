@@ -14,6 +14,10 @@
 // s - 1 completed, so its parity names one phase on every schedule: the laps are legal. A first wait that does not
 // know it reports them as above. Once a wait has passed on the barrier, laps are reported at once as before: a barrier with a regular waiter that falls two phases behind is lapped (an over-arrive). Limitation: a
 // counter barrier waited once per outer-loop iteration (a persistent tile loop) is judged as a regular one.
+// A lap after the first wait is reported when a later wait on the barrier could misread it, or at a deadlock
+// (State::pendingLap): a
+// ring whose releases run ahead only after the waiter's last wait laps nobody (Gluon attention releasing
+// kv_empty[(s + 1) % S], a new-user trial of 2026-12-05, read as arrive-count).
 // In CTAs whose clocks the race checker does not keep, a first wait is taken to mean what it observes.
 #pragma once
 
@@ -39,6 +43,8 @@ public:
       : CheckerBase(program), states_(program), clocks_(clocks) {}
 
   void onBarrier(const sim::BarrierEvent &e) override;
+  /// A stall (deadlock) reports the laps still pending: a waiter of the lapped barrier may be among the blocked.
+  void onStall(sim::Cycle t, const std::vector<sim::BlockedAgent> &blocked) override;
 
   const std::vector<Finding> &findings() const { return findings_; }
 
@@ -51,6 +57,10 @@ private:
     bool severalWaiters = false; ///< another agent waited on it too
     bool judged = false;         ///< a wait has passed on it since its init (the deferred laps are judged)
     std::optional<sim::BarrierEvent> lap; ///< the first arrival that lapped before any wait (judged by the first)
+    /// A lap after the first wait, reported when a wait on the barrier follows it (then that wait's parity may name
+    /// either phase) or the run stalls: phases nobody waits for again (a release ring's trailing phases after the producer's last
+    /// wait) are harmless, PTX ISA 9.7.13.15: a phase completes whether or not anyone waits.
+    std::optional<sim::BarrierEvent> pendingLap;
     /// The arrivals of the newest three phases (their phase, from arrivalPhase), oldest first: a lap's notes name
     /// those that completed the phase it laps over (an arrive counting twice, a release made too early). At most
     /// kKeptArrivals (the newest) are kept: on a barrier of more arrivals per phase the notes are the newest ones.
@@ -78,6 +88,7 @@ private:
   void onWait(const sim::BarrierEvent &e);
 
   BarrierTable<State> states_;
+  std::vector<sim::BarrierKey> pendingLaps_; ///< barriers that got a State::pendingLap (reported at a stall)
   /// Per agent: its plain arrivals at each op location since its last wait on any barrier (one round of its code);
   /// and the most such arrivals seen, per (agent, location): an unrolled loop's arrives on one barrier (per subtile)
   /// count several times per round (noteArrivalCount).

@@ -67,7 +67,7 @@ void RaceChecker::onBarrier(const BarrierEvent &e) {
   case BarrierAction::Arrive:
   case BarrierAction::ExpectArrive: // release
     if (e.asyncOp >= 0) { // a completed tcgen05 op or commit releases the op's clock
-      bar.pending.join(clockOf(asyncThread(e.asyncOp)));
+      bar.pending.join(asyncClock(e.agent, e.asyncOp));
       break;
     }
     releaseLoc_[{e.agent, clockOf(e.agent).get(e.agent)}] = e.loc;
@@ -181,8 +181,17 @@ void RaceChecker::onAsyncRetired(int32_t agent, int64_t op, Cycle) {
   auto it = clocks_.find(asyncThread(op));
   if (it != clocks_.end()) {
     clockOf(agent).join(it->second);
-    clocks_.erase(it); // nothing else acquires this operation
+    retired_[agent] = {op, std::move(it->second)}; // a later commit may still name it
+    clocks_.erase(it);
   }
+}
+
+const VectorClock &RaceChecker::asyncClock(int32_t agent, int64_t op) {
+  if (auto it = clocks_.find(asyncThread(op)); it != clocks_.end())
+    return it->second;
+  if (auto it = retired_.find(agent); it != retired_.end() && it->second.first == op)
+    return it->second.second;
+  return clockOf(asyncThread(op));
 }
 
 RaceChecker::RaceChecker(const Program &program, int64_t maxCtas)

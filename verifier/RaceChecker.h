@@ -143,6 +143,13 @@ private:
 
   int64_t maxCtas_;
   std::unordered_map<ThreadId, VectorClock> clocks_;
+  /// Per agent: its latest async op that retired into its own clock (a synchronous tcgen05 MMA, the issuer waiting
+  /// for it) and that op's clock. A later tcgen05.commit names that op (Tc05Commit signals the agent's last tcgen05
+  /// op), so its arrive must still release the MMA's accesses (Gluon `tcgen05_mma` without mbarriers, then
+  /// `tcgen05_commit(acc_ready)`: the epilogue's read read as race-raw, a new-user trial of 2026-12-05).
+  std::unordered_map<int32_t, std::pair<int64_t, VectorClock>> retired_;
+  /// The clock an async op's completion releases: its own, or the retired one kept in retired_.
+  const VectorClock &asyncClock(int32_t agent, int64_t op);
   std::unordered_map<int64_t, int32_t> asyncOwner_; ///< async op -> issuing agent (tracked CTAs)
   std::map<int32_t, std::vector<int32_t>> finishedWorkers_; ///< parent agent -> workers that ended
   std::unordered_map<int32_t, int32_t> parentOf_;
