@@ -20,4 +20,11 @@ ir::SourceLoc CheckerBase::loc(int32_t index) const {
   return index >= 0 && index < static_cast<int32_t>(program_.locs.size()) ? program_.locs[index] : ir::SourceLoc{};
 }
 
+std::string CheckerBase::freshPassNote(const sim::BarrierEvent &pass, const std::string &name) const {
+  return "partition '" + partition(pass.agent) + "' waited on " + name + " for parity " +
+         std::to_string(pass.amount & 1) + " at cycle " + std::to_string(pass.cycle) +
+         " and passed at once: on a fresh barrier parity 1 names the phase before its init, so that wait observed no "
+         "phase (if it meant phase 0, its parity is one phase off)";
+}
+
 } // namespace tlxsim::verifier

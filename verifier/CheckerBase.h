@@ -30,6 +30,11 @@ protected:
   int64_t cta(int32_t agent) const { return agentCta_[agent]; }
   /// The Python location of Program::locs[index]; unknown for -1.
   ir::SourceLoc loc(int32_t index) const;
+  /// The note on a wait (`pass`, a WaitPass) that passed at once on the fresh barrier `name` for parity 1: PTX ISA
+  /// mbarrier.try_wait.parity names the phase before its init, so it observed no phase (a consumer's `phase ^ 1`
+  /// on a full barrier: its parity one phase off). Read by the lap (PhaseChecker) and the over-arrival
+  /// (ProtocolChecker) that such a wait causes.
+  std::string freshPassNote(const sim::BarrierEvent &pass, const std::string &name) const;
 
   const sim::Program &program_;
 

@@ -39,12 +39,7 @@ void PhaseChecker::reportLap(const BarrierEvent &arrival, int64_t phase, const S
   bool txFilled = std::any_of(state.arrivals.begin(), state.arrivals.end(),
                               [](const BarrierEvent &a) { return a.action == BarrierAction::ExpectArrive; });
   if (state.freshPass && txFilled && phase <= 1) // the lap over phase 0, the one that wait did not observe
-    f->notes.emplace_back(
-        loc(state.freshPass->loc),
-        "partition '" + partition(state.freshPass->agent) + "' waited on " + name + " for parity " +
-            std::to_string(state.freshPass->amount & 1) + " at cycle " + std::to_string(state.freshPass->cycle) +
-            " and passed at once: on a fresh barrier parity 1 names the phase before its init, so that wait observed "
-            "no phase (if it meant phase 0, its parity is one phase off)");
+    f->notes.emplace_back(loc(state.freshPass->loc), freshPassNote(*state.freshPass, name));
   // The arrivals that made the two phases before it: where an arrive counts more than once (it completes a
   // phase alone, early) or a release comes before its wait, this is the line to read (the lapping arrival itself
   // may be correct)

@@ -6,6 +6,11 @@ namespace tlxsim::verifier {
 using namespace tlxsim::sim;
 
 void ProtocolChecker::onBarrier(const BarrierEvent &e) {
+  if (e.status == BarrierStatus::Ok && e.action == BarrierAction::Init)
+    freshPass_[e.barrier] = FreshPass{};
+  if (e.status == BarrierStatus::Ok && e.action == BarrierAction::WaitPass && e.phase == 0 && (e.amount & 1))
+    if (FreshPass &fresh = freshPass_[e.barrier]; !fresh.seen)
+      fresh = FreshPass{true, e};
   if (e.status == BarrierStatus::Ok || e.status == BarrierStatus::TxOutOfRange) // the hot path; tx is TxCountChecker's
     return;
   const char *cls = nullptr;
@@ -50,6 +55,9 @@ void ProtocolChecker::onBarrier(const BarrierEvent &e) {
   f.location = loc(e.loc);
   f.message = what + " (partition '" + partition(e.agent) + "', CTA " + std::to_string(e.barrier.cta) + ")";
   f.barrier = BarrierState{name, e.phase, e.pending, e.expected, e.tx};
+  if (e.status == BarrierStatus::OverArrival && e.action == BarrierAction::ExpectArrive)
+    if (FreshPass *fresh = freshPass_.find(e.barrier); fresh && fresh->seen && fresh->wait.agent != e.agent)
+      f.notes.emplace_back(loc(fresh->wait.loc), freshPassNote(fresh->wait, name));
   findings_.push_back(std::move(f));
 }
 
