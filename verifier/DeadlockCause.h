@@ -19,6 +19,10 @@
 //      bytes on (so not its operands' full barrier): below a copying producer's, which it would otherwise displace
 //      when both wait on fresh barriers at the start;
 //   0. none of these: a symptom (e.g. a consumer waiting for data a blocked producer never loads).
+// Also in DeadlockChecker, from the run's history: 3.5, two agents' arrivals at one site completing two phases with
+// no wait between them (an arrival count below the arrivals per round); 0.4, a partition that passed its waits on a
+// barrier's fresh phases waits on it again, and no op has ever arrived on any slot of its array in the CTA (a
+// release never made); 0.25, named barriers waiting on each other.
 // Ties keep the checker's order (agent order).
 #pragma once
 

@@ -175,6 +175,20 @@ std::vector<WaitCause> DeadlockChecker::leadWithRootCause(std::vector<const Bloc
     causes[i] = rankWait(state, b.parity, h.signalers.any(), waitedBefore, issuesCopies(program_, block),
                          waitedBefore ? observed : -1, every, !dataBarrier && issuesTensorMma(program_, block),
                          unobserved);
+    // A release never made: this partition used up the barrier's free phases (it waited on it before, passing on
+    // the fresh state), and no op of any partition has ever arrived on any slot of its array in this CTA, neither a
+    // thread's arrive nor an async completion (an MMA's mbarriers, a commit, TMA bytes). Above a symptom (a trial's
+    // Gluon GEMM with the MMA's mbarriers=[empty] dropped led with
+    // the epilogue's acc_ready wait, a symptom). Below every other cause: where the partition that owes the release
+    // is itself blocked by one (an MMA partition stuck on its tmem_empty parity never reaches its releases), that
+    // one leads.
+    if (causes[i].rank < 0.4 && waitedBefore && !h.signalers.any() && !dataBarrier &&
+        !arrivalSites_.count({b.barrier.cta, b.barrier.alloc}))
+      causes[i] = {0.4, "this partition already passed its waits on the fresh phases of " + state.name +
+                            ", and no op has arrived on any slot of " + program_.allocs[b.barrier.alloc].name +
+                            " in CTA " + std::to_string(b.barrier.cta) +
+                            " since: the release its readers owe (a barrier_arrive, or the MMA's mbarriers / a "
+                            "tcgen05 commit) is missing or never reached"};
   }
   // More arrivals per round than the arrival count: two agents' arrivals at one site completed two phases with no
   // wait between them (two CTAs' arrivals on the leader's barrier of count 1): the phases run ahead of the waits'

@@ -20,14 +20,14 @@
 // EARLY-NEXT: tma_store_token_barrier.mlir.tmp.early.mlir:[[TMA]]:{{[0-9]+}}: note: the TMA store of partition 'default' (iteration 0) accesses it here
 // EARLY: tlx-sim check: 1 finding
 // BUG 2 (no release): the token wait carries no barrier and nothing else arrives on %empty: partition0's refill
-// waits forever on %empty, so the storer waits forever on %full (deadlock; the finding names the storer's wait and
-// notes partition0's).
+// waits forever on %empty, so the storer waits forever on %full (deadlock; the finding leads with partition0's wait
+// and the missing release, and notes the storer's).
 // RUN: sed -e 's|ttng.async_tma_store_token_wait %ktok, %rel\[%yes\] : !ttg.async.token, !ttg.memdesc<1xi64, #shared1, #smem, mutable>|ttng.async_tma_store_token_wait %ktok : !ttg.async.token|' %s > %t.none.mlir
 // RUN: grep -q 'ttng.async_tma_store_token_wait %ktok : !ttg.async.token' %t.none.mlir
 // RUN: %tlx-sim check %t.none.mlir --grid 1 --desc c_desc=128x64 > %t.none; test $? -eq 1
 // RUN: FileCheck %s --check-prefix=NONE -DFULL=$(grep -n '^ *ttng.wait_barrier %full' %t.none.mlir | cut -d: -f1) -DEMPTY=$(grep -n '^ *ttng.wait_barrier %mt' %t.none.mlir | cut -d: -f1) < %t.none
-// NONE: tma_store_token_barrier.mlir.tmp.none.mlir:[[FULL]]:{{[0-9]+}}: error: deadlock: partition 'default' of CTA 0 waits forever on full for parity 1
-// NONE-NEXT: tma_store_token_barrier.mlir.tmp.none.mlir:[[EMPTY]]:{{[0-9]+}}: note: partition 'partition0' of CTA 0 waits forever on empty for parity 0 (iteration 1
+// NONE: tma_store_token_barrier.mlir.tmp.none.mlir:[[EMPTY]]:{{[0-9]+}}: error: deadlock: partition 'partition0' of CTA 0 waits forever on empty for parity 0 (iteration 1{{.*}}likely cause: this partition already passed its waits on the fresh phases of empty, and no op has arrived on any slot of empty in CTA 0 since
+// NONE-NEXT: tma_store_token_barrier.mlir.tmp.none.mlir:[[FULL]]:{{[0-9]+}}: note: partition 'default' of CTA 0 waits forever on full for parity 1
 // NONE: tlx-sim check: 1 finding
 #blocked = #ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>
 #shared = #ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16}>
