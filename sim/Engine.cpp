@@ -86,6 +86,18 @@ void Engine::Impl::finishAgent(Agent &agent) {
   emit<EvAgentWork>([&](Listener &l) { l.onAgentWork(agent.info.id, agent.work); });
   emit<EvAgentEnd>([&](Listener &l) { l.onAgentEnd(agent.info.id, agent.time); });
   Cta &cta = *agent.cta;
+  if (agent.info.waveGroupOf >= 0) { // AMD: the CTA's s_barrier waits for the surviving waves only
+    int64_t id = partitionBarrierId(agent.info.waveGroupOf);
+    NamedBarriers::Result r =
+        cta.named.retire(id, static_cast<int64_t>(agent.info.numWarps) * program.threadsPerWarp);
+    if (r.expected > 0) { // a rendezvous in progress: its count dropped (and it may complete)
+      NamedBarrierEvent e{agent.time, cta.id, agent.info.id, -1, id, r.expected, 0, false, r.expected, r.arrived,
+                          r.generation, r.completed};
+      emit<EvNamedBarrier>([&](Listener &l) { l.onNamedBarrier(e); });
+    }
+    for (int32_t w : r.released)
+      wake(w, agent.time);
+  }
   if (!clusters.empty())
     clusterProgress(cta.id / program.clusterSize(), agent.time);
   cta.lastEnd = std::max(cta.lastEnd, agent.time);

@@ -97,7 +97,8 @@ struct NamedBarrierEvent {
   int32_t agent, loc;
   int64_t id;          ///< barrier id (the hardware has 16, 0-15); negative: a partition barrier (partitionBarrierId)
   int64_t count;       ///< the op's thread count
-  int64_t threads;     ///< threads that arrived (the agent's warps x warp size)
+  int64_t threads;     ///< threads that arrived (the agent's warps x warp size); 0: a wave group of an AMD
+                       ///< workgroup ended, and the CTA's s_barrier waits for its waves no more (`count` lowered)
   bool sync;           ///< bar.sync (waits) rather than bar.arrive
   int64_t expected;    ///< the rendezvous' thread count (its first arrival's)
   int64_t arrived;     ///< threads arrived in this rendezvous so far

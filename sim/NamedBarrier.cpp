@@ -5,7 +5,7 @@ namespace tlxsim::sim {
 NamedBarriers::Result NamedBarriers::arrive(int64_t id, int64_t count, int64_t threads, int32_t agent, bool sync) {
   NamedGeneration &g = open_[id];
   if (g.arrived == 0)
-    g.expected = count;
+    g.expected = count - retired_[id];
   g.arrived += threads;
   Result r;
   r.expected = g.expected;
@@ -20,6 +20,26 @@ NamedBarriers::Result NamedBarriers::arrive(int64_t id, int64_t count, int64_t t
   }
   if (sync)
     g.syncers.push_back(agent);
+  return r;
+}
+
+NamedBarriers::Result NamedBarriers::retire(int64_t id, int64_t threads) {
+  retired_[id] += threads;
+  Result r;
+  r.generation = generations_[id];
+  auto it = open_.find(id);
+  if (it == open_.end())
+    return r;
+  NamedGeneration &g = it->second;
+  g.expected -= threads;
+  r.expected = g.expected;
+  r.arrived = g.arrived;
+  if (g.arrived >= g.expected) {
+    r.completed = true;
+    r.released = std::move(g.syncers);
+    ++generations_[id];
+    open_.erase(it);
+  }
   return r;
 }
 

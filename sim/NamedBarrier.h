@@ -32,12 +32,17 @@ public:
   /// `threads` threads (whole warps) of `agent` arrive on barrier `id` with thread count `count`; a `sync`
   /// arrival that does not complete the generation is recorded as a waiter.
   Result arrive(int64_t id, int64_t count, int64_t threads, int32_t agent, bool sync);
+  /// `threads` threads left for good (an AMD wave group that ended: S_BARRIER "waits on only the surviving waves",
+  /// AMD CDNA3 ISA, S_BARRIER): barrier `id`'s rendezvous in progress and later ones count them no more; the one in
+  /// progress completes when its arrivals now reach its count (`completed`, `released`).
+  Result retire(int64_t id, int64_t threads);
   /// The barrier's generation in progress (nullptr if none has started).
   const NamedGeneration *current(int64_t id) const;
 
 private:
   std::map<int64_t, NamedGeneration> open_;
   std::map<int64_t, int64_t> generations_; ///< completed generations per id
+  std::map<int64_t, int64_t> retired_;     ///< threads that left for good, per id (retire)
 };
 
 } // namespace tlxsim::sim

@@ -119,9 +119,11 @@ void RaceChecker::onNamedBarrier(const NamedBarrierEvent &e) {
   if (!tracked(e.cta))
     return;
   NamedClocks &bar = named_[{e.cta, e.id}];
-  releaseLoc_[{e.agent, clockOf(e.agent).get(e.agent)}] = e.loc;
-  bar.pending.join(clockOf(e.agent));
-  clockOf(e.agent).tick(e.agent);
+  if (e.threads > 0) { // 0: a wave group that ended (Events.h): it releases nothing to the survivors
+    releaseLoc_[{e.agent, clockOf(e.agent).get(e.agent)}] = e.loc;
+    bar.pending.join(clockOf(e.agent));
+    clockOf(e.agent).tick(e.agent);
+  }
   if (e.sync)
     bar.syncers.push_back(e.agent);
   if (!e.completed)

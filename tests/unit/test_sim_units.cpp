@@ -3,6 +3,7 @@
 // flight overlap; the SM's fill bandwidth bounds many), cp.async groups (retired in order,
 // `async_wait {num}` leaves num pending), the register scoreboard of global loads, and
 // scf.while.
+#include "sim/NamedBarrier.h"
 #include "ir/Dialects.h"
 #include "ir/Reader.h"
 #include "sim/Engine.h"
@@ -589,4 +590,21 @@ TEST_CASE("mbarrier: a wait whose phase already completed holds the warp for the
     }
   CHECK(passing == 1);
   CHECK(sim.rec.waits.empty()); // it never blocked
+}
+
+TEST_CASE("named barriers: a wave group that ends leaves the AMD workgroup barrier (retire)") {
+  // S_BARRIER waits on only the surviving waves (AMD CDNA3 ISA, S_BARRIER): 8 waves x 64 lanes in two groups of 4.
+  tlxsim::sim::NamedBarriers bars;
+  auto first = bars.arrive(-5, 512, 256, /*agent=*/1, /*sync=*/true);
+  CHECK_FALSE(first.completed);
+  CHECK(first.expected == 512);
+  auto gone = bars.retire(-5, 256); // the other group ends: the rendezvous in progress completes
+  CHECK(gone.completed);
+  CHECK(gone.expected == 256);
+  REQUIRE(gone.released.size() == 1);
+  CHECK(gone.released[0] == 1);
+  auto next = bars.arrive(-5, 512, 256, 1, true); // later rendezvous count the survivors only
+  CHECK(next.completed);
+  CHECK(next.expected == 256);
+  CHECK(bars.retire(-6, 64).expected == 0); // no rendezvous in progress: nothing to report
 }
