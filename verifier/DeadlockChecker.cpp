@@ -178,10 +178,9 @@ std::vector<WaitCause> DeadlockChecker::leadWithRootCause(std::vector<const Bloc
     // A release never made: this partition used up the barrier's free phases (it waited on it before, passing on
     // the fresh state), and no op of any partition has ever arrived on any slot of its array in this CTA, neither a
     // thread's arrive nor an async completion (an MMA's mbarriers, a commit, TMA bytes). Above a symptom (a trial's
-    // Gluon GEMM with the MMA's mbarriers=[empty] dropped led with
-    // the epilogue's acc_ready wait, a symptom). Below every other cause: where the partition that owes the release
-    // is itself blocked by one (an MMA partition stuck on its tmem_empty parity never reaches its releases), that
-    // one leads.
+    // Gluon GEMM with the MMA's mbarriers=[empty] dropped led with the epilogue's acc_ready wait), below every other
+    // cause: where the partition that owes the release is itself blocked by one (an MMA partition stuck on its
+    // tmem_empty parity never reaches its releases), that one leads.
     if (causes[i].rank < 0.4 && waitedBefore && !h.signalers.any() && !dataBarrier &&
         !arrivalSites_.count({b.barrier.cta, b.barrier.alloc}))
       causes[i] = {0.4, "this partition already passed its waits on the fresh phases of " + state.name +
