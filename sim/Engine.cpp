@@ -224,8 +224,7 @@ llvm::Expected<SimResult> Engine::Impl::run() {
   int64_t gridCtas = ctaGrid[0] * ctaGrid[1] * ctaGrid[2];
   totalCtas = gridCtas;
   if (options.maxCtas >= 0) // whole clusters: the CTAs of a cluster run together
-    totalCtas = std::min(totalCtas, (options.maxCtas + program.clusterSize() - 1) / program.clusterSize() *
-                                        program.clusterSize());
+    totalCtas = std::min(totalCtas, program.wholeClusters(options.maxCtas));
   cancelableCtas = totalCtas == gridCtas ? gridCtas : std::min(gridCtas, totalCtas * kClcTilesPerCta);
   result.gridCtas = gridCtas;
   result.partialGrid = totalCtas < gridCtas;

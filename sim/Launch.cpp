@@ -219,7 +219,7 @@ std::vector<std::string> Launch::unusedValueWarnings(const Program &program) con
   };
   warn(specArgOrigin, KernelArg::Scalar, "scalar argument");
   warn(specDescOrigin, KernelArg::Desc, "tensor-descriptor argument");
-  if (!specKernel.empty() && specKernel != program.kernelName)
+  if (forOtherKernel(program))
     warnings.insert(warnings.begin(), specKernelOrigin + ": warning: the launch spec is for kernel '" + specKernel +
                                           "', this module's kernel is '" + program.kernelName +
                                           "': its values are used by argument name");
@@ -357,7 +357,7 @@ llvm::Expected<std::vector<Value>> Launch::bind(const Program &program) const {
       message += (message.empty() ? "" : "; ") + std::string("the launch lacks ");
     for (size_t i = 0; i < missing.size(); ++i)
       message += (i ? "; " : "") + missing[i];
-    if (!specKernel.empty() && specKernel != program.kernelName)
+    if (forOtherKernel(program))
       message = specKernelOrigin + " is a launch of kernel '" + specKernel + "', not of this module's '" +
                 program.kernelName + "' (another capture's launch.json?): " + message;
     return llvm::createStringError("%s", message.c_str());

@@ -48,6 +48,10 @@ struct Launch {
   /// came from, empty when the spec has none: a spec of another kernel (another capture's launch.json) is named as
   /// such (bind's error, unusedValueWarnings) instead of reading as a list of missing values.
   std::string specKernel, specKernelOrigin;
+  /// Whether the launch spec names a kernel other than `program`'s.
+  bool forOtherKernel(const Program &program) const {
+    return !specKernel.empty() && specKernel != program.kernelName;
+  }
 
   /// `--grid X[,Y[,Z]]`, within CUDA's grid limits (x < 2^31, y and z < 2^16; CUDA C++
   /// Programming Guide section 20.2).

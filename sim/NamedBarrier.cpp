@@ -7,6 +7,13 @@ NamedBarriers::Result NamedBarriers::arrive(int64_t id, int64_t count, int64_t t
   if (g.arrived == 0)
     g.expected = count - retired_[id];
   g.arrived += threads;
+  Result r = settle(id, g);
+  if (!r.completed && sync)
+    g.syncers.push_back(agent);
+  return r;
+}
+
+NamedBarriers::Result NamedBarriers::settle(int64_t id, NamedGeneration &g) {
   Result r;
   r.expected = g.expected;
   r.arrived = g.arrived;
@@ -15,32 +22,21 @@ NamedBarriers::Result NamedBarriers::arrive(int64_t id, int64_t count, int64_t t
     r.completed = true;
     r.released = std::move(g.syncers);
     ++generations_[id];
-    open_.erase(id);
-    return r;
+    open_.erase(id); // g dangles from here
   }
-  if (sync)
-    g.syncers.push_back(agent);
   return r;
 }
 
 NamedBarriers::Result NamedBarriers::retire(int64_t id, int64_t threads) {
   retired_[id] += threads;
-  Result r;
-  r.generation = generations_[id];
   auto it = open_.find(id);
-  if (it == open_.end())
+  if (it == open_.end()) {
+    Result r;
+    r.generation = generations_[id];
     return r;
-  NamedGeneration &g = it->second;
-  g.expected -= threads;
-  r.expected = g.expected;
-  r.arrived = g.arrived;
-  if (g.arrived >= g.expected) {
-    r.completed = true;
-    r.released = std::move(g.syncers);
-    ++generations_[id];
-    open_.erase(it);
   }
-  return r;
+  it->second.expected -= threads;
+  return settle(id, it->second);
 }
 
 const NamedGeneration *NamedBarriers::current(int64_t id) const {

@@ -40,6 +40,10 @@ public:
   const NamedGeneration *current(int64_t id) const;
 
 private:
+  /// The state of generation `g` of barrier `id` after an arrival or a retire: completes it (waking its bar.sync
+  /// waiters, starting the next generation) once its arrivals reach its count.
+  Result settle(int64_t id, NamedGeneration &g);
+
   std::map<int64_t, NamedGeneration> open_;
   std::map<int64_t, int64_t> generations_; ///< completed generations per id
   std::map<int64_t, int64_t> retired_;     ///< threads that left for good, per id (retire)

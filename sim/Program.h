@@ -235,6 +235,8 @@ struct Program {
   std::array<int32_t, 3> clusterDims{1, 1, 1};
   /// CTAs per cluster (the product of clusterDims): the range of %cluster_ctarank.
   int32_t clusterSize() const { return clusterDims[0] * clusterDims[1] * clusterDims[2]; }
+  /// `ctas` rounded up to whole clusters (the CTAs of a cluster run together: --max-ctas).
+  int64_t wholeClusters(int64_t ctas) const { return (ctas + clusterSize() - 1) / clusterSize() * clusterSize(); }
   /// "the cluster of 4 CTAs (2x2x1)" / "the cluster of 2 CTAs (ttg.num-ctas)": names the cluster shape in errors.
   std::string clusterText() const;
   int32_t numSlots = 0;

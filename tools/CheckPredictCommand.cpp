@@ -90,7 +90,7 @@ int run(bool predict) {
     warnings.warnings.push_back(formatv("{0}: warning: --max-ctas {1} is rounded up to whole clusters of {2} CTAs "
                                         "(the CTAs of a cluster run together): {3} CTAs simulated",
                                         inputFile, request.maxCtas, cluster,
-                                        std::min(result.gridCtas, (request.maxCtas + cluster - 1) / cluster * cluster))
+                                        std::min(result.gridCtas, program.wholeClusters(request.maxCtas)))
                                     .str());
 
   std::vector<verifier::Finding> findings;

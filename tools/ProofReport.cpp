@@ -168,17 +168,16 @@ std::string replay(const verifier::proof::ProofResult &r, bool writeTrace, bool 
           return !oneBuffer || verifier::mentions(f, r.barrier);
         });
         reproduced = same != findings.end();
+        std::string more = findings.size() > 1 ? formatv(" (+{0} more)", findings.size() - 1).str() : "";
         if (findings.empty())
           out = "replay at" + launch + ": the simulation of this launch reports no finding: not reproduced (an "
                 "imbalance no wait observes at this launch, or a limitation of the prover's encoding; not a finding)";
         else if (!reproduced)
           out = "replay at" + launch + ": the simulation's findings there (" + findings.front().cls + ": " +
-                findings.front().message +
-                (findings.size() > 1 ? formatv(" (+{0} more)", findings.size() - 1).str() : "") + ") concern no " +
+                findings.front().message + more + ") concern no " +
                 r.barrier + ": not reproduced";
         else
-          out = "replay at" + launch + ": the simulation reproduces it: " + same->cls + ": " + same->message +
-                (findings.size() > 1 ? formatv(" (+{0} more)", findings.size() - 1).str() : "");
+          out = "replay at" + launch + ": the simulation reproduces it: " + same->cls + ": " + same->message + more;
       }
     }
   }

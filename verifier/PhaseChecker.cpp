@@ -112,11 +112,8 @@ void PhaseChecker::onBarrier(const BarrierEvent &e) {
   case BarrierAction::WaitPass:
   case BarrierAction::WaitResume:
   case BarrierAction::WaitBlock:
-    if (State *state = states_.find(e.barrier); state && state->pendingLap) { // a wait after the lap: it may misread
-      BarrierEvent lap = *state->pendingLap;
-      state->pendingLap.reset();
-      reportLap(lap, arrivalPhase(lap), *state);
-    }
+    if (State *state = states_.find(e.barrier)) // a wait after a lap: it may misread it
+      reportPendingLap(*state);
     if (e.action == BarrierAction::WaitBlock)
       break;
     burst_[e.agent].clear();
@@ -161,12 +158,17 @@ void PhaseChecker::onArrive(const BarrierEvent &e) {
 
 void PhaseChecker::onStall(Cycle, const std::vector<BlockedAgent> &) {
   for (const BarrierKey &key : pendingLaps_)
-    if (State *state = states_.find(key); state && state->pendingLap) {
-      BarrierEvent lap = *state->pendingLap;
-      state->pendingLap.reset();
-      reportLap(lap, arrivalPhase(lap), *state);
-    }
+    if (State *state = states_.find(key))
+      reportPendingLap(*state);
   pendingLaps_.clear();
+}
+
+void PhaseChecker::reportPendingLap(State &state) {
+  if (!state.pendingLap)
+    return;
+  BarrierEvent lap = *state.pendingLap;
+  state.pendingLap.reset();
+  reportLap(lap, arrivalPhase(lap), state);
 }
 
 void PhaseChecker::onWait(const BarrierEvent &e) {

@@ -15,9 +15,8 @@
 // know it reports them as above. Once a wait has passed on the barrier, laps are reported at once as before: a barrier with a regular waiter that falls two phases behind is lapped (an over-arrive). Limitation: a
 // counter barrier waited once per outer-loop iteration (a persistent tile loop) is judged as a regular one.
 // A lap after the first wait is reported when a later wait on the barrier could misread it, or at a deadlock
-// (State::pendingLap): a
-// ring whose releases run ahead only after the waiter's last wait laps nobody (Gluon attention releasing
-// kv_empty[(s + 1) % S], a new-user trial of 2026-12-05, read as arrive-count).
+// (State::pendingLap): a ring whose releases run ahead only after the waiter's last wait laps nobody (Gluon attention
+// releasing kv_empty[(s + 1) % S], a new-user trial of 2026-12-05, read as arrive-count).
 // In CTAs whose clocks the race checker does not keep, a first wait is taken to mean what it observes.
 #pragma once
 
@@ -58,8 +57,8 @@ private:
     bool judged = false;         ///< a wait has passed on it since its init (the deferred laps are judged)
     std::optional<sim::BarrierEvent> lap; ///< the first arrival that lapped before any wait (judged by the first)
     /// A lap after the first wait, reported when a wait on the barrier follows it (then that wait's parity may name
-    /// either phase) or the run stalls: phases nobody waits for again (a release ring's trailing phases after the producer's last
-    /// wait) are harmless, PTX ISA 9.7.13.15: a phase completes whether or not anyone waits.
+    /// either phase) or the run stalls: phases nobody waits for again (a release ring's trailing phases after the
+    /// producer's last wait) are harmless, PTX ISA 9.7.13.15: a phase completes whether or not anyone waits.
     std::optional<sim::BarrierEvent> pendingLap;
     /// The arrivals of the newest three phases (their phase, from arrivalPhase), oldest first: a lap's notes name
     /// those that completed the phase it laps over (an arrive counting twice, a release made too early). At most
@@ -81,6 +80,8 @@ private:
   /// Adds the finding; returns it (null when one of the class was already reported at that location).
   Finding *report(const char *cls, const sim::BarrierEvent &e, const std::string &message);
   void reportLap(const sim::BarrierEvent &arrival, int64_t phase, const State &state);
+  /// Reports `state`'s pending lap, if any, and clears it.
+  void reportPendingLap(State &state);
   /// A lap's root-cause note when more agents arrive at the lapping arrive's site than the init's arrival count
   /// (replicated consumers each releasing a stage counted for one): names the init, the count and the arrivers.
   void noteArrivalCount(Finding &f, const sim::BarrierEvent &arrival, int64_t phase, const State &state);

@@ -20,8 +20,9 @@ void TxCountChecker::onBarrier(const BarrierEvent &e) {
                   program_.barrierName(e.barrier.alloc, e.barrier.index);
       findings_.push_back(std::move(f));
     }
-    lastExpect_[e.barrier.alloc] = e.amount;
-    expectSites_[e.barrier.alloc].insert(e.loc);
+    Rounds &rounds = rounds_[e.barrier.alloc];
+    rounds.lastExpect = e.amount;
+    rounds.expectSites.insert(e.loc);
     Phase &p = phases_[e.barrier];
     p.expected += e.amount;
     p.expectLoc = e.loc;
@@ -30,7 +31,7 @@ void TxCountChecker::onBarrier(const BarrierEvent &e) {
   }
   case BarrierAction::CompleteTx: {
     if (e.loc >= 0)
-      copySites_[e.barrier.alloc][e.loc] = e.amount;
+      rounds_[e.barrier.alloc].copySites[e.loc] = e.amount;
     Phase &p = phases_[e.barrier];
     p.delivered += e.amount;
     ++p.copies;
@@ -79,15 +80,15 @@ void TxCountChecker::onStall(Cycle, const std::vector<BlockedAgent> &blocked) {
                 ", so the phase never completes";
     // The per-round picture: one copy of each site against one expect (each site issues one copy per round in the
     // usual pipeline), when the stalled phase's own sums (spread over rounds by the wrong count) differ from it.
-    if (auto sites = copySites_.find(b.barrier.alloc);
-        sites != copySites_.end() && lastExpect_.count(b.barrier.alloc) && expectSites_[b.barrier.alloc].size() == 1) {
+    if (auto it = rounds_.find(b.barrier.alloc);
+        it != rounds_.end() && !it->second.copySites.empty() && it->second.expectSites.size() == 1) {
       int64_t round = 0;
       std::string list;
-      for (const auto &[at, bytes] : sites->second) {
+      for (const auto &[at, bytes] : it->second.copySites) {
         round += bytes;
         list += (list.empty() ? "" : ", ") + std::to_string(bytes) + " bytes from " + loc(at).str();
       }
-      int64_t expect = lastExpect_.at(b.barrier.alloc);
+      int64_t expect = it->second.lastExpect;
       if (round != expect && (round != p.delivered || expect != p.expected)) // else the phase's sums say it
         f.message += "; per round, one copy of each site delivers " + std::to_string(round) + " bytes (" + list +
                      ") against the " + std::to_string(expect) + " its expect registers";

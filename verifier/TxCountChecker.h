@@ -35,9 +35,12 @@ private:
   /// bytes of its latest expect-tx: the per-round picture of a stalled phase (an expect of 16384 against copies of
   /// 16384 + 16384), which the phase's own sums, spread over the rounds a wrong count shifts, do not show. Said only
   /// where the allocation has one expect site (K and V each with their own expect on one ring would not pair).
-  std::map<int32_t, std::map<int32_t, int64_t>> copySites_;
-  std::map<int32_t, int64_t> lastExpect_;
-  std::map<int32_t, std::set<int32_t>> expectSites_; ///< per allocation: the expect-tx sites (one: copies pair with it)
+  struct Rounds {
+    std::map<int32_t, int64_t> copySites; ///< copy site -> bytes of its latest completion
+    std::set<int32_t> expectSites;        ///< the expect-tx sites (one: the copies pair with it)
+    int64_t lastExpect = 0;               ///< bytes of the latest expect-tx
+  };
+  std::map<int32_t, Rounds> rounds_; ///< per barrier allocation
   std::set<int32_t> reportedLocs_;
   std::vector<Finding> findings_;
 };
