@@ -475,6 +475,14 @@ struct Engine::Impl {
   /// the L2 lookup and the LSU/L2/HBM pipes; reports the AsyncEvent and returns the completion cycle, with the
   /// result's provenance hash in `hash` (ops/GlobalMemory.cpp).
   Cycle globalAccess(Agent &a, const Instr &in, Cycle start, int32_t &hash);
+  /// The value of a scalar integer load (GlobalLoad with Instr::aux bytes), ready at cycle `done`: the element of the
+  /// launch's buffer contents (Launch::ptrValues) its pointer names, else an unknown scalar naming where it comes
+  /// from. False (an error) when the pointer leaves the buffer the launch gives.
+  bool loadedScalar(Agent &a, const Instr &in, Cycle done, Value &out);
+  /// A scalar `tt.addptr` (TensorOp with Instr::aux pointee bytes) on a pointer into an argument's buffer: the
+  /// pointer it makes (Value::alloc kept), ready at `ready`; false when the operands are not such a pointer and an
+  /// integer offset.
+  bool followPointer(const Agent &a, const Instr &in, Cycle ready, Value &out) const;
   /// Retires the oldest `groups` (wgmma or TMA-store bulk groups) until at most `in.imm` are pending (ops/Wgmma.cpp).
   Step waitGroups(Agent &a, const Instr &in, std::deque<std::pair<Cycle, int64_t>> &groups, Cycle start);
 

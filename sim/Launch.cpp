@@ -94,7 +94,7 @@ llvm::Error Launch::loadJsonObject(const llvm::json::Object &spec, llvm::StringR
     if (version->getAsInteger() != 1)
       return bad("\"schema_version\" must be 1 (the launch format this tlx-sim reads)");
   // Keys of the wrong type are errors, not ignored: a dropped "args" or "preconditions" changes the answer silently.
-  for (llvm::StringRef key : {"args", "descs"})
+  for (llvm::StringRef key : {"args", "descs", "ptrs"})
     if (const llvm::json::Value *value = root->get(key); value && !value->getAsObject())
       return bad("\"" + key.str() + "\" must be an object keyed by the kernel's Python argument names");
   domainUnstated = !root->get("preconditions") && !root->get("module");
@@ -174,6 +174,25 @@ llvm::Error Launch::loadJsonObject(const llvm::json::Object &spec, llvm::StringR
       }
       descShapes[name] = dims;
       specDescOrigin[name] = path.str() + ": \"descs\"." + name.str();
+    }
+  }
+  if (const llvm::json::Object *ptrs = root->getObject("ptrs")) {
+    for (const auto &[name, value] : *ptrs) {
+      const llvm::json::Object *ptr = value.getAsObject();
+      const llvm::json::Value *contents = ptr ? ptr->get("values") : nullptr;
+      if (!contents)
+        continue; // shape and dtype only (the runner allocates the buffer)
+      const llvm::json::Array *list = contents->getAsArray();
+      if (!list)
+        return bad("\"ptrs\"." + name.str() + ".values must be a list of integers (the buffer's contents, row-major)");
+      std::vector<int64_t> values;
+      for (const llvm::json::Value &v : *list) {
+        auto number = v.getAsInteger();
+        if (!number)
+          return bad("\"ptrs\"." + name.str() + ".values must be a list of integers (the buffer's contents, row-major)");
+        values.push_back(*number);
+      }
+      ptrValues[name] = std::move(values);
     }
   }
   if (const llvm::json::Object *signature = root->getObject("signature"))
@@ -314,8 +333,9 @@ llvm::Expected<std::vector<Value>> Launch::bind(const Program &program) const {
         frame[arg.slot] = Value::integer(value);
       break;
     }
-    case KernelArg::Pointer:
+    case KernelArg::Pointer: // address 0 of the argument's buffer (Value::alloc), followed by scalar tt.addptr
       frame[arg.slot] = Value::integer(0);
+      frame[arg.slot].alloc = static_cast<int32_t>(i);
       break;
     case KernelArg::Desc: {
       auto it = descShapes.find(arg.name);

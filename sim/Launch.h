@@ -26,6 +26,10 @@ struct Launch {
   llvm::StringSet<> flagArgs;                       ///< names given with --arg (must exist in the kernel)
   llvm::StringMap<std::vector<int64_t>> descShapes; ///< global shape of each descriptor argument
   llvm::StringSet<> flagDescs;                      ///< names given with --desc (must be descriptors of the kernel)
+  /// The contents of pointer arguments' buffers, row-major integers by Python name (launch spec `ptrs.NAME.values`):
+  /// what the kernel's scalar integer loads through that argument read (a grouped GEMM's per-problem sizes steer its
+  /// loops). A capture records them for integer tensors the host code makes from Python data.
+  llvm::StringMap<std::vector<int64_t>> ptrValues;
   /// Where each launch-spec value came from ("FILE: \"args\".NAME"), for the warning on a value the kernel does
   /// not take (unusedValueWarnings).
   llvm::StringMap<std::string> specArgOrigin, specDescOrigin;
@@ -61,7 +65,7 @@ struct Launch {
   /// `--desc NAME=D0xD1[x...]`.
   llvm::Error setDesc(llvm::StringRef text);
   /// `--launch FILE.json` with keys `grid`, `args`, `descs` (a desc is a shape list or an
-  /// object with `shape`), optionally `cluster_dims`; later flags override it. Errors (naming the file and
+  /// object with `shape`), optionally `cluster_dims` and `ptrs` (an entry's `values`: ptrValues); later flags override it. Errors (naming the file and
   /// key): a key of the wrong type (`args` / `descs` not objects, `preconditions` not a list of strings, which the
   /// prover reads: tools/ProofReport.cpp) and a `schema_version` other than 1.
   llvm::Error loadJson(llvm::StringRef path);

@@ -83,8 +83,15 @@ llvm::Error Lowerer::lowerArgs(mlir::Block &entry) {
       }
       continue;
     }
-    if (isa<ir::PtrType>(arg.getType()))
+    if (isa<ir::PtrType>(arg.getType())) {
       out.kind = KernelArg::Pointer;
+      out.loadOrigin = static_cast<int32_t>(p.unknownOps.size());
+      p.unknownOps.push_back("a load from pointer argument '" + out.name + "'");
+      p.unknownWhy.push_back("the launch does not give that buffer's contents: add them to the launch spec as "
+                             "\"ptrs\": {\"" + out.name + "\": {\"values\": [...]}} (row-major integers; a capture "
+                             "records them for an integer tensor the host code makes from Python data, "
+                             "torch.tensor([...]))");
+    }
     out.bits = scalarBits(arg.getType());
     out.isFloat = isa<FloatType>(arg.getType());
     if (std::optional<int64_t> divisibility = ir::argDivisibility(entry.getParentOp(), i))
@@ -149,6 +156,10 @@ bool Lowerer::tensorOp(Operation &op, StringRef name, int16_t unit, std::vector<
   if (llvm::is_contained({"tt.splat", "tt.broadcast", "tt.expand_dims", "tt.make_range", "tt.reshape"}, name))
     instr.imm = 0;
   instr.args = slotsOf(op.getOperands());
+  // a scalar pointer's arithmetic: the engine follows it into a buffer whose contents the launch gives (Instr::aux)
+  if (name == "tt.addptr" && op.getNumResults() == 1)
+    if (auto ptr = dyn_cast<ir::PtrType>(op.getResult(0).getType()))
+      instr.aux = static_cast<int32_t>(elementBytes(ptr.getPointeeType()));
   out.push_back(instr);
   return true;
 }
@@ -201,6 +212,7 @@ void Lowerer::lowerOp(Operation &op, std::vector<Instr> &out) {
   Instr instr = make(Op::Unknown, op);
   instr.imm = static_cast<int64_t>(p.unknownOps.size());
   p.unknownOps.push_back(name.str());
+  p.unknownWhy.emplace_back();
   out.push_back(instr);
 }
 

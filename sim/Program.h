@@ -149,7 +149,9 @@ struct Instr {
   int32_t block = -1, block2 = -1;
   /// tmem_load / tmem_store (TensorOp): index into Program::tmemWarpTiles (-1: layout not known). TmaLoad / TmaStore: the
   /// cluster CTA-id bits that pick a CTA's part of a box a CGA layout splits (ir/Cga.h ctaSplitBits; 0: none).
-  /// WgmmaIssue: the wgmma.mma_async instructions the dot is (lowering/Wgmma.cpp).
+  /// WgmmaIssue: the wgmma.mma_async instructions the dot is (lowering/Wgmma.cpp). TensorOp of a scalar `tt.addptr`
+  /// and GlobalLoad of a scalar integer: the pointee's bytes (the engine follows such pointers into the buffers whose
+  /// contents the launch gives, Engine ops/GlobalMemory.cpp loadedScalar).
   int32_t aux = -1;
   /// WgmmaIssue: the shared-memory bytes its wgmma instructions read as operands (bytes; lowering/Wgmma.cpp
   /// wgmmaOperandBytes), which set its power draw (units/Clock.h tensorPowerWeight).
@@ -217,6 +219,9 @@ struct KernelArg {
   int64_t divisibility = 1;
   std::vector<int64_t> block; ///< Desc: the box shape
   int64_t elementBytes = 0;   ///< Desc: bytes per element
+  /// Pointer: the Program::unknownOps entry of a scalar loaded through this argument when the launch does not give
+  /// the buffer's contents (Launch::ptrValues); -1 otherwise.
+  int32_t loadOrigin = -1;
 };
 
 struct Program {
@@ -246,7 +251,13 @@ struct Program {
   std::vector<Alloc> allocs;
   std::vector<KernelArg> args;
   std::vector<WarpSpecialize> warpSpecializes;
-  std::vector<std::string> unknownOps; ///< names of ops lowered to Op::Unknown
+  std::vector<std::string> unknownOps; ///< names of ops lowered to Op::Unknown, and of other unknown-value origins
+  /// Per unknownOps entry: why its values are unknown and what would make them known, for the error on a scalar the
+  /// simulator needs; empty for an op the simulator has no semantics for.
+  std::vector<std::string> unknownWhy;
+  /// The unknownOps entry of a scalar integer loaded through a pointer the simulator does not trace to a kernel
+  /// argument (a pointer loaded from memory, ...); -1 until a scalar integer load is lowered.
+  int32_t untracedLoadOrigin = -1;
   std::vector<std::string> protonScopes; ///< names of the Proton scopes of Op::ProtonRecord (Instr::imm)
   /// Per tmem_load / tmem_store (Instr::aux): the tile of each warp of the executing partition (warp i = the
   /// partition's i-th warp).

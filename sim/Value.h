@@ -10,6 +10,8 @@ namespace tlxsim::sim {
 struct Value {
   enum Kind : uint8_t { Undef, Int, Mem, Desc, Tensor, Unknown } kind = Undef;
   int32_t alloc = -1; ///< Mem: allocation index; Desc: kernel-argument index; Unknown: the op it came from (Program::unknownOps index, -1 if none);
+                      ///< Int: -1, or a pointer into the global buffer of kernel argument `alloc` (Program::args index)
+                      ///< at byte offset `i` (a pointer argument, and scalar `tt.addptr` on it);
                       ///< Tensor: a hash of the scalars and constants it was computed from (identifies the addresses
                       ///< a pointer tensor holds, for the L2 model, without carrying data)
   int64_t i = 0;      ///< Int: the value; Mem: element offset into the allocation; Tensor: the cycle it becomes ready

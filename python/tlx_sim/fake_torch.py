@@ -105,8 +105,12 @@ class FakeTensor:
 
     ``data_ptr()`` is 0 (16-byte aligned); ``ptr_range()`` the byte size of the strided extent.  Operations the
     host code of tutorials uses (``T``, ``view``, ``reshape``, ``permute``, ``sum``, arithmetic, ...) return a
-    FakeTensor of the right shape; values are never computed.
+    FakeTensor of the right shape; values are never computed.  ``values``: the row-major integers of a small integer
+    tensor made from Python data (``torch.tensor([...])``, at most MAX_VALUES elements), else None: a grouped GEMM's
+    per-problem sizes, which the kernel loads as scalars that steer its loops (launch.json ``ptrs.NAME.values``).
     """
+
+    MAX_VALUES = 65536
 
     def __init__(self, shape, dtype_=None, strides=None, device_=None):
         if isinstance(dtype_, str) or dtype_ is None:
@@ -119,6 +123,7 @@ class FakeTensor:
             self.device.index = 0
         self.requires_grad = False
         self.grad = None
+        self.values = None
 
     # --- what Triton's binder and descriptors read ---------------------------------------------------------
     @staticmethod
@@ -169,7 +174,19 @@ class FakeTensor:
 
     # --- shape-only operations ------------------------------------------------------------------------------
     def _like(self, shape=None, dtype_=None, strides=None):
-        return FakeTensor(self.shape if shape is None else shape, dtype_ or self.dtype, strides, self.device)
+        out = FakeTensor(self.shape if shape is None else shape, dtype_ or self.dtype, strides, self.device)
+        # the same elements in the same row-major order, still integers (reshape, contiguous, .cuda(), .to(int32)):
+        # the values carry over; an operation that computes (arithmetic, sum) leaves them unknown (_binary, sum)
+        if (self.values is not None and not out.dtype.is_floating_point and out.numel() == self.numel()
+                and self.is_contiguous() and out.is_contiguous()):
+            out.values = self.values
+        return out
+
+    def _computed(self, shape=None):
+        """A FakeTensor of this tensor's dtype whose values are not known (the result of arithmetic)."""
+        out = self._like(shape)
+        out.values = None
+        return out
 
     @property
     def T(self):
@@ -223,24 +240,28 @@ class FakeTensor:
         if name in ("cuda", "detach", "cpu", "requires_grad_", "zero_", "fill_", "normal_", "uniform_",
                     "copy_", "abs", "exp", "neg", "sigmoid", "relu", "squeeze", "unsqueeze", "expand", "repeat",
                     "masked_fill", "random_", "add_", "mul_", "sub_", "div_"):
-            return lambda *a, **k: self._like()
+            if name in ("cuda", "detach", "cpu", "requires_grad_"):
+                return lambda *a, **k: self._like()
+            if name.endswith("_"):  # in place: this tensor's values are no longer the ones it was made with
+                self.values = None
+            return lambda *a, **k: self._computed()
         raise AttributeError(f"FakeTensor has no attribute {name!r}")
 
     def sum(self, dim=None, *args, **kwargs):
         if dim is None:
-            return self._like([])
-        return self._like([s for i, s in enumerate(self.shape) if i != dim % max(self.ndim, 1)])
+            return self._computed([])
+        return self._computed([s for i, s in enumerate(self.shape) if i != dim % max(self.ndim, 1)])
 
     mean = amax = sum
 
     def __getitem__(self, index):
-        return self._like()
+        return self._computed()
 
     def __setitem__(self, index, value):
-        pass
+        self.values = None  # written in place
 
     def _binary(self, other, *rest):
-        return self._like()
+        return self._computed()
 
     __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __truediv__ = __rtruediv__ = _binary
     __matmul__ = __neg__ = __iadd__ = __isub__ = __imul__ = __itruediv__ = _binary
@@ -302,7 +323,20 @@ def _tensor(data, dtype=None, device=None, **kwargs):
         first = first[0] if first else 0.0
     if dtype is None:
         dtype = DTYPES["bool" if isinstance(first, bool) else "int64" if isinstance(first, int) else "float32"]
-    return FakeTensor(shape, dtype, None, device)
+    out = FakeTensor(shape, dtype, None, device)
+    dt = _to_dtype(dtype)
+    if dt is not None and not dt.is_floating_point and out.shape.numel() <= FakeTensor.MAX_VALUES:
+        flat = _flatten(data)
+        if all(isinstance(v, int) for v in flat):  # (bool is an int)
+            out.values = [int(v) for v in flat]
+    return out
+
+
+def _flatten(data) -> list:
+    """The leaves of nested lists / tuples, row-major."""
+    if isinstance(data, (list, tuple)):
+        return [leaf for item in data for leaf in _flatten(item)]
+    return [data]
 
 
 class _AutogradFunction:

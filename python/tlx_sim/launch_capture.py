@@ -152,11 +152,17 @@ class Launch:
                 if self.signature.get(k) not in (None, "constexpr") and isinstance(v, (bool, int, float))}
 
     def ptrs(self) -> dict:
-        """Tensor (pointer) arguments by name: ``{"shape", "dtype"}`` (launch.json ``ptrs``)."""
+        """Tensor (pointer) arguments by name: ``{"shape", "dtype"}`` and, for a small integer tensor the host code
+        made from Python data, its row-major ``values`` (FakeTensor.values: what the kernel's scalar loads of it
+        read; launch.json ``ptrs``)."""
         from triton._utils import canonicalize_dtype
-        return {k: {"shape": [int(s) for s in v.shape], "dtype": canonicalize_dtype(v.dtype)}
-                for k, v in self.bound_args.items()
-                if hasattr(v, "data_ptr") and hasattr(v, "dtype") and str(self.signature.get(k, "")).startswith("*")}
+        out = {}
+        for k, v in self.bound_args.items():
+            if hasattr(v, "data_ptr") and hasattr(v, "dtype") and str(self.signature.get(k, "")).startswith("*"):
+                out[k] = {"shape": [int(s) for s in v.shape], "dtype": canonicalize_dtype(v.dtype)}
+                if getattr(v, "values", None) is not None:
+                    out[k]["values"] = list(v.values)
+        return out
 
 
 class _Session:

@@ -191,7 +191,9 @@ RECIPES: dict[str, Recipe] = {
         "blackwell-grouped-gemm_test.py", "group_gemm_tlx_fn", grouped_gemm, {"G": 4, "M": 4096, "N": 4096, "K": 4096},
         "grouped_matmul_tlx_kernel",
         {"bn256_bk128_s3_sub4": dict(BLOCK_SIZE_N=256, BLOCK_SIZE_K=128, NUM_SMEM_BUFFERS=3, EPILOGUE_SUBTILE=4,
-                                     NUM_CTAS=1)}, ["cuda:100"]),
+                                     NUM_CTAS=1),
+         "bn128_bk64_s4_sub2": dict(BLOCK_SIZE_N=128, BLOCK_SIZE_K=64, NUM_SMEM_BUFFERS=4, EPILOGUE_SUBTILE=2,
+                                    NUM_CTAS=1)}, ["cuda:100"]),
     "blackwell_fa_ws_pipelined": Recipe(
         "blackwell_fa_ws_pipelined.py", "attention", attention_causal, ATTN, "_attn_fwd_ws",
         {"bm256_kv3": dict(BLOCK_M=256, NUM_BUFFERS_KV=3)}, ["cuda:100"], preconditions=ATTN_PRE),

@@ -7,8 +7,21 @@ namespace tlxsim::sim::lowering {
 
 /// global loads, stores and atomics (tt, amdg buffer and descriptor forms).
 bool Lowerer::lowerGlobalMemory(Operation &op, StringRef name, std::vector<Instr> &out) {
-  if (name == "tt.load" || name == "amdg.masked_load")
-    return addressed(op, out, Op::GlobalLoad, {"ptr"}, resultBytes(op));
+  if (name == "tt.load" || name == "amdg.masked_load") {
+    addressed(op, out, Op::GlobalLoad, {"ptr"}, resultBytes(op));
+    // A scalar integer load: its value may steer control flow (a grouped GEMM's per-problem sizes). The engine reads
+    // it from the launch's buffer contents (Instr::aux: its bytes), or makes it an unknown scalar naming its source.
+    if (op.getNumResults() == 1 && op.getResult(0).getType().isInteger()) {
+      out.back().aux = static_cast<int32_t>(elementBytes(op.getResult(0).getType()));
+      if (p.untracedLoadOrigin < 0) {
+        p.untracedLoadOrigin = static_cast<int32_t>(p.unknownOps.size());
+        p.unknownOps.push_back("a scalar load from global memory");
+        p.unknownWhy.push_back("its pointer does not lead back to a kernel argument whose contents the launch can "
+                               "give (a pointer loaded from memory, or made by an op the simulator does not follow)");
+      }
+    }
+    return true;
+  }
   if (name == "amdg.buffer_load")
     return addressed(op, out, Op::GlobalLoad, {"ptr", "offsets"}, resultBytes(op));
   if (name == "tt.descriptor_load" || name == "tt.descriptor_gather")

@@ -30,6 +30,55 @@ Cycle Engine::Impl::globalAccess(Agent &a, const Instr &in, Cycle start, int32_t
   return done;
 }
 
+bool Engine::Impl::loadedScalar(Agent &a, const Instr &in, Cycle done, Value &out) {
+  out = Value::unknown(program.untracedLoadOrigin);
+  out.readyAt = static_cast<int64_t>(done);
+  const Value &ptr = a.frame[in.args[0]];
+  if (in.args.size() > 1 && in.args[1] >= 0) { // the mask: a masked-off load yields `other` (or an undefined value)
+    const Value &mask = a.frame[in.args[1]];
+    if (mask.kind != Value::Int) {
+      out.alloc = Value::originOf(mask);
+      return true;
+    }
+    if (mask.i == 0) {
+      if (in.args.size() > 2 && in.args[2] >= 0 && a.frame[in.args[2]].kind == Value::Int)
+        out = Value::integer(a.frame[in.args[2]].i);
+      out.readyAt = static_cast<int64_t>(done);
+      return true;
+    }
+  }
+  if (ptr.kind != Value::Int || ptr.alloc < 0 || ptr.alloc >= static_cast<int32_t>(program.args.size()))
+    return true;
+  const KernelArg &arg = program.args[ptr.alloc];
+  auto it = launch.ptrValues.find(arg.name);
+  if (it == launch.ptrValues.end()) {
+    out.alloc = arg.loadOrigin;
+    return true;
+  }
+  const std::vector<int64_t> &values = it->second;
+  int64_t element = ptr.i / in.aux;
+  if (ptr.i % in.aux != 0 || element < 0 || element >= static_cast<int64_t>(values.size()))
+    return fail(in, "this load reads byte " + std::to_string(ptr.i) + " of pointer argument '" + arg.name +
+                        "', outside the " + std::to_string(values.size()) + " elements of " +
+                        std::to_string(in.aux) + " bytes the launch spec's \"ptrs\"." + arg.name +
+                        ".values gives (is the launch the one the kernel expects?)");
+  out = Value::integer(truncateTo(values[element], static_cast<unsigned>(8 * in.aux)));
+  out.readyAt = static_cast<int64_t>(done);
+  return true;
+}
+
+bool Engine::Impl::followPointer(const Agent &a, const Instr &in, Cycle ready, Value &out) const {
+  if (in.args.size() != 2 || in.args[0] < 0 || in.args[1] < 0)
+    return false;
+  const Value &ptr = a.frame[in.args[0]], &offset = a.frame[in.args[1]];
+  if (ptr.kind != Value::Int || ptr.alloc < 0 || offset.kind != Value::Int)
+    return false;
+  out = Value::integer(ptr.i + offset.i * in.aux);
+  out.alloc = ptr.alloc;
+  out.readyAt = static_cast<int64_t>(ready);
+  return true;
+}
+
 /// The async op id of `a`'s newest direct-to-LDS copy (cp.async) still in flight, -1 if none.
 int64_t Engine::Impl::newestCopy(const Agent &a) {
   if (!a.openCopies.ops.empty())
@@ -46,7 +95,12 @@ int64_t Engine::Impl::newestCopy(const Agent &a) {
 Step Engine::Impl::execGlobalMemory(Agent &a, const Instr &in, Cycle now) {
   int32_t hash = 0;
   Cycle done = globalAccess(a, in, a.time, hash);
-  if (in.result >= 0) {
+  if (in.result >= 0 && in.op == Op::GlobalLoad && in.aux > 0) {
+    Value v;
+    if (!loadedScalar(a, in, done, v))
+      return Step::Error;
+    a.frame[in.result] = v;
+  } else if (in.result >= 0) {
     a.frame[in.result] = Value::tensor(hash, static_cast<int64_t>(done));
     if (in.op == Op::GlobalLoad && program.target.rfind("hip:", 0) == 0) { // vmcnt: in issue order with copies
       if (int64_t copy = newestCopy(a); copy >= 0)

@@ -30,6 +30,9 @@ bool Engine::Impl::fail(const Instr &in, const std::string &what) {
 }
 
 bool Engine::Impl::notAnInteger(const Value &v, const Instr &in) {
+  if (v.kind == Value::Unknown && v.alloc >= 0 && !program.unknownWhy[v.alloc].empty())
+    return fail(in, "the simulator needs this scalar, but it depends on " + program.unknownOps[v.alloc] + ": " +
+                        program.unknownWhy[v.alloc]);
   if (v.kind == Value::Unknown && v.alloc >= 0)
     return fail(in, "the simulator needs this scalar, but it depends on '" + program.unknownOps[v.alloc] +
                         "', which has no simulator semantics yet");

@@ -70,6 +70,8 @@ Step Engine::Impl::execRegister(Agent &a, const Instr &in, Cycle now) {
       v = Value::tensor(hash + i, static_cast<int64_t>(std::max({a.time, ready, chainReady})));
       v.streamed = ready > a.time && chainReady <= ready; // consumers of a reduction wait for its whole chain
     }
+    if (Value pointer; in.aux > 0 && in.sub == 0 && followPointer(a, in, std::max(a.time, ready), pointer))
+      a.frame[in.result] = pointer; // a scalar pointer into an argument's buffer (its scalar loads read the launch's)
     return next(a);
   }
   case Op::Dot: {

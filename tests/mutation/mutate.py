@@ -60,7 +60,6 @@ TLX_KINDS = {
 TLX_NOT_CLEAN = {
     "amd-gfx950/gfx9_gemm_a16w16_v5_local_prefetch": "a real race of the tutorial (bugs/tlx_amd_local_prefetch.test)",
     "amd-gfx950/gfx9_gemm_a16w16_v6_loop_unroll": "a real race of the tutorial (bugs/tlx_amd_local_prefetch.test)",
-    "blackwell/blackwell-grouped-gemm_test": "its only config does not fit in shared memory (refused)",
     "blackwell/blackwell-triton-addmm-2cta_test": "race-raw on the peer's tiles, undecided without a B200",
 }
 SITES_PER_KIND = 2  # per subject: the first and the last site of each kind

@@ -71,6 +71,18 @@ class FakeTorch(unittest.TestCase):
         self.assertEqual(FakeTensor([8, 16, 32], "float32").sum(dim=0).shape, (16, 32))
         self.assertEqual(str(a.dtype), "torch.float16")
 
+    def test_integer_tensor_from_python_data_keeps_its_values(self):
+        # what a grouped GEMM's host code passes: the kernel loads these as scalars (launch.json ptrs.NAME.values)
+        sizes = fake_torch._tensor([[1024, 512, 256], [128, 64, 32]], dtype=fake_torch.DTYPES["int32"])
+        self.assertEqual(sizes.values, [1024, 512, 256, 128, 64, 32])
+        self.assertEqual((sizes.cuda().values, sizes.view(-1).values), (sizes.values, sizes.values))
+        self.assertIsNone(sizes.T.contiguous().values)  # reordered: the values are not computed
+        self.assertIsNone((sizes + 1).values)
+        self.assertIsNone(sizes.to(fake_torch.DTYPES["float32"]).values)
+        self.assertIsNone(fake_torch._tensor([0.5, 1.5]).values)
+        sizes[0] = 7  # written in place: no longer the values it was made with
+        self.assertIsNone(sizes.values)
+
     def test_device_properties_of_each_target(self):
         with launch_capture.intercepting(H200):
             import torch
@@ -94,6 +106,11 @@ class LaunchCapture(unittest.TestCase):
         self.assertEqual(launch.attribute("tt.divisibility"), {"x_ptr": 16, "y_ptr": 16, "out_ptr": 16, "n": 16})
         self.assertEqual(launch.scalar_args(), {"n": 8192})
         self.assertEqual(launch.ptrs()["x_ptr"], {"shape": [8192], "dtype": "fp16"})
+        with launch_capture.intercepting(H200):
+            import torch
+            table = torch.tensor([3, 1, 2], dtype=torch.int32, device="cuda")
+        [loaded] = launch_capture.capture_launch(_add_kernel, (1, ), table, y, out, 3, BLOCK=1024, target=H200)
+        self.assertEqual(loaded.ptrs()["x_ptr"], {"shape": [3], "dtype": "i32", "values": [3, 1, 2]})
         self.assertIn('ttg.target = "cuda:90"', launch.compiled.asm["ttgir"])
         [one] = launch_capture.capture_launch(_add_kernel, (1, ), x, y, out, 1, BLOCK=1024, target=H200)
         self.assertEqual(one.constexpr_values()["n"], 1)  # an integer argument equal to 1 is specialized
