@@ -154,7 +154,8 @@ bool Engine::Impl::runAgent(Agent &a, Cycle now) {
       return true;
     }
     const Instr &in = block.instrs[c.pc];
-    if (scalarLatency > 0) // before the time-order check: a shared op runs when its operands are written
+    // before the time-order check: a shared op runs when its operands are written (a scalar load's, Program.h)
+    if (scalarLatency > 0 || program.hasScalarLoads)
       awaitScalars(a, in);
     if (isShared(in) && a.time > now) {
       // The op touches state other agents see: it must run in global time order. When no

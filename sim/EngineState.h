@@ -247,6 +247,9 @@ struct Engine::Impl {
   std::chrono::steady_clock::time_point started; ///< when run() began, for SimOptions::maxSeconds
   int64_t nextAsyncOp = 0;
   std::set<const Instr *> reportedUnknown;
+  /// Per kernel argument (Program::args index): the location of the first scalar load through it whose value the
+  /// launch does not give (named by the error on a scalar that needs it); -1 before one.
+  std::map<int32_t, int32_t> unknownLoadLoc;
   std::vector<int64_t> finishedCtas; ///< CTAs whose memory is released after the current event
   std::unordered_map<int64_t, ClusterBarrier> clusters; ///< by cluster index
   std::string error;

@@ -179,7 +179,10 @@ llvm::Error Launch::loadJsonObject(const llvm::json::Object &spec, llvm::StringR
   if (const llvm::json::Object *ptrs = root->getObject("ptrs")) {
     for (const auto &[name, value] : *ptrs) {
       const llvm::json::Object *ptr = value.getAsObject();
-      const llvm::json::Value *contents = ptr ? ptr->get("values") : nullptr;
+      if (!ptr)
+        return bad("\"ptrs\"." + name.str() + " must be an object with \"shape\" and \"dtype\" (and optionally "
+                   "\"values\")");
+      const llvm::json::Value *contents = ptr->get("values");
       if (!contents)
         continue; // shape and dtype only (the runner allocates the buffer)
       const llvm::json::Array *list = contents->getAsArray();
@@ -191,6 +194,14 @@ llvm::Error Launch::loadJsonObject(const llvm::json::Object &spec, llvm::StringR
         if (!number)
           return bad("\"ptrs\"." + name.str() + ".values must be a list of integers (the buffer's contents, row-major)");
         values.push_back(*number);
+      }
+      if (const llvm::json::Array *shape = ptr->getArray("shape")) { // the tensor's elements, all of them
+        int64_t elements = 1;
+        for (const llvm::json::Value &d : *shape)
+          elements *= d.getAsInteger().value_or(1);
+        if (elements != static_cast<int64_t>(values.size()))
+          return bad("\"ptrs\"." + name.str() + ".values holds " + std::to_string(values.size()) +
+                     " integers, but its \"shape\" has " + std::to_string(elements) + " elements");
       }
       ptrValues[name] = std::move(values);
     }

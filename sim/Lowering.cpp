@@ -45,6 +45,11 @@ llvm::Error Lowerer::lowerKernel(Operation *func) {
     return err;
   entrySyncAfter = entryClusterSync(func);
   p.entryBlock = lowerRegion(body);
+  for (const KernelArg &arg : p.args) // a buffer the kernel writes: its contents at launch are not what loads read
+    if (arg.writtenByKernel)
+      p.unknownWhy[arg.loadOrigin] = "the kernel also stores to (or atomically updates) that buffer, so its contents "
+                                     "at launch do not tell what a load reads (the simulator keeps no data of global "
+                                     "memory)";
   splitWaveGroups(body);
   markScalarArgs();
   if (!error.empty() && unsupported)
@@ -158,7 +163,7 @@ bool Lowerer::tensorOp(Operation &op, StringRef name, int16_t unit, std::vector<
   instr.args = slotsOf(op.getOperands());
   // a scalar pointer's arithmetic: the engine follows it into a buffer whose contents the launch gives (Instr::aux)
   if (name == "tt.addptr" && op.getNumResults() == 1)
-    if (auto ptr = dyn_cast<ir::PtrType>(op.getResult(0).getType()))
+    if (auto ptr = dyn_cast<ir::PtrType>(op.getResult(0).getType()); ptr && feedsScalarIntLoad(op.getResult(0), 0))
       instr.aux = static_cast<int32_t>(elementBytes(ptr.getPointeeType()));
   out.push_back(instr);
   return true;

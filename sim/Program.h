@@ -222,6 +222,9 @@ struct KernelArg {
   /// Pointer: the Program::unknownOps entry of a scalar loaded through this argument when the launch does not give
   /// the buffer's contents (Launch::ptrValues); -1 otherwise.
   int32_t loadOrigin = -1;
+  /// Pointer: a store or atomic of the kernel writes through it (lowering/GlobalMemory.cpp markWritten), so its scalar
+  /// loads are not read from the launch's contents.
+  bool writtenByKernel = false;
 };
 
 struct Program {
@@ -258,6 +261,9 @@ struct Program {
   /// The unknownOps entry of a scalar integer loaded through a pointer the simulator does not trace to a kernel
   /// argument (a pointer loaded from memory, ...); -1 until a scalar integer load is lowered.
   int32_t untracedLoadOrigin = -1;
+  /// Some scalar integer `tt.load` exists (its value may steer control flow): the engine waits for scalar operands'
+  /// registers (Engine::awaitScalars) even where the model has no scalar-op latency, so that a load's latency counts.
+  bool hasScalarLoads = false;
   std::vector<std::string> protonScopes; ///< names of the Proton scopes of Op::ProtonRecord (Instr::imm)
   /// Per tmem_load / tmem_store (Instr::aux): the tile of each warp of the executing partition (warp i = the
   /// partition's i-th warp).

@@ -10,7 +10,7 @@
 #   tlx-sim run FOLDER --hang-timeout $HANG --rounds 1 --timer events --rep-ms 10 --warmup-ms 2 --json
 # (HANG seconds, default 3: the unmutated kernels finish in under a millisecond), the data checked against the
 # capture's CPU reference. OUT/summary.tsv: folder, runner exit code, the outcome (ok | hang | wrong-result |
-# error), median us, then the plan's columns (mutant id, kind, tlx-sim check's classes); OUT/logs/ each run's
+# ran-unchecked (no reference for the kernel) | error), median us, then the plan's columns (mutant id, kind, tlx-sim check's classes); OUT/logs/ each run's
 # JSON and stderr. Outcome from the runner's exit code and stderr: "has not finished" is a hang, "check:" with
 # "MISMATCH" (or "ok": false in the JSON) a wrong result. FROM=FOLDER starts at that row (a second call resuming a
 # first one that ran out of time).
@@ -30,9 +30,10 @@ while IFS=$'\t' read -r folder id kind verdict _; do
     --warmup-ms 2 --json > "$log.json" 2> "$log.err"
   rc=$?
   if grep -q "has not finished" "$log.err" "$log.json" 2>/dev/null; then outcome=hang
-  elif grep -qiE '"ok": *false|mismatch|max rel err.*FAIL|check failed' "$log.err" "$log.json" 2>/dev/null; then
+  elif grep -qE '"ok": *false' "$log.json" 2>/dev/null || grep -q "MISMATCH" "$log.err" 2>/dev/null; then
     outcome=wrong-result
-  elif [ $rc -eq 0 ]; then outcome=ok
+  elif [ $rc -eq 0 ] && grep -qE '"ok": *true' "$log.json" 2>/dev/null; then outcome=ok
+  elif [ $rc -eq 0 ]; then outcome=ran-unchecked
   else outcome=error
   fi
   us=$(grep -oE '"median_us": *[0-9.]+' "$log.json" | head -1 | grep -oE '[0-9.]+$')

@@ -142,9 +142,6 @@ void RaceChecker::collect() {
       for (const Epoch &read : view.reads)
         live.insert(read.thread);
     }
-  for (const auto &[thread, clock] : clocks_)
-    if (thread < 0)
-      live.insert(thread);
   auto dead = [&](ThreadId t) { return t < 0 && !live.count(t); };
   for (auto &[thread, clock] : clocks_)
     clock.eraseIf(dead);

@@ -185,9 +185,12 @@ private:
   /// Whether two regions of allocation `alloc` overlap: element ranges in shared memory, 32-bit column ranges in
   /// tensor memory (a TMEM access spans all lanes of its columns).
   bool overlaps(int32_t alloc, int64_t offsetA, int64_t sizeA, int64_t offsetB, int64_t sizeB) const;
-  /// Drops, from every clock, the entries of asynchronous operations that no shadow epoch names and that are
-  /// not pending: nothing can ask for them again. Keeps clocks proportional to the live accesses, not to the
-  /// operations issued so far (a persistent kernel issues millions).
+  /// Drops, from every clock, the entries of asynchronous operations that no shadow epoch names: an entry is read only
+  /// against an epoch of its operation, and an operation makes its accesses when it is issued (Engine::access), so
+  /// none can ask for it again. The operation's own clock stays (clocks_: its completion or a later commit releases
+  /// it), pruned the same way. Keeps clocks proportional to the live accesses, not to the operations issued so far (a
+  /// persistent kernel issues millions; tcgen05 MMAs, which no wait retires, used to stay live: a 16384^3 grouped
+  /// GEMM's check at --max-ctas 2 grew to 23 GB).
   void collect();
   int64_t issuesSinceCollect_ = 0, collectThreshold_ = 4096;
 };

@@ -50,9 +50,12 @@ public:
     return std::all_of(entries_.begin(), entries_.end(),
                        [&](const auto &entry) { return entry.second <= other.get(entry.first); });
   }
-  /// Drops the entries of threads for which `dead(thread)` holds (threads no access epoch names anymore).
+  /// Drops the entries of threads for which `dead(thread)` holds (threads no access epoch names anymore), and the
+  /// memory they took (a clock kept for a long run, e.g. an async operation's, shrinks to its live entries).
   template <typename Pred> void eraseIf(Pred dead) {
     std::erase_if(entries_, [&](const auto &entry) { return dead(entry.first); });
+    if (entries_.capacity() > 2 * entries_.size() + 8)
+      entries_.shrink_to_fit();
   }
 
 private:

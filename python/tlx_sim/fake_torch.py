@@ -100,6 +100,21 @@ def _to_dtype(value):
     return None
 
 
+class _Values:
+    """The storage a FakeTensor and its views share: its row-major integer values, or None (not known)."""
+
+    def __init__(self):
+        self.values = None
+
+
+def _fits(value: int, dt) -> bool:
+    """Whether the integer ``value`` is representable in the integer dtype ``dt`` (bool: 0 or 1)."""
+    if dt.name == "bool":
+        return value in (0, 1)
+    bits = 8 * dt.itemsize
+    return (-(1 << (bits - 1)) <= value < (1 << (bits - 1))) if dt.is_signed else (0 <= value < (1 << bits))
+
+
 class FakeTensor:
     """A tensor with shape, strides, dtype and device but no data (what a launch binder reads from a tensor).
 
@@ -108,6 +123,8 @@ class FakeTensor:
     FakeTensor of the right shape; values are never computed.  ``values``: the row-major integers of a small integer
     tensor made from Python data (``torch.tensor([...])``, at most MAX_VALUES elements), else None: a grouped GEMM's
     per-problem sizes, which the kernel loads as scalars that steer its loops (launch.json ``ptrs.NAME.values``).
+    Views of one storage share them (``_storage``): a write through any of them (``x[i] = v``, an in-place op)
+    leaves all of them unknown.
     """
 
     MAX_VALUES = 65536
@@ -123,7 +140,8 @@ class FakeTensor:
             self.device.index = 0
         self.requires_grad = False
         self.grad = None
-        self.values = None
+        self._storage = _Values()
+        self._ordered = True
 
     # --- what Triton's binder and descriptors read ---------------------------------------------------------
     @staticmethod
@@ -173,24 +191,45 @@ class FakeTensor:
         return types.SimpleNamespace(size=lambda: self.ptr_range(), data_ptr=lambda: 0)
 
     # --- shape-only operations ------------------------------------------------------------------------------
-    def _like(self, shape=None, dtype_=None, strides=None):
+    @property
+    def values(self):
+        """The row-major integers of this tensor where known (see the class docstring), else None."""
+        return self._storage.values if self._ordered else None
+
+    @values.setter
+    def values(self, new):
+        self._storage.values = new
+        self._ordered = True
+
+    def _like(self, shape=None, dtype_=None, strides=None, view=False):
+        """A FakeTensor of another shape / dtype / strides: a ``view`` of this tensor's storage (reshape, transpose,
+        .cuda()), else a copy (contiguous, clone, a dtype conversion). A view reads the storage's values while its own
+        row-major order is the storage's (contiguous, the same element size, integers); a copy takes this tensor's
+        values where each fits its dtype."""
         out = FakeTensor(self.shape if shape is None else shape, dtype_ or self.dtype, strides, self.device)
-        # the same elements in the same row-major order, still integers (reshape, contiguous, .cuda(), .to(int32)):
-        # the values carry over; an operation that computes (arithmetic, sum) leaves them unknown (_binary, sum)
-        if (self.values is not None and not out.dtype.is_floating_point and out.numel() == self.numel()
-                and self.is_contiguous() and out.is_contiguous()):
-            out.values = self.values
+        integers = not out.dtype.is_floating_point and not self.dtype.is_floating_point
+        if view:
+            out._storage = self._storage
+            out._ordered = (self._ordered and integers and out.is_contiguous() and out.numel() == self.numel()
+                            and out.dtype.itemsize == self.dtype.itemsize)
+        elif self.values is not None and integers and out.is_contiguous() and out.numel() == self.numel() \
+                and all(_fits(v, out.dtype) for v in self.values):
+            out.values = list(self.values)
         return out
 
     def _computed(self, shape=None):
         """A FakeTensor of this tensor's dtype whose values are not known (the result of arithmetic)."""
-        out = self._like(shape)
-        out.values = None
-        return out
+        return FakeTensor(self.shape if shape is None else shape, self.dtype, None, self.device)
+
+    def _written(self, *args, **kwargs):
+        """In place (``x[i] = v``, ``x += 1``, ``x.zero_()``): the storage's values are no longer known, through any
+        view of it; returns this tensor, as torch's in-place operations do."""
+        self._storage.values = None
+        return self
 
     @property
     def T(self):
-        return self._like(self.shape[::-1], strides=self._strides[::-1])
+        return self._like(self.shape[::-1], strides=self._strides[::-1], view=True)
 
     def t(self):
         return self.T
@@ -199,11 +238,11 @@ class FakeTensor:
         shape, strides = list(self.shape), list(self._strides)
         shape[a], shape[b] = shape[b], shape[a]
         strides[a], strides[b] = strides[b], strides[a]
-        return self._like(shape, strides=strides)
+        return self._like(shape, strides=strides, view=True)
 
     def permute(self, *dims):
         dims = dims[0] if len(dims) == 1 and isinstance(dims[0], (list, tuple)) else dims
-        return self._like([self.shape[d] for d in dims], strides=[self._strides[d] for d in dims])
+        return self._like([self.shape[d] for d in dims], strides=[self._strides[d] for d in dims], view=True)
 
     def _resolve(self, shape):
         shape = list(shape[0] if len(shape) == 1 and isinstance(shape[0], (list, tuple)) else shape)
@@ -214,13 +253,13 @@ class FakeTensor:
 
     def view(self, *shape):
         if len(shape) == 1 and isinstance(shape[0], dtype):
-            return self._like(dtype_=shape[0])
-        return self._like(self._resolve(shape))
+            return self._like(dtype_=shape[0], view=True)
+        return self._like(self._resolve(shape), view=True)
 
     reshape = view
 
     def flatten(self, *args):
-        return self._like([self.numel()])
+        return self._like([self.numel()], view=True)
 
     def contiguous(self, *args, **kwargs):
         return self._like()
@@ -241,9 +280,9 @@ class FakeTensor:
                     "copy_", "abs", "exp", "neg", "sigmoid", "relu", "squeeze", "unsqueeze", "expand", "repeat",
                     "masked_fill", "random_", "add_", "mul_", "sub_", "div_"):
             if name in ("cuda", "detach", "cpu", "requires_grad_"):
-                return lambda *a, **k: self._like()
-            if name.endswith("_"):  # in place: this tensor's values are no longer the ones it was made with
-                self.values = None
+                return lambda *a, **k: self._like(view=True)
+            if name.endswith("_"):  # in place
+                return self._written
             return lambda *a, **k: self._computed()
         raise AttributeError(f"FakeTensor has no attribute {name!r}")
 
@@ -257,14 +296,14 @@ class FakeTensor:
     def __getitem__(self, index):
         return self._computed()
 
-    def __setitem__(self, index, value):
-        self.values = None  # written in place
+    __setitem__ = _written
 
     def _binary(self, other, *rest):
         return self._computed()
 
     __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __truediv__ = __rtruediv__ = _binary
-    __matmul__ = __neg__ = __iadd__ = __isub__ = __imul__ = __itruediv__ = _binary
+    __matmul__ = __neg__ = _binary
+    __iadd__ = __isub__ = __imul__ = __itruediv__ = _written
 
     def __len__(self):
         return self.shape[0]

@@ -24,6 +24,11 @@ using mlir::Type;
 using mlir::ValueRange;
 using llvm::StringRef;
 
+/// The `tt.func` argument a pointer leads back to, or null (lowering/GlobalMemory.cpp).
+mlir::BlockArgument pointerArgument(mlir::Value v);
+/// Whether a scalar pointer feeds a scalar integer `tt.load` (lowering/GlobalMemory.cpp).
+bool feedsScalarIntLoad(mlir::Value v, int depth);
+
 /// Lowers one kernel into a Program: one Lowerer per module. Each op family has a `lower<Family>` member, in
 /// its own file, that returns whether it lowered the op (lowerOp tries them in turn).
 class Lowerer {
@@ -204,6 +209,8 @@ public:
   bool tensorOp(Operation &op, StringRef name, int16_t unit, std::vector<Instr> &out);
   /// A memory op whose address operands (the groups `addressGroups`, in order) come first, then its other
   /// operands (awaited if not ready); imm = `bytes`, imm2 = the number of address operands. Always true.
+  /// Marks the kernel argument the pointer `ptr` of a store or atomic leads back to as written by the kernel.
+  void markWritten(mlir::Value ptr);
   bool addressed(Operation &op, std::vector<Instr> &out, Op kind, std::initializer_list<StringRef> addressGroups,
                  int64_t bytes);
   /// Bytes of the op's first result (0 without results).

@@ -19,6 +19,9 @@ Cycle Engine::Impl::globalAccess(Agent &a, const Instr &in, Cycle start, int32_t
   // The key is the addresses only (not the op): a store and a later load of the same
   // tile hit. An atomic goes to L2 and returns its old value.
   uint64_t key = (static_cast<uint64_t>(static_cast<uint32_t>(provenance(a, in, addressArgs, true, firstAddress))) << 1) | 1;
+  if (in.op == Op::GlobalLoad && in.aux > 0) // a scalar load through an argument's pointer: keyed by its 128-byte line
+    if (const Value &ptr = a.frame[in.args[0]]; ptr.kind == Value::Int && ptr.alloc >= 0)
+      key = (((static_cast<uint64_t>(ptr.alloc) << 40) ^ static_cast<uint64_t>(ptr.i >> 7)) << 1) | 1;
   bool hit = write || in.sub == 1 || memory.lookup(key, in.imm, costs.l2Size);
   // Issue: one warp instruction moves up to lsu_bytes_per_thread_instr per thread; each of
   // the partition's SMSPs issues one per scalar_op_cycles. The LSU pipe then moves the bytes.
@@ -51,8 +54,9 @@ bool Engine::Impl::loadedScalar(Agent &a, const Instr &in, Cycle done, Value &ou
     return true;
   const KernelArg &arg = program.args[ptr.alloc];
   auto it = launch.ptrValues.find(arg.name);
-  if (it == launch.ptrValues.end()) {
+  if (it == launch.ptrValues.end() || arg.writtenByKernel) {
     out.alloc = arg.loadOrigin;
+    unknownLoadLoc.emplace(ptr.alloc, in.loc);
     return true;
   }
   const std::vector<int64_t> &values = it->second;
@@ -62,7 +66,18 @@ bool Engine::Impl::loadedScalar(Agent &a, const Instr &in, Cycle done, Value &ou
                         "', outside the " + std::to_string(values.size()) + " elements of " +
                         std::to_string(in.aux) + " bytes the launch spec's \"ptrs\"." + arg.name +
                         ".values gives (is the launch the one the kernel expects?)");
-  out = Value::integer(truncateTo(values[element], static_cast<unsigned>(8 * in.aux)));
+  // the element as the load reads it: an i32 holds -2^31 .. 2^32 - 1 (a signed or an unsigned spelling of its bits),
+  // an i1 0 or 1
+  int64_t value = values[element];
+  unsigned bits = in.bits;
+  if (bits == 1 && value != 0 && value != 1)
+    return fail(in, "element " + std::to_string(element) + " of the launch spec's \"ptrs\"." + arg.name +
+                        ".values, " + std::to_string(value) + ", is not the 0 or 1 of the i1 this load reads");
+  if (bits > 1 && bits < 64 && (value < -(int64_t(1) << (bits - 1)) || value >= (int64_t(1) << bits)))
+    return fail(in, "element " + std::to_string(element) + " of the launch spec's \"ptrs\"." + arg.name +
+                        ".values, " + std::to_string(value) + ", does not fit the i" + std::to_string(bits) +
+                        " this load reads");
+  out = Value::integer(truncateTo(value, bits));
   out.readyAt = static_cast<int64_t>(done);
   return true;
 }

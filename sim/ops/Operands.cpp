@@ -30,9 +30,15 @@ bool Engine::Impl::fail(const Instr &in, const std::string &what) {
 }
 
 bool Engine::Impl::notAnInteger(const Value &v, const Instr &in) {
-  if (v.kind == Value::Unknown && v.alloc >= 0 && !program.unknownWhy[v.alloc].empty())
-    return fail(in, "the simulator needs this scalar, but it depends on " + program.unknownOps[v.alloc] + ": " +
-                        program.unknownWhy[v.alloc]);
+  if (v.kind == Value::Unknown && v.alloc >= 0 && !program.unknownWhy[v.alloc].empty()) {
+    std::string where; // the load, where the origin is an argument's loads
+    for (size_t i = 0; i < program.args.size(); ++i)
+      if (auto it = unknownLoadLoc.find(static_cast<int32_t>(i));
+          program.args[i].loadOrigin == v.alloc && it != unknownLoadLoc.end())
+        where = " (" + program.locs[it->second].str() + ")";
+    return fail(in, "the simulator needs this scalar, but it depends on " + program.unknownOps[v.alloc] + where +
+                        ": " + program.unknownWhy[v.alloc]);
+  }
   if (v.kind == Value::Unknown && v.alloc >= 0)
     return fail(in, "the simulator needs this scalar, but it depends on '" + program.unknownOps[v.alloc] +
                         "', which has no simulator semantics yet");

@@ -52,8 +52,12 @@ def compile_folder(root, folder, ttgir_name, text, launch_json, target):
     src.write_text(text)
     backend, arch = target.split(":")
     warp = "32" if backend == "cuda" else "64"
-    proc = subprocess.run([sys.executable, "-c", COMPILE, str(src), str(folder), backend, arch, warp],
-                          cwd=root, capture_output=True, text=True, timeout=600)
+    try:
+        proc = subprocess.run([sys.executable, "-c", COMPILE, str(src), str(folder), backend, arch, warp],
+                              cwd=root, capture_output=True, text=True, timeout=600)
+    except subprocess.TimeoutExpired:
+        shutil.rmtree(folder)
+        return "fbtriton did not compile it within 600 s"
     if proc.returncode == 0:
         return None
     lines = [l for l in proc.stderr.splitlines() if "error" in l.lower()] or proc.stderr.splitlines() or ["?"]
@@ -79,7 +83,8 @@ def main():
             continue
         ttgir = root / m["subject"]
         entry = db.get(m["id"], {})
-        verdict = "equivalent" if "equivalent" in entry else ",".join(entry.get("classes", [])) or "clean"
+        verdict = ("unknown" if not entry else "equivalent" if "equivalent" in entry
+                   else ",".join(entry.get("classes", [])) or "clean")
         if m["subject"] not in subjects:
             subjects[m["subject"]] = f"base_{len(subjects):02d}"
             jobs.append((subjects[m["subject"]], "base", "-", "-", ttgir.name, ttgir.read_text(), launch))

@@ -80,8 +80,10 @@ class FakeTorch(unittest.TestCase):
         self.assertIsNone((sizes + 1).values)
         self.assertIsNone(sizes.to(fake_torch.DTYPES["float32"]).values)
         self.assertIsNone(fake_torch._tensor([0.5, 1.5]).values)
-        sizes[0] = 7  # written in place: no longer the values it was made with
-        self.assertIsNone(sizes.values)
+        flat = sizes.view(-1)
+        flat[0] = 7  # written in place through a view: neither is the values it was made with any more
+        self.assertEqual((flat.values, sizes.values), (None, None))
+        self.assertIsNone(fake_torch._tensor([300]).to(fake_torch.DTYPES["int8"]).values)  # does not fit
 
     def test_device_properties_of_each_target(self):
         with launch_capture.intercepting(H200):
