@@ -5,6 +5,8 @@
 #   here:    PYTHONPATH=python .venv-tlx/bin/python tests/mutation/hw_mutants.py build/hwm --only tlx/hopper/
 #            ninja -C build tlx-sim-run-static                        # -> build/static/tlx-sim
 #   device:  tools/h200-run-mutants.sh build/hwm OUT [RUNNER]         # carry build/static and build/hwm
+# (and the same for `hw_mutants.py build/hwm_store --tma-store-exit` under .venv: a CTA exiting with its TMA store
+# still reading shared memory, run 3 times with HANG=10)
 #
 # Every row of STAGING/plan.tsv with a folder is run once with
 #   tlx-sim run FOLDER --hang-timeout $HANG --rounds 1 --timer events --rep-ms 10 --warmup-ms 2 --json

@@ -14,6 +14,11 @@ The device half is tools/h200-run-mutants.sh (the static runner, no Python there
 usage (fbtriton's venv, from the repository root):
   PYTHONPATH=python .venv-tlx/bin/python tests/mutation/hw_mutants.py STAGING [--target cuda:90] [--only SUBSTR]
       [--jobs N]
+  PYTHONPATH=python .venv/bin/python tests/mutation/hw_mutants.py STAGING --tma-store-exit
+--tma-store-exit (triton 3.6's venv: Gluon kernels) stages instead the question of a CTA that exits while its TMA store
+still reads its shared memory (Triton adds no cp.async.bulk.wait_group at exit): the Gluon tma_scale captures
+(tests/inputs/hopper/tma_scale/*, 4096 CTAs, several per SM, each checked element by element against factor * X) as
+they are and with their `ttng.async_tma_store_wait` deleted.
 A mutant fbtriton refuses to compile (the mutation broke the IR's verifier) is listed with folder "-" and the
 compiler's first error line; it has no hardware behaviour to measure.
 """
@@ -71,10 +76,38 @@ def main():
     ap.add_argument("--target", default="cuda:90")
     ap.add_argument("--only", default="")
     ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--tma-store-exit", action="store_true")
     args = ap.parse_args()
     root = HERE.parent.parent
     staging = pathlib.Path(args.staging).resolve()
     staging.mkdir(parents=True, exist_ok=True)
+    jobs = store_exit_jobs(root) if args.tma_store_exit else mutant_jobs(root, args)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        errors = list(pool.map(lambda j: compile_folder(root, staging / j[0], j[4], j[5], j[6], args.target), jobs))
+    with open(staging / "plan.tsv", "w") as plan:
+        for job, error in zip(jobs, errors):
+            folder, mid, kind, verdict = job[:4]
+            plan.write("\t".join([folder if error is None else "-", mid, kind, verdict, error or ""]) + "\n")
+    print(f"{sum(e is None for e in errors)} of {len(jobs)} folders compiled under {staging}")
+    return 0
+
+
+def store_exit_jobs(root):
+    """(folder, id, kind, check verdict, TTGIR name, text, launch.json) of each tma_scale capture and its mutant
+    without the TMA store's wait (`tlx-sim check` finds nothing on it: the question is open)."""
+    jobs = []
+    for cdir in sorted((root / "tests" / "inputs" / "hopper" / "tma_scale").iterdir()):
+        ttgir = cdir / "tma_scale_kernel.ttgir"
+        text = ttgir.read_text()
+        cut = "\n".join(l for l in text.split("\n") if "ttng.async_tma_store_wait" not in l)
+        jobs.append((f"base_{cdir.name}", "base", "-", "-", ttgir.name, text, cdir / "launch.json"))
+        jobs.append((f"nowait_{cdir.name}", f"{cdir.name}: async_tma_store_wait deleted", "tma-store-exit", "clean",
+                     ttgir.name, cut, cdir / "launch.json"))
+    return jobs
+
+
+def mutant_jobs(root, args):
+    """(folder, id, kind, check verdict, TTGIR name, text, launch.json) of the unmutated subjects and their mutants."""
     db = {e["id"]: e for e in json.loads((HERE / "mutations_tlx.json").read_text())["mutants"]}
     jobs, subjects = [], {}
     for m in mutate.mutants(root, tlx=True):
@@ -89,14 +122,7 @@ def main():
             subjects[m["subject"]] = f"base_{len(subjects):02d}"
             jobs.append((subjects[m["subject"]], "base", "-", "-", ttgir.name, ttgir.read_text(), launch))
         jobs.append((f"m{len(jobs):03d}", m["id"], m["kind"], verdict, ttgir.name, m["text"], launch))
-    with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        errors = list(pool.map(lambda j: compile_folder(root, staging / j[0], j[4], j[5], j[6], args.target), jobs))
-    with open(staging / "plan.tsv", "w") as plan:
-        for job, error in zip(jobs, errors):
-            folder, mid, kind, verdict = job[:4]
-            plan.write("\t".join([folder if error is None else "-", mid, kind, verdict, error or ""]) + "\n")
-    print(f"{sum(e is None for e in errors)} of {len(jobs)} folders compiled under {staging}")
-    return 0
+    return jobs
 
 
 if __name__ == "__main__":
