@@ -247,8 +247,8 @@ struct Engine::Impl {
   std::chrono::steady_clock::time_point started; ///< when run() began, for SimOptions::maxSeconds
   int64_t nextAsyncOp = 0;
   std::set<const Instr *> reportedUnknown;
-  /// Per kernel argument (Program::args index): the location of the first scalar load through it whose value the
-  /// launch does not give (named by the error on a scalar that needs it); -1 before one.
+  /// Kernel argument (Program::args index) -> the location of the first scalar load through it whose value the
+  /// launch does not give (named by the error on a scalar that needs it); no entry before one.
   std::map<int32_t, int32_t> unknownLoadLoc;
   std::vector<int64_t> finishedCtas; ///< CTAs whose memory is released after the current event
   std::unordered_map<int64_t, ClusterBarrier> clusters; ///< by cluster index
@@ -380,7 +380,9 @@ struct Engine::Impl {
   /// Announces an async operation of `a` (to complete after `after`, or -1); returns its id.
   int64_t issueAsync(Agent &a, int64_t after = -1);
   /// Reports an access to the shared-memory view in `slot` (`elems` elements), if it is one.
-  /// `ctaId` overrides the CTA the view lies in (a multicast or 2-CTA operation's other destinations).
+  /// `ctaId` overrides the CTA the view lies in (a multicast or 2-CTA operation's other destinations). An async op
+  /// (`op` >= 0) reports all its accesses right after its issueAsync, before another op is issued: the race checker's
+  /// collection of dead async entries relies on it (verifier/RaceChecker.h collect).
   void access(Agent &a, int64_t op, int32_t slot, int64_t elems, bool write, bool asyncProxy, const Instr &in,
               int64_t ctaId = -1);
   /// Waits until the tensor operands of `in` (from `first` on) are ready: a register scoreboard for global loads
