@@ -186,15 +186,12 @@ llvm::Error Launch::loadJsonObject(const llvm::json::Object &spec, llvm::StringR
       if (!contents)
         continue; // shape and dtype only (the runner allocates the buffer)
       const llvm::json::Array *list = contents->getAsArray();
-      if (!list)
-        return bad("\"ptrs\"." + name.str() + ".values must be a list of integers (the buffer's contents, row-major)");
       std::vector<int64_t> values;
-      for (const llvm::json::Value &v : *list) {
-        auto number = v.getAsInteger();
-        if (!number)
-          return bad("\"ptrs\"." + name.str() + ".values must be a list of integers (the buffer's contents, row-major)");
-        values.push_back(*number);
-      }
+      for (size_t k = 0; list && k < list->size(); ++k)
+        if (auto number = (*list)[k].getAsInteger())
+          values.push_back(*number);
+      if (!list || values.size() != list->size())
+        return bad("\"ptrs\"." + name.str() + ".values must be a list of integers (the buffer's contents, row-major)");
       if (const llvm::json::Array *shape = ptr->getArray("shape")) { // the tensor's elements, all of them
         int64_t elements = 1;
         for (const llvm::json::Value &d : *shape)

@@ -45,10 +45,13 @@ bool feedsScalarIntLoad(mlir::Value v, int depth) {
   return false;
 }
 
-/// Marks the kernel argument a store or atomic writes through (KernelArg::writtenByKernel): the launch's contents
-/// of that buffer no longer tell what a load reads.
-void Lowerer::markWritten(mlir::Value ptr) {
-  if (mlir::BlockArgument arg = pointerArgument(ptr))
+/// Marks the kernel argument the store or atomic `op` writes through, its `ptr` operand (KernelArg::writtenByKernel):
+/// the launch's contents of that buffer no longer tell what a load reads.
+void Lowerer::markWritten(Operation &op) {
+  auto ptr = ir::getOperandGroup(&op, "ptr");
+  if (!ptr || ptr->empty())
+    return;
+  if (mlir::BlockArgument arg = pointerArgument(ptr->front()))
     for (KernelArg &a : p.args)
       if (a.kind == KernelArg::Pointer && a.slot == slot(arg))
         a.writtenByKernel = true;
@@ -79,14 +82,13 @@ bool Lowerer::lowerGlobalMemory(Operation &op, StringRef name, std::vector<Instr
     return addressed(op, out, Op::GlobalLoad, {"desc", "indices", "x_offsets", "y_offset"}, resultBytes(op));
   if (name == "tt.atomic_rmw" || name == "tt.atomic_cas" || name == "amdg.buffer_atomic_rmw" ||
       name == "amdg.buffer_atomic_cas") {
-    if (op.getNumOperands() > 0)
-      markWritten(op.getOperand(0));
+    markWritten(op);
     addressed(op, out, Op::GlobalLoad, {"ptr", "offsets"}, resultBytes(op));
     out.back().sub = 1;
     return true;
   }
-  if ((name == "tt.store" || name == "amdg.masked_store") && op.getNumOperands() > 0)
-    markWritten(op.getOperand(0));
+  if (name == "tt.store" || name == "amdg.masked_store" || name == "amdg.buffer_store")
+    markWritten(op);
   if (name == "tt.store" || name == "amdg.masked_store")
     return addressed(op, out, Op::GlobalStore, {"ptr"}, operandBytes(op, "value"));
   if (name == "amdg.buffer_store")

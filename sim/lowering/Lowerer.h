@@ -209,8 +209,8 @@ public:
   bool tensorOp(Operation &op, StringRef name, int16_t unit, std::vector<Instr> &out);
   /// A memory op whose address operands (the groups `addressGroups`, in order) come first, then its other
   /// operands (awaited if not ready); imm = `bytes`, imm2 = the number of address operands. Always true.
-  /// Marks the kernel argument the pointer `ptr` of a store or atomic leads back to as written by the kernel.
-  void markWritten(mlir::Value ptr);
+  /// Marks the kernel argument the `ptr` operand of the store or atomic `op` leads back to as written by the kernel.
+  void markWritten(Operation &op);
   bool addressed(Operation &op, std::vector<Instr> &out, Op kind, std::initializer_list<StringRef> addressGroups,
                  int64_t bytes);
   /// Bytes of the op's first result (0 without results).

@@ -29,20 +29,8 @@ int64_t deviceDescriptorSource(Operation &reinterpret) {
     if (user->getName().getStringRef() != "ttng.tensormap_create" || user->getNumOperands() < 2 ||
         user->getOperand(0) != map)
       continue;
-    mlir::Value global = ir::capturedValue(user->getOperand(1));
-    for (int depth = 0; depth < 16; ++depth) {
-      if (auto arg = dyn_cast<BlockArgument>(global)) {
-        Operation *owner = arg.getOwner()->getParentOp();
-        if (owner && owner->getName().getStringRef() == "tt.func")
-          return -2 - static_cast<int64_t>(arg.getArgNumber());
-        break;
-      }
-      Operation *def = global.getDefiningOp();
-      llvm::StringRef name = def ? def->getName().getStringRef() : "";
-      if (name != "tt.addptr" && name != "tt.bitcast")
-        break;
-      global = ir::capturedValue(def->getOperand(0));
-    }
+    if (mlir::BlockArgument arg = pointerArgument(user->getOperand(1)))
+      return -2 - static_cast<int64_t>(arg.getArgNumber());
     int64_t ordinal = 0, found = -1;
     Operation *module = user;
     while (module->getParentOp())
