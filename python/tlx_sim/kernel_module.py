@@ -400,6 +400,32 @@ def metadata_json(compiled, root: Path) -> dict:
     return plain(compiled.metadata)
 
 
+def recompile_ttgir(plain: Path, text: str, root: Path, extra_options: dict | None = None):
+    """Compile the TTGIR ``text`` as the capture folder ``plain`` was compiled: its target (launch.json), the
+    backend options of its metadata (``num_stages``, ``maxnreg``, ``num_ctas`` ...; ``extra_options`` on top) and,
+    since a ``.ttgir`` source does not produce it, its ``tensordesc_meta`` (without it the launcher packs host
+    descriptors as device-side ones and the binary's parameters disagree). ``triton.compile`` of a ``.ttgir`` file
+    starts after the TTGIR passes. Returns (CompiledKernel, metadata JSON with paths relative to ``root``); the
+    compiler's exceptions propagate."""
+    import triton
+    from triton.compiler.compiler import make_backend
+    plain = Path(plain)
+    launch = json.loads((plain / "launch.json").read_text())
+    kernel, target = launch["kernel"], parse_target(launch["target"])
+    meta = json.loads((plain / f"{kernel}.json").read_text())
+    fields = getattr(make_backend(target).parse_options({}), "__dataclass_fields__", {})
+    skip = {"extern_libs", "arch", "backend_name", "num_warps", "num_ctas", "instrumentation_mode", "ir_override"}
+    options = {k: tuple(v) if isinstance(v, list) else v for k, v in meta.items() if k in fields and k not in skip}
+    with tempfile.TemporaryDirectory() as tmp, fresh_triton_cache():
+        source = Path(tmp) / f"{kernel}.ttgir"
+        source.write_text(text)
+        compiled = triton.compile(str(source), target=target, options={**options, **(extra_options or {})})
+    new_meta = metadata_json(compiled, root)
+    if not new_meta.get("tensordesc_meta"):
+        new_meta["tensordesc_meta"] = meta.get("tensordesc_meta")
+    return compiled, new_meta
+
+
 def launch_json(km: KernelModule, config_name: str, shape: dict, target, sp: Specialization) -> dict:
     """The launch spec the C++ tool reads (``launch.json``, schema_version 1, documented in kernels/README.md)."""
     import triton

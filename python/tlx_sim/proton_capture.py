@@ -164,29 +164,17 @@ def capture_waits(plain: Path, cdir: Path, root: Path) -> Path:
     instrumented ``<kernel>.ttgir``, the binary, the metadata (``tensordesc_meta`` taken from ``plain``: a TTGIR
     source does not produce it), the same ``launch.json`` and the scope table with ``"waits_from"`` naming
     ``plain`` (relative to ``root``). Options are the plain metadata's backend options. Returns ``cdir``."""
-    import triton
-    from triton.compiler.compiler import make_backend
     from tlx_sim import kernel_module as kmod
     plain, cdir = Path(plain), Path(cdir)
     launch = json.loads((plain / "launch.json").read_text())
     kernel, target = launch["kernel"], kmod.parse_target(launch["target"])
-    meta = json.loads((plain / f"{kernel}.json").read_text())
     text, _ = instrument_waits((plain / f"{kernel}.ttgir").read_text())
-    backend = make_backend(target)
-    fields = getattr(backend.parse_options({}), "__dataclass_fields__", {})
-    skip = {"extern_libs", "arch", "backend_name", "num_warps", "num_ctas", "instrumentation_mode", "ir_override"}
-    options = {k: tuple(v) if isinstance(v, list) else v for k, v in meta.items() if k in fields and k not in skip}
-    with tempfile.TemporaryDirectory() as tmp, instrumented(target) as mode, kmod.fresh_triton_cache():
-        source = Path(tmp) / f"{kernel}.ttgir"
-        source.write_text(text)
-        compiled = triton.compile(str(source), target=target, options={**options, "instrumentation_mode": mode})
+    with instrumented(target) as mode:
+        compiled, new_meta = kmod.recompile_ttgir(plain, text, root, {"instrumentation_mode": mode})
     cdir.mkdir(parents=True, exist_ok=True)
     (cdir / f"{kernel}.ttgir").write_text(text)
     kind = "cubin" if target.backend == "cuda" else "hsaco"
     (cdir / f"{kernel}.{kind}").write_bytes(compiled.asm[kind])
-    new_meta = kmod.metadata_json(compiled, root)
-    if not new_meta.get("tensordesc_meta"):
-        new_meta["tensordesc_meta"] = meta.get("tensordesc_meta")
     (cdir / f"{kernel}.json").write_text(kmod.dump_json(new_meta))
     (cdir / "launch.json").write_text((plain / "launch.json").read_text())
     path = write_scope_table(cdir, kernel, text, target, mode)

@@ -4,12 +4,13 @@ Issue 16 asks, for each seeded bug whose behaviour on the H200 is measurable, wh
 wrong result, a clean run) next to what `tlx-sim check` says. This script does the half that needs fbtriton and no
 GPU: for every mutant of `mutate.py --corpus tlx` whose subject targets the device's architecture (default
 cuda:90, the H200), it writes STAGING/<n>/ = the subject's launch.json, the mutated TTGIR, and the cubin plus
-Triton metadata that fbtriton compiles from that TTGIR (`triton.compile` of the .ttgir file, as Triton compiles any
-IR source), and `base_<subject>` folders with the unmutated TTGIR compiled the same way. STAGING/plan.tsv has one
+Triton metadata that fbtriton compiles from that TTGIR (kernel_module.recompile_ttgir: `triton.compile` of the .ttgir
+file with the subject's backend options and its `tensordesc_meta`, which a .ttgir source does not produce), and `base_<subject>` folders with the unmutated TTGIR compiled the same way. STAGING/plan.tsv has one
 row per folder: folder, mutant id (or "base"), the kind, and the finding classes `tlx-sim check` gives it
 (mutations_tlx.json; "equivalent" where the mutant is justified equivalent there).
 
-The device half is tools/h200-run-mutants.sh (the static runner, no Python there).
+The device half is tools/h200-run-mutants.sh (the static runner, no Python there); tests/mutation/hw_table.py joins
+its summary with the schedules of `tlx-sim check` that expose each mutant (traces/h100/bug-runs/).
 
 usage (fbtriton's venv, from the repository root):
   PYTHONPATH=python .venv-tlx/bin/python tests/mutation/hw_mutants.py STAGING [--target cuda:90] [--only SUBSTR]
@@ -35,30 +36,25 @@ sys.path.insert(0, str(HERE))
 import mutate  # noqa: E402  (the mutants: the one definition of kinds and sites)
 
 COMPILE = r"""
-import json, pathlib, sys
-import triton
-from triton.backends.compiler import GPUTarget
+import pathlib, sys
 from tlx_sim import kernel_module as kmod
-src, out, backend, arch, warp = sys.argv[1], pathlib.Path(sys.argv[2]), sys.argv[3], sys.argv[4], int(sys.argv[5])
-target = GPUTarget(backend, int(arch) if arch.isdigit() else arch, warp)
-compiled = triton.compile(src, target=target)
+src, out, plain = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2]), pathlib.Path(sys.argv[3])
+compiled, meta = kmod.recompile_ttgir(plain, src.read_text(), pathlib.Path.cwd())
 name = compiled.metadata.name
-kind = "cubin" if backend == "cuda" else "hsaco"
+kind = "cubin" if compiled.metadata.target.backend == "cuda" else "hsaco"
 (out / f"{name}.{kind}").write_bytes(compiled.asm[kind])
-(out / f"{name}.json").write_text(kmod.dump_json(kmod.metadata_json(compiled, pathlib.Path.cwd())))
+(out / f"{name}.json").write_text(kmod.dump_json(meta))
 """
 
 
-def compile_folder(root, folder, ttgir_name, text, launch_json, target):
+def compile_folder(root, folder, ttgir_name, text, launch_json):
     """Writes `folder` (launch.json, TTGIR, binary, metadata); returns None or the compiler's first error line."""
     folder.mkdir(parents=True, exist_ok=True)
     shutil.copy(launch_json, folder / "launch.json")
     src = folder / ttgir_name
     src.write_text(text)
-    backend, arch = target.split(":")
-    warp = "32" if backend == "cuda" else "64"
     try:
-        proc = subprocess.run([sys.executable, "-c", COMPILE, str(src), str(folder), backend, arch, warp],
+        proc = subprocess.run([sys.executable, "-c", COMPILE, str(src), str(folder), str(launch_json.parent)],
                               cwd=root, capture_output=True, text=True, timeout=600)
     except subprocess.TimeoutExpired:
         shutil.rmtree(folder)
@@ -83,7 +79,7 @@ def main():
     staging.mkdir(parents=True, exist_ok=True)
     jobs = store_exit_jobs(root) if args.tma_store_exit else mutant_jobs(root, args)
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        errors = list(pool.map(lambda j: compile_folder(root, staging / j[0], j[4], j[5], j[6], args.target), jobs))
+        errors = list(pool.map(lambda j: compile_folder(root, staging / j[0], j[4], j[5], j[6]), jobs))
     with open(staging / "plan.tsv", "w") as plan:
         for job, error in zip(jobs, errors):
             folder, mid, kind, verdict = job[:4]

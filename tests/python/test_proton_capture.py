@@ -130,6 +130,27 @@ class ProtonCapture(unittest.TestCase):
         self.assertEqual(proc.returncode, 0, proc.stdout + proc.stderr)
         self.assertIn("bn128_s4: ok", proc.stdout)
 
+    @unittest.skipUnless(has("fbtriton"), "no fbtriton venv (.venv-tlx)")
+    def test_recompiled_ttgir_keeps_the_capture_options(self):
+        """kernel_module.recompile_ttgir (capture_waits, tests/mutation/hw_mutants.py): a capture's TTGIR compiled
+        again gets its backend options and its tensordesc_meta, which a .ttgir source does not produce (without it
+        the launcher packs the host descriptors as device-side ones: the runner saw 20 kernel parameters against
+        35 packed on 2026-12-05)."""
+        plain = ROOT / "tests/inputs/tlx/hopper/hopper-persistent-gemm-ws-cooperative/bm128_bn256_s3"
+        kernel = "matmul_kernel_tlx_ws_persistent"
+        script = ("import json, pathlib, sys\nfrom tlx_sim import kernel_module as kmod\n"
+                  "plain = pathlib.Path(sys.argv[1])\n"
+                  "_, meta = kmod.recompile_ttgir(plain, (plain / sys.argv[2]).read_text(), pathlib.Path.cwd())\n"
+                  "print(json.dumps(meta))\n")
+        proc = subprocess.run([capture.compiler_python("fbtriton"), "-c", script, plain, f"{kernel}.ttgir"],
+                              capture_output=True, text=True, env=ENV, cwd=ROOT)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        meta = json.loads(proc.stdout.strip().splitlines()[-1])
+        plain_meta = json.loads((plain / f"{kernel}.json").read_text())
+        self.assertEqual(len(meta["tensordesc_meta"]), 3)  # a_desc, b_desc, c_desc
+        for key in ("tensordesc_meta", "num_stages", "num_warps", "shared", "maxnreg"):
+            self.assertEqual(meta.get(key), plain_meta.get(key), key)
+
 
 if __name__ == "__main__":
     unittest.main()
