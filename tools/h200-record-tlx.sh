@@ -5,6 +5,8 @@
 #   here:    PYTHONPATH=python:. .venv-tlx/bin/python -m tlx_sim.tlx_record_plan -o STAGING
 #            ninja -C build tlx-sim-run-static                      # -> build/static/tlx-sim
 #   device:  tools/h200-record-tlx.sh STAGING OUT [RUNNER]          # carry build/static (or RUNNER's folder)
+#            (TRACE_DIR=traces/<gpu>/tlx: the records' folder, default traces/h200/tlx; SPLIT=heldout overrides the
+#            plan's splits, for a GPU the model was never fitted on)
 #
 # Each row of STAGING/plan.tsv (tutorial, capture folder, split) is run with
 # `tlx-sim run FOLDER --record traces/h200/tlx/tlx_<tutorial>.json --split SPLIT` (data checked against a CPU reference,
@@ -15,6 +17,7 @@ set -uo pipefail
 STAGE=$1
 OUT=$2
 RUN=${3:-build/static/tlx-sim}
+TRACE_DIR=${TRACE_DIR:-traces/h200/tlx} # another GPU's records: TRACE_DIR=traces/h100-sxm/tlx (the folder names the model)
 if [ -z "${TLXSIM_CUPTI:-}" ]; then
   TLXSIM_CUPTI=$(python3 - <<'PY' 2>/dev/null
 import os, torch
@@ -27,10 +30,10 @@ PY
   export TLXSIM_CUPTI
 fi
 echo "TLXSIM_CUPTI=${TLXSIM_CUPTI:-}" | tee "$OUT/summary.txt"
-mkdir -p "$OUT/logs"
+mkdir -p "$OUT/logs" "$TRACE_DIR"
 while IFS=$'\t' read -r name folder split; do
   log="$OUT/logs/$(echo "$folder" | tr / _)"
-  timeout 120 "$RUN" run "$STAGE/$folder" --record "traces/h200/tlx/tlx_$name.json" --split "$split" --json \
+  timeout 120 "$RUN" run "$STAGE/$folder" --record "$TRACE_DIR/tlx_$name.json" --split "${SPLIT:-$split}" --json \
     > "$log.json" 2> "$log.err"
   echo "$? $name $folder" | tee -a "$OUT/summary.txt"
 done < "$STAGE/plan.tsv"

@@ -10,7 +10,7 @@ row per folder: folder, mutant id (or "base"), the kind, and the finding classes
 (mutations_tlx.json; "equivalent" where the mutant is justified equivalent there).
 
 The device half is tools/h200-run-mutants.sh (the static runner, no Python there); tests/mutation/hw_table.py joins
-its summary with the schedules of `tlx-sim check` that expose each mutant (traces/h100/bug-runs/).
+its summary with the schedules of `tlx-sim check` that expose each mutant (traces/h100-sxm/bug-runs/).
 
 usage (fbtriton's venv, from the repository root):
   PYTHONPATH=python .venv-tlx/bin/python tests/mutation/hw_mutants.py STAGING [--target cuda:90] [--only SUBSTR]

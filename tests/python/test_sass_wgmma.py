@@ -36,6 +36,9 @@ SERIALIZED = {
     "traces/h200/tlx/captures/tlx_hopper_fa_ws/g1-9246e953",
     "traces/h200/tlx/captures/tlx_hopper_fa_ws_pipelined/g1-c4eacf4d",
     "traces/h200/tlx/captures/tlx_hopper_gemm_ws/bm256_bn256_s2_sub-0e892cc8",
+    "traces/h100-sxm/tlx/captures/tlx_hopper_fa_ws/g1-6fffc827",
+    "traces/h100-sxm/tlx/captures/tlx_hopper_fa_ws_pipelined/g1-bbc1de17",
+    "traces/h100-sxm/tlx/captures/tlx_hopper_gemm_ws/bm256_bn256_s2_sub-bae61f88",
 }
 
 INSTR = re.compile(r"\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]*)\s*(.*?);")
