@@ -26,6 +26,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <array>
 #include <cmath>
 #include <map>
 #include <set>
@@ -70,6 +71,7 @@ cl::opt<unsigned> jobsOpt("j", cl::desc("Records predicted in parallel (default:
 /// One record's prediction: time (µs) and bound, or why there is none.
 struct Prediction {
   double timeUs = 0;
+  double clockMhz = 0; ///< the SM clock the model ran the launch at (power model), MHz
   std::string bound;
   std::string error; ///< non-empty when the record could not be predicted
   std::map<std::string, double> waitFrac; ///< predicted wait fraction per partition
@@ -109,6 +111,7 @@ Prediction predictRecord(const xcheck::TraceRecord &record) {
   json::Object out = summary.toJson(*result);
   Prediction p;
   p.timeUs = out.getNumber("time_us").value_or(0);
+  p.clockMhz = out.getNumber("clock_mhz").value_or(0);
   p.bound = out.getString("bound").value_or("").str();
   p.stackFrameBytes = prepared.stackFrameBytes;
   p.spill = spillWarning(prepared.stackFrameBytes);
@@ -238,6 +241,14 @@ json::Array partitionsJson(const xcheck::TraceRecord &r, const Prediction &p) {
   return parts;
 }
 
+/// The error of the predicted SM cycles against the measured ones (time x mean clock on both sides): the part of the
+/// time error that is not the clock's. None without a measured clock or a predicted one.
+std::optional<double> cyclesError(const xcheck::TraceRecord &r, const Prediction &p) {
+  if (!r.measuredClockMhz || p.clockMhz <= 0)
+    return std::nullopt;
+  return (p.timeUs * p.clockMhz) / (r.measuredUs * *r.measuredClockMhz) - 1;
+}
+
 /// The JSON object of one predicted record (design.md's xcheck record).
 json::Object recordJson(const xcheck::TraceRecord &r, const Prediction &p) {
   json::Object o{{"kernel", r.kernel}, {"config", r.config}, {"shape", r.shape}, {"split", r.split},
@@ -251,6 +262,8 @@ json::Object recordJson(const xcheck::TraceRecord &r, const Prediction &p) {
   o["predicted_us"] = p.timeUs;
   o["error"] = (p.timeUs - r.measuredUs) / r.measuredUs;
   o["bound"] = p.bound;
+  o["clock_mhz"] = json::Object{{"predicted", p.clockMhz}, {"measured", opt(r.measuredClockMhz)}};
+  o["cycles_error"] = opt(cyclesError(r, p));
   if (!r.protonWaitFrac.empty())
     o["partitions"] = partitionsJson(r, p);
   o["stack_frame_bytes"] = int64_t(p.stackFrameBytes);
@@ -463,6 +476,33 @@ void printPartitionTable(const XcheckRun &run) {
                             : std::string());
 }
 
+/// Time error = cycles error x clock ratio: per kernel, over its predicted records with a measured mean SM clock
+/// (spilling binaries left out), the signed medians of the time, clock and cycles errors. Two errors of opposite sign
+/// that cancel in the time (too few cycles at too low a clock) show here; no gate.
+void printClockSplit(const XcheckRun &run) {
+  std::map<std::string, std::array<std::vector<double>, 3>> byKernel;
+  for (size_t i = 0; i < run.records.size(); ++i) {
+    const auto &r = run.records[i];
+    const auto &p = run.predictions[i];
+    auto cycles = cyclesError(r, p);
+    if (!p.error.empty() || !p.spill.empty() || !cycles)
+      continue;
+    auto &v = byKernel[r.kernel];
+    v[0].push_back((p.timeUs - r.measuredUs) / r.measuredUs);
+    v[1].push_back(p.clockMhz / *r.measuredClockMhz - 1);
+    v[2].push_back(*cycles);
+  }
+  if (byKernel.empty())
+    return;
+  auto signedPct = [](const std::vector<double> &v) { return formatv("{0}", format("%+.1f %%", 100 * *xcheck::quantile(v, 0.5))).str(); };
+  outs() << "\nTime error split into cycles and clock (records with a measured mean SM clock, fit and held-out; "
+            "signed medians: predicted / measured - 1):\n";
+  outs() << formatv("  {0,-20} {1,5} {2,10} {3,10} {4,10}\n", "kernel", "count", "time", "clock", "cycles");
+  for (const auto &[kernel, v] : byKernel)
+    outs() << formatv("  {0,-20} {1,5} {2,10} {3,10} {4,10}\n", kernel, v[0].size(), signedPct(v[0]), signedPct(v[1]),
+                      signedPct(v[2]));
+}
+
 /// The statistics, the spilled records and the gate's verdict.
 void printSummary(const XcheckRun &run) {
   outs() << formatv("\nHeld-out records per kernel (Spearman: measured times within {0} of each other tied, and "
@@ -570,6 +610,7 @@ int runXcheck() {
   } else {
     printRecordTable(run);
     printPartitionTable(run);
+    printClockSplit(run);
     printSummary(run);
   }
   return run.failures.empty() ? kClean : kFindings;

@@ -190,6 +190,9 @@ Error readFile(StringRef path, std::vector<TraceRecord> &out) {
     r.config = config->str();
     r.split = split->str();
     r.measuredUs = *measured;
+    if (const json::Object *clock = rec->getObject("sm_clock_mhz"))
+      if (auto mean = clock->getNumber("mean"); mean && *mean > 0)
+        r.measuredClockMhz = *mean;
     r.shape = shapeText(*shape);
     SmallString<256> dir(folder);
     sys::path::append(dir, *capture);

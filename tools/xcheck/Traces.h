@@ -5,6 +5,7 @@
 #include "llvm/Support/JSON.h"
 
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -20,6 +21,9 @@ struct TraceRecord {
   std::string shape;       ///< "M=8192,N=8192,K=8192", in the record's key order
   std::string split;       ///< "fit" or "heldout"
   double measuredUs = 0;   ///< measured kernel time, µs
+  /// Mean SM clock over the timed launches (`sm_clock_mhz.mean`: nvidia-smi samples, record.py / `run --record`),
+  /// MHz; absent in records without it.
+  std::optional<double> measuredClockMhz;
   std::string ttgir;       ///< the TTGIR that ran (inside the record's capture folder)
   llvm::json::Value launch = nullptr; ///< the launch spec (an object), as `--launch` reads it
   /// Proton instrumentation (where recorded): per tlx-sim partition name, the fraction of the

@@ -1,5 +1,6 @@
 """Check an `xcheck --json` output for internal consistency (reads stdin):
-every error is (predicted - measured) / measured; the summary's counts, median and p90 |error| and per-kernel
+every error is (predicted - measured) / measured, every cycles error (predicted us x predicted clock) / (measured
+us x measured mean clock) - 1 (and null without a measured clock); the summary's counts, median and p90 |error| and per-kernel
 Spearman rho are those of the held-out records, recomputed here independently (numpy-free)."""
 import json
 import math
@@ -10,6 +11,13 @@ assert doc["schema_version"] == 1 and doc["command"] == "xcheck"
 recs = doc["records"]
 for r in recs:
     assert math.isclose(r["error"], (r["predicted_us"] - r["measured_us"]) / r["measured_us"], rel_tol=1e-9), r
+    clock = r["clock_mhz"]
+    assert clock["predicted"] > 0, r
+    if clock["measured"] is None:
+        assert r["cycles_error"] is None, r
+    else:
+        expect = r["predicted_us"] * clock["predicted"] / (r["measured_us"] * clock["measured"]) - 1
+        assert math.isclose(r["cycles_error"], expect, rel_tol=1e-9, abs_tol=1e-12), r
 ho = [r for r in recs if r["split"] == "heldout"]
 errs = sorted(abs(r["error"]) for r in ho)
 
