@@ -1,5 +1,7 @@
 #include "runner/Record.h"
 
+#include "runner/ClockSampler.h"
+
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -19,6 +21,17 @@ namespace {
 constexpr const char *kRecorder = "tlx-sim run";
 
 Value optionalInt(const std::optional<int> &v) { return v ? Value(*v) : Value(nullptr); }
+
+/// `sm_clock_mhz` as record.py writes it: before and after the timing, and the mean and count of the samples
+/// taken while timing (ClockSampler) where nvidia-smi gave any.
+Object clockObject(const RunResult &run) {
+  Object clock{{"before", optionalInt(run.smClockBeforeMHz)}, {"after", optionalInt(run.smClockAfterMHz)}};
+  if (auto mean = meanClockMHz(run.smClockSamplesMHz)) {
+    clock["mean"] = *mean;
+    clock["samples"] = int64_t(run.smClockSamplesMHz.size());
+  }
+  return clock;
+}
 
 } // namespace
 
@@ -68,8 +81,7 @@ Object makeRecord(const Capture &c, const RunResult &run, llvm::StringRef split,
                 {"min_us", run.timeUs.min},
                 {"max_us", run.timeUs.max},
                 {"iterations", run.itersPerRound},
-                {"sm_clock_mhz", Object{{"before", optionalInt(run.smClockBeforeMHz)},
-                                        {"after", optionalInt(run.smClockAfterMHz)}}},
+                {"sm_clock_mhz", clockObject(run)},
                 {"correct", run.check ? Value(run.check->ok) : Value(nullptr)},
                 {"max_rel_err", run.check ? Value(run.check->maxRelErr) : Value(nullptr)},
                 {"flops", run.reference.flops > 0 ? Value(run.reference.flops) : Value(nullptr)},

@@ -1,5 +1,7 @@
 #include "runner/RunReport.h"
 
+#include "runner/ClockSampler.h"
+
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -104,6 +106,12 @@ bool runFailed(const RunResult &run) { return !run.kernelFailure.empty() || (run
 namespace {
 
 json::Value optionalInt(const std::optional<int> &v) { return v ? json::Value(*v) : json::Value(nullptr); }
+
+/// The mean SM clock sampled while timing (MHz), null without samples.
+json::Value clockMean(const RunResult &r) {
+  auto mean = meanClockMHz(r.smClockSamplesMHz);
+  return mean ? json::Value(*mean) : json::Value(nullptr);
+}
 json::Value optionalString(const std::string &s) { return s.empty() ? json::Value(nullptr) : json::Value(s); }
 
 json::Object timingJson(const RunResult &r, const RunReportOptions &options) {
@@ -166,6 +174,7 @@ json::Object runJson(const Capture &capture, const DeviceInfo &info, const RunRe
       {"timing", timingJson(r, options)},
       {"sm_clock_mhz", json::Object{{"before", optionalInt(r.smClockBeforeMHz)},
                                     {"after", optionalInt(r.smClockAfterMHz)},
+                                    {"mean", clockMean(r)},
                                     {"max", r.smClockMaxMHz ? *r.smClockMaxMHz : info.smClockMaxMHz}}},
       {"bytes", r.bytes},
       {"flops", r.reference.flops},
@@ -197,8 +206,13 @@ void printRun(llvm::raw_ostream &os, const Capture &capture, const DeviceInfo &i
   if (!r.timerNote.empty() && !options.eventsRequested)
     os << "timer: events, not CUPTI: " << r.timerNote << "\n";
   if (r.smClockBeforeMHz)
-    os << formatv("SM clock: {0} MHz before, {1} MHz after (max {2})\n", *r.smClockBeforeMHz,
+    os << formatv("SM clock: {0} MHz before, {1} MHz after (max {2})", *r.smClockBeforeMHz,
                   r.smClockAfterMHz.value_or(0), r.smClockMaxMHz.value_or(info.smClockMaxMHz));
+  if (auto mean = meanClockMHz(r.smClockSamplesMHz))
+    os << formatv("{0}mean {1:f0} MHz over {2} samples while timing", r.smClockBeforeMHz ? ", " : "SM clock: ",
+                  *mean, r.smClockSamplesMHz.size());
+  if (r.smClockBeforeMHz || !r.smClockSamplesMHz.empty())
+    os << "\n";
   if (!options.recordPath.empty())
     os << "recorded in " << options.recordPath << "\n";
 }

@@ -1,5 +1,6 @@
 #include "runner/Runner.h"
 
+#include "runner/ClockSampler.h"
 #include "runner/HostData.h"
 #include "runner/Measure.h"
 
@@ -332,6 +333,7 @@ llvm::Expected<RunResult> runCapture(const Capture &c, Device &device, const Run
     result.smClockBeforeMHz = clock->first;
     result.smClockMaxMHz = clock->second;
   }
+  ClockSampler sampler(/*periodMs=*/50); // beside both timings, as record.py's sampler
   if (auto err = timeEventRounds(launch, options, result))
     return err;
   if (!result.kernelFailure.empty())
@@ -340,6 +342,7 @@ llvm::Expected<RunResult> runCapture(const Capture &c, Device &device, const Run
     return err;
   if (!result.kernelFailure.empty())
     return result;
+  result.smClockSamplesMHz = sampler.stop();
   if (auto clock = readSmClock())
     result.smClockAfterMHz = clock->first;
   return result;

@@ -65,6 +65,7 @@ struct RunResult {
   double eventsCv = 0;                   ///< sample CV of those round medians
   int attempts = 0;                      ///< event timings made (1 + re-timings)
   std::optional<int> smClockBeforeMHz, smClockAfterMHz, smClockMaxMHz; ///< nvidia-smi / rocm-smi, where present
+  std::vector<int> smClockSamplesMHz; ///< SM clock every 50 ms while timing (ClockSampler; empty without nvidia-smi)
   double bytes = 0;                      ///< bytes of all tensors (inputs and outputs)
 };
 

@@ -4,6 +4,7 @@
 // `tlx-sim run` flow is exercised without a GPU. (tests/python/test_runner_params.py compares
 // the packing with Triton's own launcher for every capture.)
 #include "runner/Capture.h"
+#include "runner/ClockSampler.h"
 #include "runner/CubinParams.h"
 #include "runner/Cupti.h"
 #include "runner/HostData.h"
@@ -73,6 +74,17 @@ const Param &param(const ParamLayout &l, llvm::StringRef name) {
 }
 
 } // namespace
+
+TEST_CASE("SM clock samples: nvidia-smi's csv lines, their mean") {
+  // `nvidia-smi --query-gpu=clocks.sm --format=csv,noheader,nounits -lms 50` prints one clock per line; a line
+  // that is not a positive number (a warning, "[N/A]", a truncated last line) is skipped
+  auto samples = tlxsim::runner::parseClockSamples("1980\n1755\r\n[N/A]\n 1530 \n0\n15");
+  CHECK(samples == std::vector<int>{1980, 1755, 1530});
+  CHECK(*tlxsim::runner::meanClockMHz({1500, 1600}) == doctest::Approx(1550));
+  CHECK_FALSE(tlxsim::runner::meanClockMHz({}).has_value());
+  // without nvidia-smi on PATH the sampler yields nothing and does not fail
+  CHECK(tlxsim::runner::parseClockSamples("").empty());
+}
 
 TEST_CASE("ordered keys of a JSON member follow the file, skipping nested values and escaped strings") {
   auto keys = unwrap(orderedMemberKeys(R"({"a": {"z": 1}, "s": {"q\"}": [1, {"x": "}"}], "b": "{", "a": 2}})", "s"));
