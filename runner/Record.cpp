@@ -22,15 +22,14 @@ constexpr const char *kRecorder = "tlx-sim run";
 
 Value optionalInt(const std::optional<int> &v) { return v ? Value(*v) : Value(nullptr); }
 
-/// `sm_clock_mhz` as record.py writes it: before and after the timing, and the mean and count of the samples
-/// taken while timing (ClockSampler) where nvidia-smi gave any.
+/// `sm_clock_mhz` as record.py writes it: before and after the timing, and the mean (null without samples) and
+/// count of the samples taken while timing (ClockSampler).
 Object clockObject(const RunResult &run) {
-  Object clock{{"before", optionalInt(run.smClockBeforeMHz)}, {"after", optionalInt(run.smClockAfterMHz)}};
-  if (auto mean = meanClockMHz(run.smClockSamplesMHz)) {
-    clock["mean"] = *mean;
-    clock["samples"] = int64_t(run.smClockSamplesMHz.size());
-  }
-  return clock;
+  auto mean = meanClockMHz(run.smClockSamplesMHz);
+  return Object{{"before", optionalInt(run.smClockBeforeMHz)},
+                {"after", optionalInt(run.smClockAfterMHz)},
+                {"mean", mean ? Value(*mean) : Value(nullptr)},
+                {"samples", int64_t(run.smClockSamplesMHz.size())}};
 }
 
 } // namespace

@@ -175,6 +175,7 @@ json::Object runJson(const Capture &capture, const DeviceInfo &info, const RunRe
       {"sm_clock_mhz", json::Object{{"before", optionalInt(r.smClockBeforeMHz)},
                                     {"after", optionalInt(r.smClockAfterMHz)},
                                     {"mean", clockMean(r)},
+                                    {"samples", int64_t(r.smClockSamplesMHz.size())},
                                     {"max", r.smClockMaxMHz ? *r.smClockMaxMHz : info.smClockMaxMHz}}},
       {"bytes", r.bytes},
       {"flops", r.reference.flops},

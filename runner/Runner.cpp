@@ -4,6 +4,8 @@
 #include "runner/HostData.h"
 #include "runner/Measure.h"
 
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 
@@ -65,9 +67,12 @@ uint64_t nameStream(llvm::StringRef name) { // FNV-1a: a stable stream id per te
 } // namespace
 
 std::optional<std::pair<int, int>> readSmClock() {
-  FILE *pipe = popen("nvidia-smi --query-gpu=clocks.sm,clocks.max.sm --format=csv,noheader,nounits -i 0 "
-                     "2>/dev/null",
-                     "r");
+  std::string gpu = smiDeviceSelector(); // an index or a UUID; anything else is not handed to the shell
+  if (!llvm::all_of(gpu, [](char c) { return llvm::isAlnum(c) || c == '-'; }))
+    return std::nullopt;
+  std::string command =
+      "nvidia-smi --query-gpu=clocks.sm,clocks.max.sm --format=csv,noheader,nounits -i " + gpu + " 2>/dev/null";
+  FILE *pipe = popen(command.c_str(), "r");
   if (!pipe)
     return std::nullopt;
   int current = 0, max = 0;

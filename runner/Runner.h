@@ -73,7 +73,8 @@ struct RunResult {
 /// encoding) are errors; a failing launch or a faulting kernel is reported in kernelFailure.
 llvm::Expected<RunResult> runCapture(const Capture &capture, Device &device, const RunOptions &options);
 
-/// (current, max) SM clock in MHz from `nvidia-smi --query-gpu=clocks.sm,clocks.max.sm`, as
+/// (current, max) SM clock in MHz of the GPU smiDeviceSelector() names, from `nvidia-smi
+/// --query-gpu=clocks.sm,clocks.max.sm`, as
 /// tlx_sim/hw_time.py reads it; std::nullopt when nvidia-smi is absent or prints no numbers.
 std::optional<std::pair<int, int>> readSmClock();
 

@@ -28,6 +28,7 @@
 
 #include <array>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <set>
 #include <optional>
@@ -476,9 +477,11 @@ void printPartitionTable(const XcheckRun &run) {
                             : std::string());
 }
 
-/// Time error = cycles error x clock ratio: per kernel, over its predicted records with a measured mean SM clock
-/// (spilling binaries left out), the signed medians of the time, clock and cycles errors. Two errors of opposite sign
-/// that cancel in the time (too few cycles at too low a clock) show here; no gate.
+/// The time error split into the clock's and the cycles': predicted time / measured time = (predicted cycles /
+/// measured cycles) / (predicted clock / measured clock), i.e. 1 + time = (1 + cycles) / (1 + clock). Per kernel,
+/// over its predicted records with a measured mean SM clock (spilling binaries left out), the signed medians of the
+/// three errors (medians of each column: they need not combine exactly). Two errors that cancel in the time (too
+/// few cycles at too low a clock) show here; no gate.
 void printClockSplit(const XcheckRun &run) {
   std::map<std::string, std::array<std::vector<double>, 3>> byKernel;
   for (size_t i = 0; i < run.records.size(); ++i) {
@@ -494,7 +497,11 @@ void printClockSplit(const XcheckRun &run) {
   }
   if (byKernel.empty())
     return;
-  auto signedPct = [](const std::vector<double> &v) { return formatv("{0}", format("%+.1f %%", 100 * *xcheck::quantile(v, 0.5))).str(); };
+  auto signedPct = [](const std::vector<double> &v) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%+.1f %%", 100 * *xcheck::quantile(v, 0.5));
+    return std::string(text);
+  };
   outs() << "\nTime error split into cycles and clock (records with a measured mean SM clock, fit and held-out; "
             "signed medians: predicted / measured - 1):\n";
   outs() << formatv("  {0,-20} {1,5} {2,10} {3,10} {4,10}\n", "kernel", "count", "time", "clock", "cycles");

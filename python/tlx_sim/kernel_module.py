@@ -402,7 +402,8 @@ def metadata_json(compiled, root: Path) -> dict:
 
 def recompile_ttgir(plain: Path, text: str, root: Path, extra_options: dict | None = None):
     """Compile the TTGIR ``text`` as the capture folder ``plain`` was compiled: its target (launch.json), the
-    backend options of its metadata (``num_stages``, ``maxnreg``, ``num_ctas`` ...; ``extra_options`` on top) and,
+    backend options of its metadata (``num_stages``, ``maxnreg`` ...; ``extra_options`` on top; ``num_warps`` and
+    ``num_ctas`` come from the TTGIR's own attributes) and,
     since a ``.ttgir`` source does not produce it, its ``tensordesc_meta`` (without it the launcher packs host
     descriptors as device-side ones and the binary's parameters disagree). ``triton.compile`` of a ``.ttgir`` file
     starts after the TTGIR passes. Returns (CompiledKernel, metadata JSON with paths relative to ``root``); the

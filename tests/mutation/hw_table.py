@@ -6,7 +6,8 @@ classes of mutations_tlx.json). For every row this runs `tlx-sim check STAGING/F
 schedule that reports it (`default`, `producer-fast`, `consumer-fast` or `seed-K`: design.md's schedules), then
 prints the table (TSV, one header line) and a cross-tabulation of check's verdict against the hardware outcome.
 
-usage: python3 tests/mutation/hw_table.py TLX_SIM STAGING SUMMARY_TSV [--schedules 16]
+usage (from the repository root: the baseline path is relative to it):
+  python3 tests/mutation/hw_table.py TLX_SIM STAGING SUMMARY_TSV [--schedules 16]
 """
 import collections
 import json
@@ -17,9 +18,12 @@ import sys
 
 def exposing(tlx_sim, folder, schedules):
     """{finding class: first schedule naming it} of `tlx-sim check` on the staged capture folder."""
-    proc = subprocess.run([tlx_sim, "check", folder, "--max-ctas", "2", "--schedules", str(schedules), "--json",
-                           "--baseline", "tests/lit/bugs/accepted_findings.json"], capture_output=True, text=True,
-                          timeout=600, env={**os.environ, "TLXSIM_NO_PROOFS": "1"})
+    try:
+        proc = subprocess.run([tlx_sim, "check", folder, "--max-ctas", "2", "--schedules", str(schedules), "--json",
+                               "--baseline", "tests/lit/bugs/accepted_findings.json"], capture_output=True, text=True,
+                              timeout=600, env={**os.environ, "TLXSIM_NO_PROOFS": "1"})
+    except subprocess.TimeoutExpired:
+        return {"error": "check did not finish within 600 s"}
     try:
         findings = json.loads(proc.stdout)["findings"]
     except (ValueError, KeyError):
@@ -43,7 +47,10 @@ def main():
     print("folder\toutcome\tmedian_us\tmutant\tkind\tcheck (class: first schedule)")
     cross = collections.Counter()
     for line in open(summary):
-        folder, _, outcome, us, mid, kind, *_ = line.rstrip("\n").split("\t")
+        fields = line.rstrip("\n").split("\t")
+        if len(fields) < 6:  # a blank or cut-off line of an interrupted run
+            continue
+        folder, _, outcome, us, mid, kind, *_ = fields
         first = exposing(tlx_sim, os.path.join(staging, folder), schedules)
         cells = ", ".join(f"{c}: {s}" for c, s in sorted(first.items())) or "clean"
         print(f"{folder}\t{outcome}\t{us}\t{mid}\t{kind}\t{cells}")

@@ -23,7 +23,9 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <tuple>
@@ -82,8 +84,35 @@ TEST_CASE("SM clock samples: nvidia-smi's csv lines, their mean") {
   CHECK(samples == std::vector<int>{1980, 1755, 1530});
   CHECK(*tlxsim::runner::meanClockMHz({1500, 1600}) == doctest::Approx(1550));
   CHECK_FALSE(tlxsim::runner::meanClockMHz({}).has_value());
-  // without nvidia-smi on PATH the sampler yields nothing and does not fail
   CHECK(tlxsim::runner::parseClockSamples("").empty());
+}
+
+TEST_CASE("the clock sampler: no nvidia-smi gives no samples; one that ignores SIGTERM is still stopped") {
+  llvm::SmallString<128> dir;
+  REQUIRE_FALSE(llvm::sys::fs::createUniqueDirectory("tlxsim-smi", dir));
+  std::string oldPath = std::getenv("PATH") ? std::getenv("PATH") : "";
+  setenv("PATH", dir.c_str(), 1); // nothing there
+  CHECK(tlxsim::runner::ClockSampler(10).stop().empty());
+  // a stand-in nvidia-smi that prints 1500 every 20 ms and ignores SIGTERM (one stuck in the driver)
+  llvm::SmallString<128> smi(dir);
+  llvm::sys::path::append(smi, "nvidia-smi");
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream os(smi, ec);
+    REQUIRE_FALSE(ec);
+    os << "#!/bin/sh\ntrap '' TERM\nwhile :; do echo 1500; sleep 0.02; done\n";
+  }
+  llvm::sys::fs::setPermissions(smi, llvm::sys::fs::all_read | llvm::sys::fs::all_exe | llvm::sys::fs::owner_write);
+  setenv("PATH", (std::string(dir) + ":" + oldPath).c_str(), 1); // coreutils' timeout still found
+  std::vector<int> samples;
+  {
+    tlxsim::runner::ClockSampler sampler(20, 30); // waits for the first sample
+    samples = sampler.stop();                    // returns although the child ignores SIGTERM
+  }
+  setenv("PATH", oldPath.c_str(), 1);
+  REQUIRE_FALSE(samples.empty());
+  CHECK(std::all_of(samples.begin(), samples.end(), [](int mhz) { return mhz == 1500; }));
+  llvm::sys::fs::remove_directories(dir);
 }
 
 TEST_CASE("ordered keys of a JSON member follow the file, skipping nested values and escaped strings") {

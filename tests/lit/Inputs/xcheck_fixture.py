@@ -1,7 +1,7 @@
 """Make a small traces folder for the xcheck tests from the committed traces/h200/tma_scale.json.
 
 usage: xcheck_fixture.py SRC_TRACES OUT_DIR [MUTATION]
-MUTATION: none | no-measured | bad-split | no-capture | bad-json
+MUTATION: none | no-measured | bad-split | no-capture | bad-json | no-clock (record 0 without sm_clock_mhz.mean)
 Keeps the records of config b64x128 (6 shapes: 2 fit, 4 held-out) and copies their capture folders.
 """
 import json
@@ -21,6 +21,8 @@ if mutation == "no-measured":
     del doc["records"][1]["measured_us"]
 elif mutation == "bad-split":
     doc["records"][2]["split"] = "training"
+elif mutation == "no-clock":
+    doc["records"][0]["sm_clock_mhz"].pop("mean", None)
 elif mutation == "no-capture":
     doc["records"][0]["capture"] = "captures/nowhere"
 (out / "tma_scale.json").write_text(json.dumps(doc, indent=1) if mutation != "bad-json" else "{\"records\": [")

@@ -18,6 +18,9 @@ for r in recs:
     else:
         expect = r["predicted_us"] * clock["predicted"] / (r["measured_us"] * clock["measured"]) - 1
         assert math.isclose(r["cycles_error"], expect, rel_tol=1e-9, abs_tol=1e-12), r
+        # the relation itself: 1 + time error = (1 + cycles error) / (1 + clock error)
+        assert math.isclose(1 + r["error"], (1 + r["cycles_error"]) / (clock["predicted"] / clock["measured"]),
+                            rel_tol=1e-9), r
 ho = [r for r in recs if r["split"] == "heldout"]
 errs = sorted(abs(r["error"]) for r in ho)
 
