@@ -16,9 +16,9 @@ namespace tlxsim::runner {
 /// (GPU: smiDeviceSelector(); output to a temporary file) under coreutils' `timeout -k 1 maxSeconds` where it exists
 /// (a runner killed by a signal, whose destructor never runs, leaves no sampler beyond maxSeconds), and waits up to
 /// 3 s for its first sample so that nvidia-smi's start-up does not overlap the timing. stop() ends it (SIGTERM, KILL
-/// 1 s later by `timeout`, the wrapper itself killed after 3 s) and returns the samples in MHz. Where nvidia-smi is absent (a HIP host, a host without the
-/// NVIDIA driver) or cannot start, stop() returns no samples; nothing here fails the run. Not copyable; the
-/// destructor stops a sampler still running.
+/// 1 s later by `timeout`, the wrapper itself killed after 3 s) and returns the samples in MHz. Where nvidia-smi is
+/// absent (a HIP host, a host without the NVIDIA driver) or cannot start, stop() returns no samples; nothing here
+/// fails the run. Not copyable; the destructor stops a sampler still running.
 class ClockSampler {
 public:
   explicit ClockSampler(int periodMs = 50, int maxSeconds = 300);

@@ -1,6 +1,6 @@
 #include "runner/Record.h"
 
-#include "runner/ClockSampler.h"
+#include "runner/RunReport.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -19,18 +19,6 @@ using llvm::json::Value;
 namespace {
 
 constexpr const char *kRecorder = "tlx-sim run";
-
-Value optionalInt(const std::optional<int> &v) { return v ? Value(*v) : Value(nullptr); }
-
-/// `sm_clock_mhz` as record.py writes it: before and after the timing, and the mean (null without samples) and
-/// count of the samples taken while timing (ClockSampler).
-Object clockObject(const RunResult &run) {
-  auto mean = meanClockMHz(run.smClockSamplesMHz);
-  return Object{{"before", optionalInt(run.smClockBeforeMHz)},
-                {"after", optionalInt(run.smClockAfterMHz)},
-                {"mean", mean ? Value(*mean) : Value(nullptr)},
-                {"samples", int64_t(run.smClockSamplesMHz.size())}};
-}
 
 } // namespace
 
@@ -80,7 +68,7 @@ Object makeRecord(const Capture &c, const RunResult &run, llvm::StringRef split,
                 {"min_us", run.timeUs.min},
                 {"max_us", run.timeUs.max},
                 {"iterations", run.itersPerRound},
-                {"sm_clock_mhz", clockObject(run)},
+                {"sm_clock_mhz", smClockJson(run)},
                 {"correct", run.check ? Value(run.check->ok) : Value(nullptr)},
                 {"max_rel_err", run.check ? Value(run.check->maxRelErr) : Value(nullptr)},
                 {"flops", run.reference.flops > 0 ? Value(run.reference.flops) : Value(nullptr)},

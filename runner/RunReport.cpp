@@ -107,11 +107,6 @@ namespace {
 
 json::Value optionalInt(const std::optional<int> &v) { return v ? json::Value(*v) : json::Value(nullptr); }
 
-/// The mean SM clock sampled while timing (MHz), null without samples.
-json::Value clockMean(const RunResult &r) {
-  auto mean = meanClockMHz(r.smClockSamplesMHz);
-  return mean ? json::Value(*mean) : json::Value(nullptr);
-}
 json::Value optionalString(const std::string &s) { return s.empty() ? json::Value(nullptr) : json::Value(s); }
 
 json::Object timingJson(const RunResult &r, const RunReportOptions &options) {
@@ -157,8 +152,18 @@ void printTiming(llvm::raw_ostream &os, const RunResult &r, const RunReportOptio
 
 } // namespace
 
+json::Object smClockJson(const RunResult &run) {
+  auto mean = meanClockMHz(run.smClockSamplesMHz);
+  return json::Object{{"before", optionalInt(run.smClockBeforeMHz)},
+                      {"after", optionalInt(run.smClockAfterMHz)},
+                      {"mean", mean ? json::Value(*mean) : json::Value(nullptr)},
+                      {"samples", int64_t(run.smClockSamplesMHz.size())}};
+}
+
 json::Object runJson(const Capture &capture, const DeviceInfo &info, const RunResult &r,
                      const RunReportOptions &options) {
+  json::Object clockWithMax = smClockJson(r);
+  clockWithMax["max"] = r.smClockMaxMHz ? *r.smClockMaxMHz : info.smClockMaxMHz;
   return json::Object{
       {"schema_version", 1},
       {"command", "run"},
@@ -172,11 +177,7 @@ json::Object runJson(const Capture &capture, const DeviceInfo &info, const RunRe
       {"reference", referenceJson(r.reference, r.check)},
       {"kernel_failure", optionalString(r.kernelFailure)},
       {"timing", timingJson(r, options)},
-      {"sm_clock_mhz", json::Object{{"before", optionalInt(r.smClockBeforeMHz)},
-                                    {"after", optionalInt(r.smClockAfterMHz)},
-                                    {"mean", clockMean(r)},
-                                    {"samples", int64_t(r.smClockSamplesMHz.size())},
-                                    {"max", r.smClockMaxMHz ? *r.smClockMaxMHz : info.smClockMaxMHz}}},
+      {"sm_clock_mhz", std::move(clockWithMax)},
       {"bytes", r.bytes},
       {"flops", r.reference.flops},
       {"tflops", r.medianUs > 0 && r.reference.flops > 0 ? json::Value(r.reference.flops / (r.medianUs * 1e6))

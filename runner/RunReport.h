@@ -60,6 +60,11 @@ struct RunReportOptions {
 /// Whether the run is a finding (exit 1): the kernel failed or its result is wrong.
 bool runFailed(const RunResult &run);
 
+/// The run's `sm_clock_mhz` as record.py writes it: `before` and `after` the timing (null where nvidia-smi gave
+/// none), the `mean` (null without samples) and the count of the `samples` taken while timing (ClockSampler).
+/// The record (Record.cpp) and the run report (runJson, which adds `max`) both write this object.
+llvm::json::Object smClockJson(const RunResult &run);
+
 /// A run's report: capture, device, registers, reference and check, timing in us (median of the
 /// round / group medians, their list, min, max, mean, CV, iterations, timer, event timing), SM clock
 /// in MHz, bytes, flops and TFLOP/s, and the record written.
