@@ -242,12 +242,24 @@ json::Array partitionsJson(const xcheck::TraceRecord &r, const Prediction &p) {
   return parts;
 }
 
-/// The error of the predicted SM cycles against the measured ones (time x mean clock on both sides): the part of the
-/// time error that is not the clock's. None without a measured clock or a predicted one.
+/// The SM clock the record's timed launches ran at, MHz: its Nsight cycles over its time where Nsight counted the
+/// launch's cycles (`ncu.cycles`), else the mean of nvidia-smi's samples over the timing (`sm_clock_mhz.mean`). The
+/// samples overstate the clock of short launches: nvidia-smi averages over 50 ms windows that include the gaps and
+/// L2 flushes between launches, where the clock recovers (traces/h100-sxm/ncu/README.md: 1680 MHz sampled where
+/// 1450 ran, 4096^3 GEMMs on an H100). None without either.
+std::optional<double> measuredClock(const xcheck::TraceRecord &r) {
+  if (r.measuredCycles)
+    return *r.measuredCycles / r.measuredUs;
+  return r.measuredClockMhz;
+}
+
+/// The error of the predicted SM cycles against the measured ones (time x clock on both sides, measuredClock): the
+/// part of the time error that is not the clock's. None without a measured clock or a predicted one.
 std::optional<double> cyclesError(const xcheck::TraceRecord &r, const Prediction &p) {
-  if (!r.measuredClockMhz || p.clockMhz <= 0)
+  auto clock = measuredClock(r);
+  if (!clock || p.clockMhz <= 0)
     return std::nullopt;
-  return (p.timeUs * p.clockMhz) / (r.measuredUs * *r.measuredClockMhz) - 1;
+  return (p.timeUs * p.clockMhz) / (r.measuredUs * *clock) - 1;
 }
 
 /// The JSON object of one predicted record (design.md's xcheck record).
@@ -263,7 +275,11 @@ json::Object recordJson(const xcheck::TraceRecord &r, const Prediction &p) {
   o["predicted_us"] = p.timeUs;
   o["error"] = (p.timeUs - r.measuredUs) / r.measuredUs;
   o["bound"] = p.bound;
-  o["clock_mhz"] = json::Object{{"predicted", p.clockMhz}, {"measured", opt(r.measuredClockMhz)}};
+  o["clock_mhz"] = json::Object{
+      {"predicted", p.clockMhz},
+      {"measured", opt(measuredClock(r))},
+      {"measured_from", r.measuredCycles ? json::Value("nsight_cycles")
+                                         : r.measuredClockMhz ? json::Value("nvidia_smi") : json::Value(nullptr)}};
   o["cycles_error"] = opt(cyclesError(r, p));
   if (!r.protonWaitFrac.empty())
     o["partitions"] = partitionsJson(r, p);
@@ -479,11 +495,13 @@ void printPartitionTable(const XcheckRun &run) {
 
 /// The time error split into the clock's and the cycles': predicted time / measured time = (predicted cycles /
 /// measured cycles) / (predicted clock / measured clock), i.e. 1 + time = (1 + cycles) / (1 + clock). Per kernel,
-/// over its predicted records with a measured mean SM clock (spilling binaries left out), the signed medians of the
-/// three errors (medians of each column: they need not combine exactly). Two errors that cancel in the time (too
-/// few cycles at too low a clock) show here; no gate.
+/// over its predicted records with measured cycles or a measured mean SM clock (measuredClock; spilling binaries left
+/// out), the signed medians of the three errors (medians of each column: they need not combine exactly) and how many
+/// records' cycles Nsight counted. Two errors that cancel in the time (too few cycles at too low a clock) show here;
+/// no gate.
 void printClockSplit(const XcheckRun &run) {
   std::map<std::string, std::array<std::vector<double>, 3>> byKernel;
+  std::map<std::string, size_t> nsight; // records whose cycles Nsight counted
   for (size_t i = 0; i < run.records.size(); ++i) {
     const auto &r = run.records[i];
     const auto &p = run.predictions[i];
@@ -492,7 +510,8 @@ void printClockSplit(const XcheckRun &run) {
       continue;
     auto &v = byKernel[r.kernel];
     v[0].push_back((p.timeUs - r.measuredUs) / r.measuredUs);
-    v[1].push_back(p.clockMhz / *r.measuredClockMhz - 1);
+    v[1].push_back(p.clockMhz / *measuredClock(r) - 1);
+    nsight[r.kernel] += r.measuredCycles ? 1 : 0;
     v[2].push_back(*cycles);
   }
   if (byKernel.empty())
@@ -502,12 +521,14 @@ void printClockSplit(const XcheckRun &run) {
     std::snprintf(text, sizeof text, "%+.1f %%", 100 * *xcheck::quantile(v, 0.5));
     return std::string(text);
   };
-  outs() << "\nTime error split into cycles and clock (records with a measured mean SM clock, fit and held-out; "
-            "signed medians: predicted / measured - 1):\n";
-  outs() << formatv("  {0,-20} {1,5} {2,10} {3,10} {4,10}\n", "kernel", "count", "time", "clock", "cycles");
+  outs() << "\nTime error split into cycles and clock (records with measured cycles or clock, fit and held-out; "
+            "signed medians: predicted / measured - 1; measured cycles from Nsight Compute where a record has them "
+            "(nsight), else time x nvidia-smi's mean clock, which overstates short launches' clock):\n";
+  outs() << formatv("  {0,-20} {1,5} {2,6} {3,10} {4,10} {5,10}\n", "kernel", "count", "nsight", "time", "clock",
+                    "cycles");
   for (const auto &[kernel, v] : byKernel)
-    outs() << formatv("  {0,-20} {1,5} {2,10} {3,10} {4,10}\n", kernel, v[0].size(), signedPct(v[0]), signedPct(v[1]),
-                      signedPct(v[2]));
+    outs() << formatv("  {0,-20} {1,5} {2,6} {3,10} {4,10} {5,10}\n", kernel, v[0].size(), nsight[kernel],
+                      signedPct(v[0]), signedPct(v[1]), signedPct(v[2]));
 }
 
 /// The statistics, the spilled records and the gate's verdict.

@@ -193,6 +193,9 @@ Error readFile(StringRef path, std::vector<TraceRecord> &out) {
     if (const json::Object *clock = rec->getObject("sm_clock_mhz"))
       if (auto mean = clock->getNumber("mean"); mean && *mean > 0)
         r.measuredClockMhz = *mean;
+    if (const json::Object *ncu = rec->getObject("ncu"))
+      if (auto cycles = ncu->getNumber("cycles"); cycles && *cycles > 0)
+        r.measuredCycles = *cycles;
     r.shape = shapeText(*shape);
     SmallString<256> dir(folder);
     sys::path::append(dir, *capture);

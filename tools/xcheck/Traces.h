@@ -24,6 +24,10 @@ struct TraceRecord {
   /// Mean SM clock over the timed launches (`sm_clock_mhz.mean`: nvidia-smi samples, record.py / `run --record`),
   /// MHz; absent in records without it.
   std::optional<double> measuredClockMhz;
+  /// SM cycles of this launch counted by Nsight Compute (`ncu.cycles`: `sm__cycles_elapsed.max` of one launch,
+  /// tools/ncu_cycles.py annotate); absent where not measured. Cycles do not depend on the clock the way the time
+  /// does, so with them the clock of the timed launches is measuredCycles / measuredUs.
+  std::optional<double> measuredCycles;
   std::string ttgir;       ///< the TTGIR that ran (inside the record's capture folder)
   llvm::json::Value launch = nullptr; ///< the launch spec (an object), as `--launch` reads it
   /// Proton instrumentation (where recorded): per tlx-sim partition name, the fraction of the

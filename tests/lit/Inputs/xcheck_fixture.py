@@ -2,6 +2,7 @@
 
 usage: xcheck_fixture.py SRC_TRACES OUT_DIR [MUTATION]
 MUTATION: none | no-measured | bad-split | no-capture | bad-json | no-clock (record 0 without sm_clock_mhz.mean)
+          | ncu-cycles (record 0 with Nsight cycles at 1500 cycles per us; record 1 with them at 1700 and no mean clock)
 Keeps the records of config b64x128 (6 shapes: 2 fit, 4 held-out) and copies their capture folders.
 """
 import json
@@ -23,6 +24,10 @@ elif mutation == "bad-split":
     doc["records"][2]["split"] = "training"
 elif mutation == "no-clock":
     doc["records"][0]["sm_clock_mhz"].pop("mean", None)
+elif mutation == "ncu-cycles":
+    doc["records"][0]["ncu"] = {"cycles": doc["records"][0]["measured_us"] * 1500}
+    doc["records"][1]["sm_clock_mhz"].pop("mean", None)
+    doc["records"][1]["ncu"] = {"cycles": doc["records"][1]["measured_us"] * 1700}
 elif mutation == "no-capture":
     doc["records"][0]["capture"] = "captures/nowhere"
 (out / "tma_scale.json").write_text(json.dumps(doc, indent=1) if mutation != "bad-json" else "{\"records\": [")

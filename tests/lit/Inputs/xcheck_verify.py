@@ -1,6 +1,7 @@
 """Check an `xcheck --json` output for internal consistency (reads stdin):
 every error is (predicted - measured) / measured, every cycles error (predicted us x predicted clock) / (measured
-us x measured mean clock) - 1 (and null without a measured clock); the summary's counts, median and p90 |error| and per-kernel
+us x measured clock) - 1 (and null without a measured clock; the clock is Nsight's cycles over the time where a record
+has them, `ncu.cycles`, else nvidia-smi's mean); the summary's counts, median and p90 |error| and per-kernel
 Spearman rho are those of the held-out records, recomputed here independently (numpy-free)."""
 import json
 import math
@@ -80,3 +81,7 @@ for kernel, rho in s["spearman"].items():
     assert math.isclose(rho, expect, abs_tol=1e-12), (kernel, rho, expect)
 assert doc["pass"] == (not doc["failures"])
 print(f"consistent: {len(recs)} records, {len(ho)} held-out")
+# the clock each record's split used, and where it came from (Nsight cycles / time, or nvidia-smi's mean)
+sources = sorted(f"{r['clock_mhz']['measured_from']}" + (f"@{r['clock_mhz']['measured']:.1f}" if r['clock_mhz'][
+    'measured_from'] == "nsight_cycles" else "") for r in recs if r["clock_mhz"]["measured"] is not None)
+print("clock sources: " + " ".join(sources))
