@@ -114,6 +114,8 @@ int32_t Lowerer::lowerBlock(mlir::Block &block) {
   for (BlockArgument arg : block.getArguments())
     args.push_back(slot(arg));
   std::vector<Instr> instrs;
+  if (StringRef(p.target).starts_with("cuda")) // ptxas's scheduling; on CDNA the LDS waits' placement is the checker's
+    sinkRegisterOps(block);
   for (Operation &op : block) {
     if (!error.empty())
       break;

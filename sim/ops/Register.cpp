@@ -35,6 +35,12 @@ Step Engine::Impl::execRegister(Agent &a, const Instr &in, Cycle now) {
         double steps = static_cast<double>(in.imm2 / kReduceRoundsRadix), rounds = in.imm2 % kReduceRoundsRadix;
         double chain = steps * costs.aluDependentLatency + rounds * (shuffle + costs.aluDependentLatency);
         chainReady = begin + cycles(chain);
+        // Inputs still streaming from the SFUs (a sum of exp2 results): the chain consumes them as they come, but
+        // its last combine needs the last element, and the shuffle rounds follow it. The result is then complete
+        // (not streamed): a reduction over a row needs all of it.
+        if (ready > a.time)
+          chainReady = std::max(chainReady, ready + cycles(costs.aluDependentLatency +
+                                                           rounds * (shuffle + costs.aluDependentLatency)));
       }
       break;
     }

@@ -1,0 +1,48 @@
+// Register math sunk to its first use, as ptxas schedules it: the engine issues a partition's ops in program order,
+// and a warp stalls on an operand that is not ready (a reduction over exp2 results still streaming from the SFUs).
+// ptxas does not issue in TTGIR order: it places a computation's instructions near their first use, so that
+// independent work issues while a long-latency result is produced (Gluon attention_fwd's running sum
+// `l_i = l_i * alpha + sum(p)`: its tail among the P V HGMMAs, traces/h200/ncu/README.md). Moving pure register ops
+// down to their first user in the same block does what the engine can, keeping every dependence.
+#include "sim/lowering/Lowerer.h"
+
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+namespace tlxsim::sim::lowering {
+
+namespace {
+
+/// A pure register op on tensors that the engine runs on the ALU lanes or SFUs: elementwise math, shape ops,
+/// reductions. Ops with scalar results (addresses, loop bounds) and anything touching memory stay in place.
+bool sinkable(Operation &op) {
+  StringRef name = op.getName().getStringRef();
+  if (!(isRegisterTensorOp(name) || name == "tt.reduce") || op.getNumResults() == 0 ||
+      !mlir::isMemoryEffectFree(&op))
+    return false;
+  for (mlir::Value r : op.getResults())
+    if (!isa<mlir::RankedTensorType>(r.getType()))
+      return false;
+  return true;
+}
+
+} // namespace
+
+void sinkRegisterOps(mlir::Block &block) {
+  std::vector<Operation *> ops;
+  for (Operation &op : block)
+    ops.push_back(&op);
+  for (auto it = ops.rbegin(); it != ops.rend(); ++it) { // last first: a chain follows its sunk consumer down
+    Operation &op = **it;
+    if (!sinkable(op))
+      continue;
+    Operation *first = nullptr;
+    for (mlir::Value r : op.getResults())
+      for (Operation *user : r.getUsers())
+        if (Operation *inBlock = block.findAncestorOpInBlock(*user); inBlock && (!first || inBlock->isBeforeInBlock(first)))
+          first = inBlock;
+    if (first && first != op.getNextNode())
+      op.moveBefore(first);
+  }
+}
+
+} // namespace tlxsim::sim::lowering
