@@ -10,7 +10,8 @@
 # `ncu --clock-control none --cache-control all` (the GPU's own clock, caches flushed, as the records) with the static
 # runner's checked launch; the first launch of the kernel is profiled. Environment: FIRST / LAST (row range of
 # plan.tsv, 1-based, default all), ONLY (space-separated folder prefixes, e.g. "080 084": only those rows),
-# EXTRA_METRICS (comma-separated, added to the list), NCU (default: ncu on PATH or under /usr/local/cuda*).
+# EXTRA_METRICS (comma-separated, added to the list), CHIP (ncu's chip name for the metric query, default gh100:
+# H100 / H200), NCU (default: ncu on PATH or under /usr/local/cuda*). Rows of launches that did not exit 0 are dropped.
 # Writes OUT/ncu.csv (folder, metric, unit, value), OUT/metrics.txt (the tensor-pipe metrics this ncu knows), OUT/log.txt.
 set -uo pipefail
 STAGE=$1
@@ -21,7 +22,7 @@ mkdir -p "$OUT"
 { "$NCU" --version; nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.limit --format=csv; } \
   > "$OUT/log.txt" 2>&1
 # Tensor-pipe metrics differ between ncu versions and chips: take the ones this ncu lists for the GPU
-"$NCU" --query-metrics --chip gh100 2>/dev/null | awk '{print $1}' | grep -E '^sm__pipe_tensor_op_(gmma|hmma)_cycles_active$' \
+"$NCU" --query-metrics --chip "${CHIP:-gh100}" 2>/dev/null | awk '{print $1}' | grep -E '^sm__pipe_tensor_op_(gmma|hmma)_cycles_active$' \
   > "$OUT/metrics.txt"
 METRICS="gpu__time_duration.sum,sm__cycles_elapsed.max,sm__cycles_elapsed.avg.per_second,sm__cycles_active.avg"
 while read -r m; do
@@ -48,7 +49,8 @@ while IFS=$'\t' read -r folder kernel _rest; do
     > "$OUT/one.csv" 2> "$OUT/one.err"
   rc=$?
   # --page raw --csv: a header row of metric names, a row of units, then one row per profiled kernel
-  python3 - "$OUT/one.csv" "$folder" >> "$OUT/ncu.csv" <<'PY'
+  # only a launch that ran and checked out (exit 0) is kept
+  [ "$rc" -eq 0 ] && python3 - "$OUT/one.csv" "$folder" >> "$OUT/ncu.csv" <<'PY'
 import csv, sys
 rows = [r for r in csv.reader(open(sys.argv[1])) if r]
 head = next((i for i, r in enumerate(rows) if "gpu__time_duration.sum" in r), None)

@@ -91,17 +91,33 @@ def stage(args):
 
 
 def _ncu_rows(csv_path):
-    """{folder: {metric: value}} from the device script's CSV (folder, metric, unit, value)."""
+    """{folder: {metric: (value, unit)}} from the device script's CSV (folder, metric, unit, value). A metric given
+    twice for one folder (CSVs of two runs concatenated) is an error: which one is meant is not known."""
     out = {}
     with open(csv_path) as f:
-        for row in csv.reader(f):
+        for n, row in enumerate(csv.reader(f), 1):
             if len(row) != 4 or row[0] == "folder":
                 continue
             try:
-                out.setdefault(row[0], {})[row[1]] = (float(row[3].replace(",", "")), row[2])
+                value = float(row[3].replace(",", ""))
             except ValueError:
-                pass
+                continue
+            if row[1] in out.get(row[0], {}):
+                sys.exit(f"{csv_path}:{n}: {row[0]} {row[1]} given twice")
+            out.setdefault(row[0], {})[row[1]] = (value, row[2])
     return out
+
+
+def _mhz(ncu):
+    """The SM clock Nsight saw (`sm__cycles_elapsed.avg.per_second`), MHz, or None; an unknown unit is an error."""
+    if "sm__cycles_elapsed.avg.per_second" not in ncu:
+        return None
+    value, unit = ncu["sm__cycles_elapsed.avg.per_second"]
+    scale = {"hz": 1e-6, "khz": 1e-3, "mhz": 1.0, "ghz": 1e3, "cycle/second": 1e-6, "cycle/nsecond": 1e3,
+             "cycle/usecond": 1.0}
+    if unit.lower() not in scale:
+        sys.exit(f"sm__cycles_elapsed.avg.per_second in unit '{unit}': not one of {sorted(scale)}")
+    return value * scale[unit.lower()]
 
 
 def _tensor_share(ncu):
@@ -135,8 +151,7 @@ def compare(args):
             print(f"{folder:58s} (no Nsight row)")
             continue
         cycles = got["sm__cycles_elapsed.max"][0]
-        mhz = got.get("sm__cycles_elapsed.avg.per_second", (0, "hz"))
-        mhz = mhz[0] * {"hz": 1e-6, "khz": 1e-3, "mhz": 1, "ghz": 1e3, "cycle/nsecond": 1e3}.get(mhz[1].lower(), 1e-6)
+        mhz = _mhz(got) or 0
         rec = _record(path, config, shape) or {}
         timed_mhz = cycles / rec["measured_us"] if rec.get("measured_us") else None
         smi = (rec.get("sm_clock_mhz") or {}).get("mean")
@@ -173,7 +188,7 @@ def annotate(args):
         got = hw.get(folder, {})
         if "sm__cycles_elapsed.max" in got:
             by_file.setdefault(path, {})[(config, shape)] = got
-    done = 0
+    done, skipped = 0, 0
     for path, rows in sorted(by_file.items()):
         with open(path) as f:
             text = f.read()
@@ -183,14 +198,25 @@ def annotate(args):
             got = rows.get((rec.get("config"), _shape(rec)))
             if not got:
                 continue
-            hz = got.get("sm__cycles_elapsed.avg.per_second", (0, "hz"))
+            # the profiled launch must be the record's: its time within 0.5-2x of the record's (the clocks differ)
+            gpu_ns = got.get("gpu__time_duration.sum", (0, "ns"))
+            ratio = gpu_ns[0] * {"ns": 1e-3, "us": 1.0, "usecond": 1.0, "ms": 1e3, "msecond": 1e3,
+                                 "nsecond": 1e-3}.get(gpu_ns[1].lower(), float("nan")) / rec["measured_us"]
+            if not 0.5 <= ratio <= 2:
+                print(f"{path}: {rec['config']} {_shape(rec)}: Nsight's launch took {ratio:.2f}x the record's "
+                      f"time: not the same launch? skipped", file=sys.stderr)
+                skipped += 1
+                continue
+            mhz = _mhz(got)
             rec["ncu"] = {"cycles": int(got["sm__cycles_elapsed.max"][0]),
-                          "clock_mhz": round(hz[0] / 1e6, 1) if hz[1].lower() == "hz" else None,
+                          "clock_mhz": None if mhz is None else round(mhz, 1),
                           "tool": args.tool, "date": args.date, "source": args.source}
             done += 1
-        with open(path, "w") as f:  # as the file's writer wrote it: record.py's dump_json, or the runner's indent 2
+        # record.py's dump_json where the file is in it; else indent 2, as the runner writes (floats in Python's
+        # shortest spelling, which may differ from the runner's in the last digits but not in value)
+        with open(path, "w") as f:
             f.write(dump_json(doc) if compact else json.dumps(doc, indent=2) + "\n")
-    print(f"annotated {done} records in {len(by_file)} files")
+    print(f"annotated {done} records in {len(by_file)} files, {skipped} skipped")
 
 
 def main(argv=None):

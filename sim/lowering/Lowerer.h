@@ -29,8 +29,8 @@ mlir::BlockArgument pointerArgument(mlir::Value v);
 /// Whether a scalar pointer feeds a scalar integer `tt.load` (lowering/GlobalMemory.cpp).
 bool feedsScalarIntLoad(mlir::Value v, int depth);
 
-/// Moves each pure register tensor op of `block` (elementwise math, shape ops, reductions) down to just before
-/// its first user in the block, as ptxas schedules it (lowering/Sink.cpp); memory ops and scalars keep their order.
+/// Moves each pure `arith` / `math` tensor op of `block` down to just before its first user in the block, as ptxas
+/// schedules it (lowering/Sink.cpp); Triton's own ops, memory ops and scalars keep their order.
 /// NVIDIA targets only: on CDNA a value's first use places its `s_waitcnt lgkmcnt`, which the race checks read.
 void sinkRegisterOps(mlir::Block &block);
 

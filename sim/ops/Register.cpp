@@ -29,18 +29,19 @@ Step Engine::Impl::execRegister(Agent &a, const Instr &in, Cycle now) {
       cost = static_cast<double>(begin - a.time) + work / (costs.aluLanes * share);
       powerCycles += vectorPowerCycles(costs, work / costs.aluLanes);
       // A reduction's result waits for its dependent chain (lowering/Register.cpp reduceChain): the combine steps
-      // one after another, then each shuffle round and its combine. The warps issue other work meanwhile.
-      if (in.imm2 > 0 && std::isfinite(costs.aluDependentLatency)) {
+      // one after another, then each shuffle round and its combine. The warps issue other work meanwhile. A model
+      // without the latencies (B200 so far) charges no chain, but still the order below.
+      if (in.imm2 > 0) {
+        double latency = std::isfinite(costs.aluDependentLatency) ? costs.aluDependentLatency : 0;
         double shuffle = std::isfinite(costs.shuffleLatency) ? costs.shuffleLatency : 0;
         double steps = static_cast<double>(in.imm2 / kReduceRoundsRadix), rounds = in.imm2 % kReduceRoundsRadix;
-        double chain = steps * costs.aluDependentLatency + rounds * (shuffle + costs.aluDependentLatency);
-        chainReady = begin + cycles(chain);
+        double roundsCost = rounds * (shuffle + latency);
+        chainReady = begin + cycles(steps * latency + roundsCost);
         // Inputs still streaming from the SFUs (a sum of exp2 results): the chain consumes them as they come, but
         // its last combine needs the last element, and the shuffle rounds follow it. The result is then complete
         // (not streamed): a reduction over a row needs all of it.
         if (ready > a.time)
-          chainReady = std::max(chainReady, ready + cycles(costs.aluDependentLatency +
-                                                           rounds * (shuffle + costs.aluDependentLatency)));
+          chainReady = std::max(chainReady, ready + cycles(latency + roundsCost));
       }
       break;
     }

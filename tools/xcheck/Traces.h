@@ -25,8 +25,10 @@ struct TraceRecord {
   /// MHz; absent in records without it.
   std::optional<double> measuredClockMhz;
   /// SM cycles of this launch counted by Nsight Compute (`ncu.cycles`: `sm__cycles_elapsed.max` of one launch,
-  /// tools/ncu_cycles.py annotate); absent where not measured. Cycles do not depend on the clock the way the time
-  /// does, so with them the clock of the timed launches is measuredCycles / measuredUs.
+  /// tools/ncu_cycles.py annotate); absent where not measured. A compute-bound kernel's cycles hardly depend on the
+  /// clock, so with them the clock of the timed launches is measuredCycles / measuredUs; a memory-bound one counts
+  /// more cycles at a higher clock (HBM latency and bandwidth are fixed in ns), and Nsight's single launch ran at the
+  /// GPU's own clock, often above the timed launches': for those the derived clock is an estimate.
   std::optional<double> measuredCycles;
   std::string ttgir;       ///< the TTGIR that ran (inside the record's capture folder)
   llvm::json::Value launch = nullptr; ///< the launch spec (an object), as `--launch` reads it
