@@ -26,6 +26,7 @@ printed next to them.
 """
 import argparse
 import csv
+import functools
 import json
 import os
 import shutil
@@ -108,16 +109,34 @@ def _ncu_rows(csv_path):
     return out
 
 
-def _mhz(ncu):
-    """The SM clock Nsight saw (`sm__cycles_elapsed.avg.per_second`), MHz, or None; an unknown unit is an error."""
-    if "sm__cycles_elapsed.avg.per_second" not in ncu:
+def _scaled(ncu, metric, scale):
+    """Nsight's value of `metric` in the unit `scale` maps to 1 ({unit: factor}), or None where it was not read; an
+    unknown unit is an error."""
+    if metric not in ncu:
         return None
-    value, unit = ncu["sm__cycles_elapsed.avg.per_second"]
-    scale = {"hz": 1e-6, "khz": 1e-3, "mhz": 1.0, "ghz": 1e3, "cycle/second": 1e-6, "cycle/nsecond": 1e3,
-             "cycle/usecond": 1.0}
+    value, unit = ncu[metric]
     if unit.lower() not in scale:
-        sys.exit(f"sm__cycles_elapsed.avg.per_second in unit '{unit}': not one of {sorted(scale)}")
+        sys.exit(f"{metric} in unit '{unit}': not one of {sorted(scale)}")
     return value * scale[unit.lower()]
+
+
+def _mhz(ncu):
+    """The SM clock Nsight saw (`sm__cycles_elapsed.avg.per_second`), MHz, or None."""
+    return _scaled(ncu, "sm__cycles_elapsed.avg.per_second", {
+        "hz": 1e-6, "khz": 1e-3, "mhz": 1.0, "ghz": 1e3, "cycle/second": 1e-6, "cycle/nsecond": 1e3,
+        "cycle/usecond": 1.0})
+
+
+def _gpu_us(ncu):
+    """The launch's GPU time (`gpu__time_duration.sum`), us, or None."""
+    return _scaled(ncu, "gpu__time_duration.sum", {"ns": 1e-3, "nsecond": 1e-3, "us": 1.0, "usecond": 1.0,
+                                                   "ms": 1e3, "msecond": 1e3})
+
+
+def _plan(stage_dir):
+    """The rows of STAGE/plan.tsv: (folder, kernel name, record file, config, shape)."""
+    with open(os.path.join(stage_dir, "plan.tsv")) as f:
+        return [line.rstrip("\n").split("\t") for line in f if line.strip()]
 
 
 def _tensor_share(ncu):
@@ -128,11 +147,17 @@ def _tensor_share(ncu):
     return None
 
 
+@functools.lru_cache(maxsize=None)
+def _trace_file(path):
+    """Trace file `path`, read once per run."""
+    with open(path) as f:
+        return json.load(f)
+
+
 def _record(path, config, shape):
     """The record of trace file `path` with this config and shape (stage's names), or None."""
-    with open(path) as f:
-        doc = json.load(f)
-    return next((r for r in doc.get("records", []) if r.get("config") == config and _shape(r) == shape), None)
+    return next((r for r in _trace_file(path).get("records", [])
+                 if r.get("config") == config and _shape(r) == shape), None)
 
 
 def compare(args):
@@ -143,9 +168,7 @@ def compare(args):
     per_kernel = {}
     print(f"{'launch':58s} {'hw kcyc':>9s} {'MHz':>5s} {'model kcyc':>10s} {'cycles err':>10s} "
           f"{'tensor hw':>9s} {'model':>6s} {'timed MHz':>9s} {'model':>5s} {'smi':>5s}")
-    with open(os.path.join(args.stage, "plan.tsv")) as f:
-        plan = [line.rstrip("\n").split("\t") for line in f if line.strip()]
-    for folder, kernel, path, config, shape in plan:
+    for folder, kernel, path, config, shape in _plan(args.stage):
         got = hw.get(folder)
         if not got or "sm__cycles_elapsed.max" not in got:
             print(f"{folder:58s} (no Nsight row)")
@@ -181,10 +204,8 @@ def compare(args):
 def annotate(args):
     """Adds `ncu` {cycles, clock_mhz, tool, date, source} to each record with a Nsight row; rewrites the trace files."""
     hw = _ncu_rows(args.csv)
-    with open(os.path.join(args.stage, "plan.tsv")) as f:
-        plan = [line.rstrip("\n").split("\t") for line in f if line.strip()]
     by_file = {}
-    for folder, kernel, path, config, shape in plan:
+    for folder, kernel, path, config, shape in _plan(args.stage):
         got = hw.get(folder, {})
         if "sm__cycles_elapsed.max" in got:
             by_file.setdefault(path, {})[(config, shape)] = got
@@ -199,9 +220,7 @@ def annotate(args):
             if not got:
                 continue
             # the profiled launch must be the record's: its time within 0.5-2x of the record's (the clocks differ)
-            gpu_ns = got.get("gpu__time_duration.sum", (0, "ns"))
-            ratio = gpu_ns[0] * {"ns": 1e-3, "us": 1.0, "usecond": 1.0, "ms": 1e3, "msecond": 1e3,
-                                 "nsecond": 1e-3}.get(gpu_ns[1].lower(), float("nan")) / rec["measured_us"]
+            ratio = (_gpu_us(got) or 0) / rec["measured_us"]
             if not 0.5 <= ratio <= 2:
                 print(f"{path}: {rec['config']} {_shape(rec)}: Nsight's launch took {ratio:.2f}x the record's "
                       f"time: not the same launch? skipped", file=sys.stderr)
