@@ -229,7 +229,9 @@ llvm::Expected<SimResult> Engine::Impl::run() {
   cancelableCtas = totalCtas == gridCtas ? gridCtas : std::min(gridCtas, totalCtas * kClcTilesPerCta);
   result.gridCtas = gridCtas;
   result.partialGrid = totalCtas < gridCtas;
-  sms.assign(result.numSms, Sm{});
+  Sm idle;
+  idle.sfu = SharingPipe(costs.sfuOps > 0 ? costs.sfuOps : 1);
+  sms.assign(result.numSms, idle);
   // Initial wave: CTAs go round-robin over the SMs, up to the occupancy.
   for (int32_t slot = 0; slot < result.ctasPerSm; ++slot)
     for (int32_t s = 0; s < result.numSms; ++s)

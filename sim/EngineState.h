@@ -12,6 +12,7 @@
 #include "sim/units/Costs.h"
 #include "sim/units/L2Hbm.h"
 #include "sim/units/Pipe.h"
+#include "sim/units/SharingPipe.h"
 #include "sim/units/TensorPipe.h"
 
 #include <chrono>
@@ -165,8 +166,9 @@ struct Cta {
 struct Sm {
   TensorPipe tensor;
   Pipe tma, lsu, smem;
-  /// The SM's special-function units (`sfu_ops_per_clk_sm`): MUFU work runs here while the warps go on issuing.
-  Pipe sfu;
+  /// The SM's special-function units (`sfu_ops_per_clk_sm`): MUFU work runs here while the warps go on issuing;
+  /// the partitions' requests in flight share them (units/SharingPipe.h).
+  SharingPipe sfu;
   /// The SM's ALU lanes (`alu_lanes_per_clk_sm`, the 4 SMSPs' issue slots and FP32 lanes together): a warp group's
   /// 4 warps sit on the 4 SMSPs (warp w on SMSP w % 4), so two warp groups' elementwise work shares them.
   Pipe alu;
@@ -387,7 +389,9 @@ struct Engine::Impl {
               int64_t ctaId = -1);
   /// Waits until the tensor operands of `in` (from `first` on) are ready: a register scoreboard for global loads
   /// and register MMAs in flight. The stall is reported as a wait on its operands.
-  Cycle awaitOperands(Agent &a, const Instr &in, size_t first = 0, bool streamSfu = false);
+  Cycle awaitOperands(Agent &a, const Instr &in, size_t first = 0, bool streamSfu = false, int32_t *sfuJob = nullptr);
+  /// The cycle tensor value `v` of an agent on SM `sm` is ready: its SFU job's latest end if it streams from one.
+  Cycle readyAt(int32_t sm, const Value &v) const;
   /// The warp waits until every scalar operand of `in` is written (Value::readyAt), as an operand wait: the
   /// dependent-issue latency of a chain of scalar ops (a producer's stage index and phase). A no-op where the
   /// model has no alu_dependent_latency_cycles.

@@ -27,6 +27,9 @@ struct Value {
   /// instructions with the remaining MUFU instructions, so the warp issues while the SFUs work
   /// (Engine execRegister); any other consumer waits for `i`.
   bool streamed = false;
+  /// Tensor, streamed: the SFU job (units/SharingPipe.h, the SM's `sfu`) whose end `i` was projected from; requests
+  /// issued later can push that end back (Engine::readyAt reads the latest). -1: none.
+  int32_t sfuJob = -1;
   /// Int / Unknown: the cycle the scalar's register is written (a scalar op's result is ready its dependent-issue
   /// latency after the op issues; Engine::awaitScalars); 0 for values ready from the start.
   int64_t readyAt = 0;

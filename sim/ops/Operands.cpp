@@ -129,8 +129,14 @@ void Engine::Impl::access(Agent &a, int64_t op, int32_t slot, int64_t elems, boo
 /// Waits until the tensor operands of `in` (from `first` on) are ready: a register
 /// scoreboard for global loads and register MMAs in flight. The stall is reported as a
 /// wait on its operands. With `streamSfu` (elementwise register math), operands still being produced by the
-/// SFUs (Value::streamed) are not waited for: returns the latest cycle such an operand is ready (0: none).
-Cycle Engine::Impl::awaitOperands(Agent &a, const Instr &in, size_t first, bool streamSfu) {
+/// SFUs (Value::streamed) are not waited for: returns the latest cycle such an operand is ready (0: none), and
+/// its SFU job in `sfuJob` when given.
+Cycle Engine::Impl::readyAt(int32_t sm, const Value &v) const {
+  Cycle t = static_cast<Cycle>(v.i);
+  return v.sfuJob >= 0 ? std::max(t, sms[sm].sfu.end(v.sfuJob)) : t;
+}
+
+Cycle Engine::Impl::awaitOperands(Agent &a, const Instr &in, size_t first, bool streamSfu, int32_t *sfuJob) {
   if (!a.ldsSlots.empty()) // AMD: the s_waitcnt lgkmcnt before the first use of an LDS read's value
     awaitLdsReads(a, in, first);
   Cycle ready = a.time, streamed = 0;
@@ -138,10 +144,14 @@ Cycle Engine::Impl::awaitOperands(Agent &a, const Instr &in, size_t first, bool 
   for (size_t i = first; i < in.args.size(); ++i)
     if (in.args[i] >= 0) {
       const Value &v = a.frame[in.args[i]];
-      if (v.kind == Value::Tensor && streamSfu && v.streamed)
-        streamed = std::max(streamed, static_cast<Cycle>(v.i));
-      else if (v.kind == Value::Tensor && static_cast<Cycle>(v.i) > ready)
-        ready = static_cast<Cycle>(v.i);
+      if (v.kind == Value::Tensor && streamSfu && v.streamed) {
+        Cycle t = readyAt(a.cta->sm, v);
+        if (t > streamed && sfuJob)
+          *sfuJob = v.sfuJob;
+        streamed = std::max(streamed, t);
+      } else if (v.kind == Value::Tensor) {
+        ready = std::max(ready, readyAt(a.cta->sm, v));
+      }
       if (a.vmemAfter.empty())
         continue;
       if (auto it = a.vmemAfter.find(in.args[i]); it != a.vmemAfter.end()) {

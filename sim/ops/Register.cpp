@@ -17,7 +17,8 @@ Step Engine::Impl::execRegister(Agent &a, const Instr &in, Cycle now) {
     checkPendingUses(a, in);
     size_t first = in.sub == 3 ? 1 : 0; // a tensor-memory access names its view first (not a register)
     bool elementwise = in.sub == 0 || in.sub == 1;
-    Cycle ready = awaitOperands(a, in, first, /*streamSfu=*/elementwise);
+    int32_t sfuJob = -1; // the SFU request the result streams from
+    Cycle ready = awaitOperands(a, in, first, /*streamSfu=*/elementwise, &sfuJob);
     double share = smspShare(a.info.numWarps), work = static_cast<double>(in.imm), cost = 0;
     Cycle chainReady = 0; // a reduction's dependent chain: its result is ready then, not streamed
     switch (in.sub) {
@@ -52,12 +53,16 @@ Step Engine::Impl::execRegister(Agent &a, const Instr &in, Cycle now) {
         break;
       }
       // NVIDIA: the warps issue one MUFU instruction per 32 elements (an issue slot each, like the ALU ops), and
-      // the SM's SFUs run them at sfu_ops_per_clk_sm, the partition's SMSPs at their share (CUDA C++ Programming
-      // Guide, arithmetic instruction throughput: 16 results per clock per SM for exp2 / rcp / rsqrt / lg2 /
-      // sin / cos on cc 9.0). The result streams (Value::streamed) until the SFUs are done.
+      // the SM's SFUs run them at sfu_ops_per_clk_sm, the partition's SMSPs at most at their share (CUDA C++
+      // Programming Guide, arithmetic instruction throughput: 16 results per clock per SM for exp2 / rcp / rsqrt /
+      // lg2 / sin / cos on cc 9.0); partitions whose MUFU work overlaps share them (units/SharingPipe.h). The result
+      // streams (Value::streamed) until the SFUs are done.
       cost = work / (costs.aluLanes * share);
-      Cycle begin = work > 0 ? sm.sfu.reserve(a.time, cycles(work / costs.sfuOps)) : a.time;
-      ready = std::max(ready, begin + cycles(work / (costs.sfuOps * share)));
+      if (work > 0) {
+        auto [job, end] = sm.sfu.add(a.time, work, costs.sfuOps * share);
+        ready = std::max(ready, end);
+        sfuJob = job;
+      }
       break;
     }
     case 2: cost = 2 * work / costs.smemBytesPerClk; break; // written to and read back from shared memory
@@ -76,6 +81,7 @@ Step Engine::Impl::execRegister(Agent &a, const Instr &in, Cycle now) {
       Value &v = a.frame[in.result + i];
       v = Value::tensor(hash + i, static_cast<int64_t>(std::max({a.time, ready, chainReady})));
       v.streamed = ready > a.time && chainReady <= ready; // consumers of a reduction wait for its whole chain
+      v.sfuJob = v.streamed ? sfuJob : -1;
     }
     if (Value pointer; in.aux > 0 && in.sub == 0 && followPointer(a, in, std::max(a.time, ready), pointer))
       a.frame[in.result] = pointer; // a scalar pointer into an argument's buffer (its scalar loads read the launch's)

@@ -9,6 +9,7 @@
 #include "sim/Engine.h"
 #include "sim/Lowering.h"
 #include "sim/units/Clock.h"
+#include "sim/units/SharingPipe.h"
 #include "sim/units/TensorPipe.h"
 #include "sim/units/TmaEngine.h"
 
@@ -202,6 +203,32 @@ TEST_CASE("tensor pipe: drainedAt tells whether work was queued behind a given e
   pipe.run(100, 32, busy); // the pipe ran empty from 64 to 100
   CHECK(pipe.drainedAt(64));
   CHECK_FALSE(pipe.drainedAt(32));
+}
+
+TEST_CASE("SFUs: requests in flight share them, and a later one pushes back the ends already projected") {
+  sim::engine::SharingPipe sfu(16); // 16 results per clock per SM
+  auto [a, endA] = sfu.add(0, 8192, 16);
+  CHECK(endA == 512); // alone: the whole rate
+  auto [b, endB] = sfu.add(0, 8192, 16);
+  CHECK(endB == 1024); // two at once: half each, both done at 1024
+  CHECK(sfu.end(a) == 1024); // a's projection moved back
+  // a third from 256 on: a and b have 6144 left each, c 4096; at 16 / 3 apiece c is done 768 cycles later, then a
+  // and b share the rest (2048 each at 8 per clock): 20480 results in all, 1280 cycles, as a FIFO would take
+  auto [c, endC] = sfu.add(256, 4096, 16);
+  CHECK(endC == 1024);
+  CHECK(sfu.end(c) == 1024);
+  CHECK(sfu.end(a) == 1280);
+  CHECK(sfu.end(b) == 1280);
+}
+
+TEST_CASE("SFUs: a request below its cap leaves the rest of the rate to the others") {
+  sim::engine::SharingPipe sfu(16);
+  auto [a, endA] = sfu.add(0, 1024, 4); // one warp of four SMSPs: at most a quarter of the SM's SFUs
+  CHECK(endA == 256);
+  auto [b, endB] = sfu.add(0, 1536, 16);
+  CHECK(sfu.end(a) == 256); // its share of 8 is above its cap: unchanged
+  CHECK(endB == 128);       // 12 per clock while a runs: 1536 in 128 cycles
+  CHECK(sfu.end(b) == endB);
 }
 
 TEST_CASE("wgmma issue cost grows with the instruction's N") {

@@ -1,0 +1,127 @@
+// A unit whose capacity the requests in flight share (processor sharing): the SM's SFUs. Internal to sim/.
+#pragma once
+
+#include "sim/Events.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+namespace tlxsim::sim::engine {
+
+/// A unit that serves its requests at once, each at an equal share of `capacity` (work per cycle) and at most at its
+/// own `cap` (water-filling: a capped request's unused share goes to the others). Unlike a FIFO Pipe, a request
+/// issued while another runs slows it down: two warp groups that issue their MUFU work at the same time finish it
+/// together, at half rate, as the SMSPs' warp schedulers interleave their instructions (the H200 softmax bench,
+/// tools/bench/alu_latency_run3.txt: one warp group 1002 clk per step, two at once 1492 each, not 1002 and ~1500
+/// one after the other). The total rate equals a FIFO's (work-conserving); only who finishes when differs.
+///
+/// A request's end is known only up to the next arrival: `add` returns the end assuming no more requests, and
+/// later arrivals push it back; `end(job)` reads the latest value (consumers that wait after those arrivals see
+/// them). Times are cycles; ends are rounded up to whole cycles.
+class SharingPipe {
+public:
+  explicit SharingPipe(double capacity = 1) : capacity_(capacity) {}
+
+  /// Adds a request of `work` units from cycle `at` (clamped to the last request's time: requests come in global
+  /// time order), served at most at `cap` units per cycle; returns its job id and its projected end.
+  std::pair<int32_t, Cycle> add(Cycle at, double work, double cap) {
+    double t = std::max(static_cast<double>(at), now_);
+    advance(t);
+    int32_t id = nextId_++ & std::numeric_limits<int32_t>::max();
+    active_.push_back({id, work, std::max(cap, 1e-9)});
+    project();
+    return {id, end(id)};
+  }
+
+  /// The latest known end of job `id`; 0 once it is too old to be remembered (its end has long passed then).
+  Cycle end(int32_t id) const {
+    const Slot &s = ends_[static_cast<size_t>(id) % kRemembered];
+    return s.id == id ? s.end : 0;
+  }
+
+private:
+  struct Job {
+    int32_t id;
+    double remaining, cap;
+  };
+  struct Slot {
+    int32_t id = -1;
+    Cycle end = 0;
+  };
+  static constexpr size_t kRemembered = 1024;
+
+  /// Each active job's rate: an equal share of the capacity, at most its cap, the leftover shared by the others.
+  std::vector<double> rates(const std::vector<Job> &jobs) const {
+    std::vector<double> r(jobs.size(), 0);
+    std::vector<size_t> open(jobs.size());
+    for (size_t i = 0; i < jobs.size(); ++i)
+      open[i] = i;
+    double left = capacity_;
+    while (!open.empty() && left > 0) {
+      double fair = left / static_cast<double>(open.size());
+      std::vector<size_t> next;
+      double used = 0;
+      for (size_t i : open)
+        if (jobs[i].cap - r[i] <= fair) {
+          used += jobs[i].cap - r[i];
+          r[i] = jobs[i].cap;
+        } else {
+          next.push_back(i);
+        }
+      if (next.size() == open.size()) { // nobody capped: split evenly and stop
+        for (size_t i : open)
+          r[i] += fair;
+        break;
+      }
+      left -= used;
+      open = std::move(next);
+    }
+    return r;
+  }
+
+  /// Serves `jobs` from `from` until `until` (or until all finish when `until` is infinite); records the end of
+  /// each job that finishes; returns the time reached.
+  double serve(std::vector<Job> &jobs, double from, double until) {
+    double t = from;
+    while (!jobs.empty() && t < until) {
+      std::vector<double> r = rates(jobs);
+      double dt = std::numeric_limits<double>::infinity();
+      for (size_t i = 0; i < jobs.size(); ++i)
+        if (r[i] > 0)
+          dt = std::min(dt, jobs[i].remaining / r[i]);
+      if (!std::isfinite(dt))
+        break;
+      double step = std::min(dt, until - t);
+      for (size_t i = 0; i < jobs.size(); ++i)
+        jobs[i].remaining -= r[i] * step;
+      t += step;
+      std::erase_if(jobs, [&](const Job &j) {
+        if (j.remaining > 1e-9)
+          return false;
+        ends_[static_cast<size_t>(j.id) % kRemembered] = {j.id, static_cast<Cycle>(std::ceil(t - 1e-9))};
+        return true;
+      });
+    }
+    return t;
+  }
+
+  void advance(double t) { now_ = std::max(now_, serve(active_, now_, t)); now_ = std::max(now_, t); }
+
+  /// Records every active job's end assuming no further requests.
+  void project() {
+    std::vector<Job> copy = active_;
+    serve(copy, now_, std::numeric_limits<double>::infinity());
+  }
+
+  double capacity_;
+  double now_ = 0;
+  int32_t nextId_ = 0;
+  std::vector<Job> active_;
+  std::array<Slot, kRemembered> ends_{};
+};
+
+} // namespace tlxsim::sim::engine
