@@ -497,8 +497,8 @@ struct Engine::Impl {
 
   // ---- op semantics, one function per family (ops/) -----------------------------------------------------------
   /// Whether `in` must run in global time order: it touches state other agents see (kSharedOps), or it reserves
-  /// the SM's ALU lanes or SFUs (elementwise and SFU register work: Sm::alu, Sm::sfu are FIFO pipes, so a
-  /// reservation made ahead of time would delay an earlier one).
+  /// the SM's ALU lanes or SFUs (elementwise and SFU register work: Sm::alu is a FIFO pipe and Sm::sfu a shared one,
+  /// so a reservation made ahead of time would delay an earlier one).
   static bool isShared(const Instr &in) {
     return engine::kSharedOps[static_cast<size_t>(in.op)] ||
            (in.op == Op::TensorOp && (in.sub == 0 || in.sub == 1) && in.imm > 0);
@@ -520,6 +520,10 @@ struct Engine::Impl {
   /// all) one at a time, the warp group waiting out each one's retire latency (`wgmma_retire_latency_cycles`, else
   /// `wgmma_latency_cycles`) before issuing the next (busy, tensorQueueBlocked); the dot is complete when it
   /// returns. Returns the first instruction's start on the pipe.
+  /// Delays the previous dot of another warp group on `a`'s SM by the instructions of `a`'s dot (`count` of `each`
+  /// pipe cycles, issue begun at `issueStart`) that interleave before its last one (ops/Wgmma.cpp).
+  void interleaveWgmmas(Agent &a, const engine::TensorPipe::LastDot &prev, Cycle issueStart, int64_t count, Cycle each,
+                        Cycle span, Cycle free);
   Cycle serializedWgmmas(Agent &a, const Instr &in, Cycle duration, double weight); ///< ops/Wgmma.cpp
   bool drainedRetire(Agent &a, const Instr &in);                                    ///< ops/Wgmma.cpp
   Step execTcgen05(Agent &a, const Instr &in, Cycle now);       ///< ops/Tcgen05.cpp

@@ -25,7 +25,7 @@ struct Value {
   /// Tensor: still being produced by the SFUs (a MUFU op, or register math on such a value) at cycle `i`.
   /// Elementwise register math takes it without a stall: the compiler interleaves each element's dependent
   /// instructions with the remaining MUFU instructions, so the warp issues while the SFUs work
-  /// (Engine execRegister); any other consumer waits for `i`.
+  /// (Engine execRegister); any other consumer waits for `i`, or for its SFU job's latest end (`sfuJob`).
   bool streamed = false;
   /// Tensor, streamed: the SFU job (units/SharingPipe.h, the SM's `sfu`) whose end `i` was projected from; requests
   /// issued later can push that end back (Engine::readyAt reads the latest). -1: none.

@@ -126,15 +126,16 @@ void Engine::Impl::access(Agent &a, int64_t op, int32_t slot, int64_t elems, boo
   emit<EvAccess>([&](Listener &l) { l.onAccess(e); });
 }
 
+Cycle Engine::Impl::readyAt(int32_t sm, const Value &v) const {
+  Cycle t = static_cast<Cycle>(v.i);
+  return v.sfuJob >= 0 ? std::max(t, sms[sm].sfu.end(v.sfuJob)) : t;
+}
+
 /// Waits until the tensor operands of `in` (from `first` on) are ready: a register
 /// scoreboard for global loads and register MMAs in flight. The stall is reported as a
 /// wait on its operands. With `streamSfu` (elementwise register math), operands still being produced by the
 /// SFUs (Value::streamed) are not waited for: returns the latest cycle such an operand is ready (0: none), and
 /// its SFU job in `sfuJob` when given.
-Cycle Engine::Impl::readyAt(int32_t sm, const Value &v) const {
-  Cycle t = static_cast<Cycle>(v.i);
-  return v.sfuJob >= 0 ? std::max(t, sms[sm].sfu.end(v.sfuJob)) : t;
-}
 
 Cycle Engine::Impl::awaitOperands(Agent &a, const Instr &in, size_t first, bool streamSfu, int32_t *sfuJob) {
   if (!a.ldsSlots.empty()) // AMD: the s_waitcnt lgkmcnt before the first use of an LDS read's value

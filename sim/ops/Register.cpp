@@ -59,7 +59,7 @@ Step Engine::Impl::execRegister(Agent &a, const Instr &in, Cycle now) {
       // streams (Value::streamed) until the SFUs are done.
       cost = work / (costs.aluLanes * share);
       if (work > 0) {
-        auto [job, end] = sm.sfu.add(a.time, work, costs.sfuOps * share);
+        auto [job, end] = sm.sfu.add(a.time, work, costs.sfuOps * share, a.info.id);
         ready = std::max(ready, end);
         sfuJob = job;
       }

@@ -77,6 +77,44 @@ bool Engine::Impl::drainedRetire(Agent &a, const Instr &in) {
   return true;
 }
 
+/// Two warp groups that begin to issue their wgmma groups at about the same time interleave their instructions in
+/// the SM's wgmma queue: the group that retires first does so later than alone, the other about when the pipe's
+/// work for both is done. Measured on the H100 (tools/bench/wgmma_share_bench.cu, wgmma_share_run1.txt,
+/// 2026-12-05): two warp groups released by one bar.sync, each issuing 8 m64n128k16 (512 pipe cycles), retire
+/// 968 and 1175 clk after the release (alone 639; first come, first served would be 639 and 1151; evenly shared
+/// both ~1151); with the second warp group 64 clk later 714 and 1177, 128 clk later 642 and 1169 (first come, first
+/// served). N = 64: 523 / 619 (alone 341), N = 256 (4 instructions): 1044 / 1187 (alone 639). So a fraction
+/// `wgmma_interleave_fraction` of the later group's instructions run before the earlier group's last one when both
+/// begin to issue together, falling linearly to none at `wgmma_interleave_skew_cycles` apart. The earlier dot (another
+/// agent's, the pipe's previous work: `free` is its end plus `span`) ends that many of `a`'s instructions later: its
+/// agent's group and pipe end move (a wait reads them in global time order, drainedRetire). `a`'s dot keeps the
+/// FIFO end. Models without the knobs: first come, first served.
+void Engine::Impl::interleaveWgmmas(Agent &a, const TensorPipe::LastDot &prev, Cycle issueStart, int64_t count,
+                                    Cycle each, Cycle span, Cycle free) {
+  if (!(costs.wgmmaInterleave > 0) || !(costs.wgmmaInterleaveSkew > 0) || prev.agent < 0 || prev.agent == a.info.id ||
+      prev.end <= issueStart || free != prev.end + span || static_cast<size_t>(prev.agent) >= agents.size() ||
+      !agents[prev.agent])
+    return;
+  double skew = static_cast<double>(issueStart - std::min(issueStart, prev.issueStart));
+  double share = costs.wgmmaInterleave * std::max(0.0, 1.0 - skew / costs.wgmmaInterleaveSkew);
+  Cycle delay = static_cast<Cycle>(std::llround(share * static_cast<double>(count))) * each;
+  if (delay == 0)
+    return;
+  Agent &other = *agents[prev.agent];
+  for (size_t i = other.wgmmaGroups.size(); i-- > 0;) {
+    if (other.wgmmaGroups[i].second != prev.op)
+      continue;
+    other.wgmmaGroups[i].first += delay;
+    size_t back = other.wgmmaGroups.size() - 1 - i;
+    if (back < other.wgmmaPipeEnds.size()) {
+      Cycle &end = other.wgmmaPipeEnds[other.wgmmaPipeEnds.size() - 1 - back];
+      if (end != Agent::kNoDrain)
+        end += delay;
+    }
+    return;
+  }
+}
+
 /// WgmmaIssue, WgmmaWait.
 Step Engine::Impl::execWgmma(Agent &a, const Instr &in, Cycle now) {
   Cta &cta = *a.cta;
@@ -99,6 +137,7 @@ Step Engine::Impl::execWgmma(Agent &a, const Instr &in, Cycle now) {
       // pipe for its issue time (its math counted once).
       Cycle each = cycles(static_cast<double>(duration) / static_cast<double>(count));
       Cycle span = std::max(duration, (count - 1) * issueEach + each);
+      TensorPipe::LastDot prev = sm.tensor.lastDot;
       begin = sm.tensor.run(a.time, span, powerCycles, /*math=*/true,
                             weight * static_cast<double>(duration) / static_cast<double>(std::max<Cycle>(span, 1)));
       // The rest of the dot's instructions issue one after another, each held while the SM's wgmma queue is full:
@@ -111,8 +150,11 @@ Step Engine::Impl::execWgmma(Agent &a, const Instr &in, Cycle now) {
         busyCycles(a, in, issued - a.time);
       }
       done = sm.tensor.free() + cycles(costs.wgmmaLatency);
+      interleaveWgmmas(a, prev, start, count, each, span, sm.tensor.free());
     }
     int64_t op = issueAsync(a);
+    if (!options.wgmmaSerialized)
+      sm.tensor.lastDot = {a.info.id, op, start, sm.tensor.free()};
     access(a, op, in.args[0], in.viewElems[0], /*write=*/false, /*asyncProxy=*/true, in);
     access(a, op, in.args[1], in.viewElems[1], /*write=*/false, /*asyncProxy=*/true, in);
     a.wgmmaGroups.emplace_back(done, op);

@@ -71,6 +71,8 @@ constexpr Knob kKnobs[] = {
     {"tma_queue_wait_cycles", &Costs::tmaQueueWait, Knob::NonNegative, /*optional=*/true},
     {"alu_dependent_latency_cycles", &Costs::aluDependentLatency, Knob::NonNegative, /*optional=*/true},
     {"shuffle_latency_cycles", &Costs::shuffleLatency, Knob::NonNegative, /*optional=*/true},
+    {"wgmma_interleave_fraction", &Costs::wgmmaInterleave, Knob::NonNegative, /*optional=*/true},
+    {"wgmma_interleave_skew_cycles", &Costs::wgmmaInterleaveSkew, Knob::Positive, /*optional=*/true},
 };
 
 } // namespace

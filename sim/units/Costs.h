@@ -21,7 +21,8 @@ struct Costs {
   // Optional knobs (NaN when the model lacks them; an op that needs one fails with its name).
   double tmemBytesPerClk, sleepUnit, clcResponse, wgmmaSmemPowerFraction, wgmmaPowerRefBytesPerClk,
       aluPowerWeight, wgmmaQueueDepth, wgmmaRetireLatency, protonRecord, mbarTryWait, wgmmaIssuePerN, sfuPipe,
-      wgmmaDrain, tmaQueueBytesPerClk, tmaQueueWait, aluDependentLatency, shuffleLatency;
+      wgmmaDrain, tmaQueueBytesPerClk, tmaQueueWait, aluDependentLatency, shuffleLatency, wgmmaInterleave,
+      wgmmaInterleaveSkew;
   double hbmBytesPerClk = 0; ///< derived: hbmBytesPerS at the current SM clock (units/Clock.cpp lowers it)
   /// derived: l2_bytes_per_clk is bytes per cycle at clock_max_mhz (a rate in time: L2 is not on the SM clock);
   /// this is that rate per cycle of the current SM clock (units/Clock.cpp raises it as the clock falls)

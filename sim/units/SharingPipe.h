@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <utility>
 #include <vector>
 
 namespace tlxsim::sim::engine {
@@ -17,27 +18,40 @@ namespace tlxsim::sim::engine {
 /// issued while another runs slows it down: two warp groups that issue their MUFU work at the same time finish it
 /// together, at half rate, as the SMSPs' warp schedulers interleave their instructions (the H200 softmax bench,
 /// tools/bench/alu_latency_run3.txt: one warp group 1002 clk per step, two at once 1492 each, not 1002 and ~1500
-/// one after the other). The total rate equals a FIFO's (work-conserving); only who finishes when differs.
+/// one after the other). While the caps of the requests in flight add up to the capacity the total rate equals a
+/// FIFO's (work-conserving) and only who finishes when differs; a lone capped request leaves part of it idle.
 ///
+/// Requests are shared between owners (partitions), not within one: an owner's next request while its previous one
+/// is in flight joins it (its warps issue the MUFU instructions in order), so at most one job per owner is active.
 /// A request's end is known only up to the next arrival: `add` returns the end assuming no more requests, and
-/// later arrivals push it back; `end(job)` reads the latest value (consumers that wait after those arrivals see
-/// them). Times are cycles; ends are rounded up to whole cycles.
+/// later arrivals of other owners push it back; `end(job)` reads the latest value for an owner's newest request (an
+/// older request of the same owner keeps the end projected when the newer one joined). Consumers that waited before
+/// an arrival keep the end they read. Times are cycles; ends are rounded up to whole cycles.
 class SharingPipe {
 public:
   explicit SharingPipe(double capacity = 1) : capacity_(capacity) {}
 
-  /// Adds a request of `work` units from cycle `at` (clamped to the last request's time: requests come in global
-  /// time order), served at most at `cap` units per cycle; returns its job id and its projected end.
-  std::pair<int32_t, Cycle> add(Cycle at, double work, double cap) {
+  /// Adds a request of `work` units (>= 0) by `owner` from cycle `at` (clamped to the last request's time: requests
+  /// come in global time order), served at most at `cap` units per cycle; returns its job id and its projected end.
+  std::pair<int32_t, Cycle> add(Cycle at, double work, double cap, int32_t owner) {
     double t = std::max(static_cast<double>(at), now_);
     advance(t);
-    int32_t id = nextId_++ & std::numeric_limits<int32_t>::max();
-    active_.push_back({id, work, std::max(cap, 1e-9)});
+    int32_t id = static_cast<int32_t>(nextId_++ & static_cast<uint32_t>(std::numeric_limits<int32_t>::max()));
+    cap = cap > 1e-9 ? cap : 1e-9; // NaN too
+    work = work > 0 ? work : 0;
+    auto same = std::find_if(active_.begin(), active_.end(), [&](const Job &j) { return j.owner == owner; });
+    if (same != active_.end()) { // the owner's warps issue it after their previous one: one stream
+      same->id = id;
+      same->remaining += work;
+      same->cap = cap;
+    } else {
+      active_.push_back({owner, id, work, cap});
+    }
     project();
     return {id, end(id)};
   }
 
-  /// The latest known end of job `id`; 0 once it is too old to be remembered (its end has long passed then).
+  /// The latest known end of job `id`; 0 once it is too old to be remembered (1024 requests on this SM later).
   Cycle end(int32_t id) const {
     const Slot &s = ends_[static_cast<size_t>(id) % kRemembered];
     return s.id == id ? s.end : 0;
@@ -45,7 +59,7 @@ public:
 
 private:
   struct Job {
-    int32_t id;
+    int32_t owner, id; ///< id: the owner's newest request in it
     double remaining, cap;
   };
   struct Slot {
@@ -102,7 +116,7 @@ private:
       std::erase_if(jobs, [&](const Job &j) {
         if (j.remaining > 1e-9)
           return false;
-        ends_[static_cast<size_t>(j.id) % kRemembered] = {j.id, static_cast<Cycle>(std::ceil(t - 1e-9))};
+        ends_[static_cast<size_t>(j.id) % kRemembered] = {j.id, static_cast<Cycle>(std::ceil(t * (1 - 1e-12)))};
         return true;
       });
     }
@@ -119,7 +133,7 @@ private:
 
   double capacity_;
   double now_ = 0;
-  int32_t nextId_ = 0;
+  uint32_t nextId_ = 0;
   std::vector<Job> active_;
   std::array<Slot, kRemembered> ends_{};
 };

@@ -45,6 +45,14 @@ struct TensorPipe {
   std::deque<Cycle> idleFrom;
   static constexpr size_t kIdleHistory = 16;
 
+  /// The SM's most recent wgmma dot on this pipe: who issued it (agent id, -1: none), its async op, the cycle its
+  /// warp group began to issue it, and the end of its work on the pipe (Engine::Impl::interleaveWgmmas).
+  struct LastDot {
+    int32_t agent = -1;
+    int64_t op = -1;
+    Cycle issueStart = 0, end = 0;
+  } lastDot;
+
   /// Completion cycles of the SM's most recent wgmma.mma_async instructions in pipe order, at most
   /// `wgmma_queue_depth` of them (issueWgmmas keeps it).
   std::deque<Cycle> wgmmaDone;

@@ -207,25 +207,38 @@ TEST_CASE("tensor pipe: drainedAt tells whether work was queued behind a given e
 
 TEST_CASE("SFUs: requests in flight share them, and a later one pushes back the ends already projected") {
   sim::engine::SharingPipe sfu(16); // 16 results per clock per SM
-  auto [a, endA] = sfu.add(0, 8192, 16);
+  auto [a, endA] = sfu.add(0, 8192, 16, /*owner=*/1);
   CHECK(endA == 512); // alone: the whole rate
-  auto [b, endB] = sfu.add(0, 8192, 16);
+  auto [b, endB] = sfu.add(0, 8192, 16, /*owner=*/2);
   CHECK(endB == 1024); // two at once: half each, both done at 1024
   CHECK(sfu.end(a) == 1024); // a's projection moved back
   // a third from 256 on: a and b have 6144 left each, c 4096; at 16 / 3 apiece c is done 768 cycles later, then a
   // and b share the rest (2048 each at 8 per clock): 20480 results in all, 1280 cycles, as a FIFO would take
-  auto [c, endC] = sfu.add(256, 4096, 16);
+  auto [c, endC] = sfu.add(256, 4096, 16, /*owner=*/3);
   CHECK(endC == 1024);
   CHECK(sfu.end(c) == 1024);
   CHECK(sfu.end(a) == 1280);
   CHECK(sfu.end(b) == 1280);
 }
 
+TEST_CASE("SFUs: one owner's requests run in order, and a chain that never waits keeps one job in flight") {
+  sim::engine::SharingPipe sfu(16);
+  auto [a, endA] = sfu.add(0, 8192, 16, /*owner=*/1);
+  auto [b, endB] = sfu.add(64, 8192, 16, /*owner=*/1); // the same warp group's next exp2: after the first
+  CHECK(endA == 512);
+  CHECK(sfu.end(a) == 512); // not shared with its own successor
+  CHECK(endB == 1024);
+  sim::Cycle last = 0;
+  for (int i = 0; i < 5000; ++i) // 5000 requests of 512 cycles, issued 64 apart: one stream, ends in order
+    last = sfu.add(128 + 64 * static_cast<sim::Cycle>(i), 8192, 16, /*owner=*/1).second;
+  CHECK(last == 1024 + 5000 * 512);
+}
+
 TEST_CASE("SFUs: a request below its cap leaves the rest of the rate to the others") {
   sim::engine::SharingPipe sfu(16);
-  auto [a, endA] = sfu.add(0, 1024, 4); // one warp of four SMSPs: at most a quarter of the SM's SFUs
+  auto [a, endA] = sfu.add(0, 1024, 4, /*owner=*/1); // one warp of four SMSPs: at most a quarter of the SM's SFUs
   CHECK(endA == 256);
-  auto [b, endB] = sfu.add(0, 1536, 16);
+  auto [b, endB] = sfu.add(0, 1536, 16, /*owner=*/2);
   CHECK(sfu.end(a) == 256); // its share of 8 is above its cap: unchanged
   CHECK(endB == 128);       // 12 per clock while a runs: 1536 in 128 cycles
   CHECK(sfu.end(b) == endB);
