@@ -64,6 +64,27 @@ TEST_CASE("proof lemmas: the visited flag forced into the key gives the coarser 
   CHECK(chooseTableKey(obs, cands, 0)->mask == primary->mask);
 }
 
+TEST_CASE("proof lemmas: per-tile tables key on the in-tile feature and hold the latest wait's parity") {
+  // A per-tile barrier: `last` follows the tile index's parity; after the last tile's transition (not in tile) one
+  // arrival stands unconsumed (B = 1), which no loop feature tells apart from a tile's start.
+  std::vector<Cand> cands = {{0, -1, 1}, {0, Cand::kTile, 2}};
+  std::vector<std::vector<Obs>> obs(2);
+  for (int64_t t = 0; t < 4; ++t)
+    for (int64_t in : {1, 0}) {
+      TableRow val = {in ? 0 : 1, 0, 1, in ? t % 2 : (t + 1) % 2};
+      obs[0].push_back({{0, 1, 1, 3, in}, val});
+      obs[1].push_back({{t % 2, 1, 1, 3, in}, val});
+    }
+  CHECK_FALSE(chooseTableKey(obs, cands)); // the loop features alone determine neither B nor last
+  auto choice = chooseTableKey(obs, cands, -1, kAllFeatures);
+  REQUIRE(choice);
+  CHECK(choice->cand == 1);
+  CHECK(choice->mask == (1 | 16)); // the tile index's residue and the in-tile feature
+  CHECK(choice->rows.size() == 4);
+  CHECK(choice->rows.at({1, 0, 0, 0, 1}) == TableRow{0, 0, 1, 1});
+  CHECK(choice->rows.at({1, 0, 0, 0, 0}) == TableRow{1, 0, 1, 0});
+}
+
 TEST_CASE("proof counterexamples: launch preferences put the first CTA, then the simulated launch, then sizes, "
           "then small sizes of the parameters the launch leaves free") {
   z3::context c;

@@ -609,9 +609,12 @@ void Driver::runInduction() {
     for (const Violation &v : wviol[k + 1]) {
       if (!sel(v) || (v.kind == LemmaTable && dropped.count(v.lemma)) || !m.eval(v.cond, true).is_true())
         continue;
-      if (getenv("TLXSIM_PROOF_DEBUG"))
+      if (getenv("TLXSIM_PROOF_DEBUG")) {
         llvm::errs() << "induction step violates " << kindName(v.kind) << " "
                      << (v.group >= 0 ? groups[v.group].name : "") << " lemma " << v.lemma << "\n";
+        if (getenv("TLXSIM_PROOF_DEBUG_WINDOW") && v.group >= 0)
+          printWindow(m, v.group);
+      }
       if (v.kind < LemmaAlign)
         removed |= active.erase(resultOf.at({v.kind, v.group})) > 0;
       else if (v.kind == LemmaTable)
@@ -646,6 +649,36 @@ void Driver::runInduction() {
       auto kg = std::next(props.begin(), static_cast<long>(i));
       r.witness += boundedReason(kg->first, kg->second);
     }
+  }
+}
+
+void Driver::printWindow(const z3::model &m, int group) {
+  auto val = [&](const z3::expr &e) { return m.eval(e, true).to_string(); };
+  for (size_t j = 0; j < wstates.size(); ++j) {
+    const State &st = wstates[j];
+    llvm::errs() << "  window " << j << " done=" << val(*st.done);
+    for (size_t q = 0; q < parts.size(); ++q) {
+      const PState &ps = st.parts[q];
+      llvm::errs() << " | " << parts[q].name;
+      for (auto [n, e] : {std::pair{"t", &ps.t}, {"k", &ps.k}, {"ub", &ps.ub}, {"first", &ps.first},
+                          {"exited", &ps.exited}})
+        if (*e)
+          llvm::errs() << " " << n << "=" << val(**e);
+      for (size_t a = 0; a < ps.outer.size(); ++a)
+        if (ps.outer[a].k == Val::Int)
+          llvm::errs() << " o" << a << "=" << val(*ps.outer[a].e);
+      for (size_t a = 0; a < ps.inner.size(); ++a)
+        if (ps.inner[a].k == Val::Int)
+          llvm::errs() << " i" << a << "=" << val(*ps.inner[a].e);
+    }
+    llvm::errs() << "\n";
+    for (auto &[key, B] : st.ghost->B)
+      if (key.first == group)
+        for (size_t s = 0; s < B.size(); ++s)
+          llvm::errs() << "    " << groups[group].name << "[" << s << "]@" << parts[key.second].name
+                       << " B=" << val(B[s]) << " D=" << val(st.ghost->D.at(key)[s])
+                       << " has=" << val(st.ghost->has.at(key)[s]) << " last=" << val(st.ghost->last.at(key)[s])
+                       << "\n";
   }
 }
 

@@ -69,6 +69,9 @@ private:
   /// (a waiter that waits on it only after its loops while its phases complete inside them: Ghost::avail) has a
   /// balance that grows with the trip count, which no table lemma (one balance per key) expresses. Empty otherwise.
   std::string boundedReason(int kind, int group) const;
+  /// TLXSIM_PROOF_DEBUG_WINDOW (with TLXSIM_PROOF_DEBUG): the induction counterexample `m`'s window on stderr, the
+  /// loop state of every step and the ghost state of barrier `group`.
+  void printWindow(const z3::model &m, int group);
   /// Sets ProofResult::reason of every `bounded` / `timeout` verdict that has none yet.
   void classifyUnproved();
 
@@ -88,6 +91,11 @@ private:
   int learnTables(std::vector<SampleValues> &samples);
   void measureOpSlots(std::vector<SampleValues> &samples); ///< sets opSlots
   void addTable(int id, Table t);
+  /// The key candidates of a table on a barrier of `S` slots (with `tiles`: the tile loops' indices too).
+  std::vector<Cand> tableCands(int S, bool tiles) const;
+  /// Whether `waiter` waits on barrier `group` once per tile: in its tile loop (a one-loop partition's loop, in a
+  /// kernel with K loops), never in a K loop, and not as a drain wait (which follows the arrivals, not `last`).
+  bool perTileWaiter(int group, int waiter) const;
   void appendIntCarried(size_t q, std::vector<Cand> &out) const; ///< partition q's loop-carried integers
   int learnRangeLemmas(std::vector<SampleValues> &samples, int lemmaId); ///< returns the next lemma id
   int learnOffsetLemmas(std::vector<SampleValues> &samples, int lemmaId); ///< returns the next lemma id
@@ -105,6 +113,7 @@ private:
   int learnNamedLemmas(std::vector<SampleValues> &samples, int lemmaId);
   std::optional<z3::expr> varExpr(const State &st, const Cand &cd);
   z3::expr remOf(const State &st);
+  z3::expr inTileOf(const State &st);
   z3::expr tableAt(const Table &t, const State &st);
   std::optional<std::pair<TableKey, TableRow>> observe(const Table &t, const z3::model &m, const State &st);
   /// Base case: a table without a row for the reachable state `d` of `m` learns it; false: it cannot.

@@ -132,6 +132,13 @@ public:
   /// Whether `loop` runs an iteration at induction value `iv` against its bound `ub`: iv < ub (counted), iv != ub
   /// (a CLC tile loop, LoopView::clc).
   z3::expr loopRuns(const LoopView &loop, const z3::expr &iv, const z3::expr &ub);
+  /// Whether partition `i` (loop state `ps`) is inside its outermost loop: not exited, and its tile index (`t`;
+  /// `k` for a one-loop partition) runs an iteration against the loop's bound as the code before the loop computes
+  /// it. nullopt without a loop or where that bound is not followed.
+  std::optional<z3::expr> tileLoopRuns(size_t i, const PState &ps);
+  /// The same against the loop bound `ub1` the caller evaluated (the step's own, so that its tile transition reads
+  /// the very bound its `in tile` does: a bound from an op the prover does not follow is a fresh value each time).
+  z3::expr inTileLoop(const Part &p, const PState &ps, const z3::expr &ub1);
   /// `loop`'s step in `env` (0 for a CLC tile loop, whose partitions' tile ids themselves align); throws
   /// Unsupported when it is not followed.
   z3::expr loopStep(const LoopView &loop, Env &env, const std::string &who);

@@ -11,21 +11,22 @@
 namespace tlxsim::verifier::proof {
 
 std::optional<TableChoice> chooseTableKey(const std::vector<std::vector<Obs>> &obsPerCand,
-                                          const std::vector<Cand> &cands, int visitedInKey) {
+                                          const std::vector<Cand> &cands, int visitedInKey, int features) {
   std::optional<TableChoice> chosen;
+  constexpr int nFeatures = std::tuple_size_v<TableKey>;
   // The visited flag is part of the value when some key determines it, else part of the key.
   for (int hasInKey = std::max(visitedInKey, 0); hasInKey < (visitedInKey == 0 ? 1 : 2) && !chosen; ++hasInKey)
-    for (int pop = 0; pop <= 4 && !chosen; ++pop)
+    for (int pop = 0; pop <= nFeatures && !chosen; ++pop)
       for (size_t ci = 0; ci < cands.size() && !chosen; ++ci)
-        for (int mask = 0; mask < 16 && !chosen; ++mask) {
-          if (__builtin_popcount(mask) != pop || ((mask & 1) != 0) != (cands[ci].var >= 0) ||
+        for (int mask = 0; mask < (1 << nFeatures) && !chosen; ++mask) {
+          if (__builtin_popcount(mask) != pop || (mask & ~features) || ((mask & 1) != 0) != (cands[ci].var >= 0) ||
               ((mask & 4) != 0) != (hasInKey != 0))
             continue;
           std::map<TableKey, TableRow> r;
           bool ok = !obsPerCand[ci].empty();
           for (const Obs &o : obsPerCand[ci]) {
             TableKey k4 = o.key;
-            for (int f = 0; f < 4; ++f)
+            for (int f = 0; f < nFeatures; ++f)
               if (!(mask & (1 << f)))
                 k4[f] = 0;
             TableRow val = o.val;
@@ -100,6 +101,8 @@ std::optional<z3::expr> Driver::varExpr(const State &st, const Cand &cd) {
   const PState &ps = st.parts[cd.part];
   if (cd.var == 0)
     return ps.k;
+  if (cd.var == Cand::kTile)
+    return ps.t;
   if (cd.var >= 100) {
     size_t i = cd.var - 100;
     return i < ps.outer.size() && ps.outer[i].k == Val::Int ? ps.outer[i].e : std::nullopt;
@@ -115,9 +118,17 @@ z3::expr Driver::remOf(const State &st) {
   return z3::ite(d > R, c.int_val(R), z3::ite(d < 0, c.int_val(-1), d));
 }
 
-// A learned table lemma: the ghost state (B, D, has) of one (barrier slot, waiter) as a function of the
-// key (residue of a loop-carried value, first iteration of the K loop, visited flag, iterations left),
-// with the features not in `mask` ignored. Rows come from sampled runs and from base-case
+/// Whether the anchor is inside its tile loop (Encoder::tileLoopRuns); false in a kernel without tile loops. After
+/// its last tile's transition the kernel still runs one step (the exit), in which per-tile arrivals of the last tile
+/// may stand unconsumed: a state a table tells apart from a tile's start only by this feature.
+z3::expr Driver::inTileOf(const State &st) {
+  std::optional<z3::expr> in = maxDepth == 2 ? tileLoopRuns(anchor, st.parts[anchor]) : std::nullopt;
+  return in ? *in : c.bool_val(false);
+}
+
+// A learned table lemma: the ghost state (B, D, has; `last` for per-tile waits) of one (barrier slot, waiter) as a
+// function of the key (residue of a loop-carried value, first iteration of the K loop, visited flag, iterations
+// left, the anchor in its tile loop), with the features not in `mask` ignored. Rows come from sampled runs and from base-case
 // counterexamples (a state reachable from the start: its row is a fact, added when no row with the
 // same key disagrees); the lemma is checked whole by the base case and the induction.
 std::optional<std::pair<TableKey, TableRow>> Driver::observe(const Table &t, const z3::model &m, const State &st) {
@@ -131,12 +142,14 @@ std::optional<std::pair<TableKey, TableRow>> Driver::observe(const Table &t, con
       return std::nullopt;
     res = ((x % t.cd.mod) + t.cd.mod) % t.cd.mod;
   }
-  TableKey k4 = {res, num(m, *st.parts[anchor].first), num(m, st.ghost->has.at(t.key)[t.slot]), num(m, remOf(st))};
-  for (int f = 0; f < 4; ++f)
+  TableKey k4 = {res, num(m, *st.parts[anchor].first), num(m, st.ghost->has.at(t.key)[t.slot]), num(m, remOf(st)),
+                  num(m, inTileOf(st))};
+  for (size_t f = 0; f < k4.size(); ++f)
     if (!(t.mask & (1 << f)))
       k4[f] = 0;
   TableRow val = {num(m, st.ghost->B.at(t.key)[t.slot]), num(m, st.ghost->D.at(t.key)[t.slot]),
-             (t.mask & 4) ? -1 : num(m, st.ghost->has.at(t.key)[t.slot])};
+                  (t.mask & 4) ? -1 : num(m, st.ghost->has.at(t.key)[t.slot]),
+                  t.last ? num(m, st.ghost->last.at(t.key)[t.slot]) : -1};
   if (val[0] == INT64_MIN)
     return std::nullopt;
   return std::make_pair(k4, val);
@@ -151,6 +164,8 @@ z3::expr Driver::tableAt(const Table &t, const State &st) {
                  st.ghost->D.at(t.key)[t.slot] == c.bool_val(val[1] != 0);
     if (val[2] >= 0)
       e = e && st.ghost->has.at(t.key)[t.slot] == c.bool_val(val[2] != 0);
+    if (val[3] >= 0)
+      e = e && st.ghost->last.at(t.key)[t.slot] == c.int_val(val[3]);
     if ((t.mask & 1) && v)
       e = e && z3::mod(*v, t.cd.mod) == c.int_val(k4[0]);
     if (t.mask & 2)
@@ -159,6 +174,8 @@ z3::expr Driver::tableAt(const Table &t, const State &st) {
       e = e && st.ghost->has.at(t.key)[t.slot] == c.bool_val(k4[2] != 0);
     if (t.mask & 8)
       e = e && remOf(st) == c.int_val(k4[3]);
+    if (t.mask & 16)
+      e = e && inTileOf(st) == c.bool_val(k4[4] != 0);
     alts.push_back(e);
   }
   return !*st.done && !z3::mk_or(alts);
@@ -241,28 +258,96 @@ void Driver::addTable(int id, Table t) {
   llvm::raw_string_ostream os(line);
   os << groups[tab.key.first].name << "[" << tab.slot << "]@" << tab.key.second << ": var " << tab.cd.part << "/"
      << tab.cd.var << " mod " << tab.cd.mod << " mask " << tab.mask << ":";
+  // The in-tile feature and `last` only where the table has them (the lines of the other tables as before).
   for (auto &[k4, val] : tab.rows)
-    os << " (" << k4[0] << "," << k4[1] << "," << k4[2] << "," << k4[3] << ")->(" << val[0] << "," << val[1] << ","
-       << val[2] << ")";
+    os << " (" << k4[0] << "," << k4[1] << "," << k4[2] << "," << k4[3]
+       << ((tab.mask & 16) ? "," + std::to_string(k4[4]) : "") << ")->(" << val[0] << "," << val[1] << "," << val[2]
+       << (tab.last ? "," + std::to_string(val[3]) : "") << ")";
   report.tables.push_back(line);
   if (getenv("TLXSIM_PROOF_DEBUG")) {
     llvm::errs() << "lemma " << id << " " << groups[tab.key.first].name << "[" << tab.slot << "]@" << tab.key.second
                  << ": var " << tab.cd.part << "/" << tab.cd.var << " mod " << tab.cd.mod << " mask " << tab.mask
                  << ", " << tab.rows.size() << " rows\n";
     for (auto &[k4, val] : tab.rows)
-      llvm::errs() << "  (" << k4[0] << "," << k4[1] << "," << k4[2] << "," << k4[3] << ") -> B=" << val[0]
-                   << " D=" << val[1] << " has=" << val[2] << "\n";
+      llvm::errs() << "  (" << k4[0] << "," << k4[1] << "," << k4[2] << "," << k4[3] << "," << k4[4]
+                   << ") -> B=" << val[0] << " D=" << val[1] << " has=" << val[2] << " last=" << val[3] << "\n";
   }
+}
+
+/// The key candidates of a table on a barrier of S slots: none, then each loop partition's innermost index and
+/// loop-carried integers modulo S and 2 S; with `tiles`, each tile loop's index modulo S and 2 S after them.
+std::vector<Cand> Driver::tableCands(int S, bool tiles) const {
+  std::vector<Cand> cands = {{anchor, -1, 1}};
+  for (size_t q = 0; q < parts.size(); ++q) {
+    if (parts[q].depth == 0)
+      continue;
+    const PState &ps = states[0].parts[q];
+    std::vector<int> vars = {0};
+    for (size_t i = 0; i < ps.inner.size(); ++i)
+      if (ps.inner[i].k == Val::Int)
+        vars.push_back(static_cast<int>(i) + 1);
+    for (size_t i = 0; i < ps.outer.size(); ++i)
+      if (ps.outer[i].k == Val::Int)
+        vars.push_back(static_cast<int>(i) + 100);
+    for (int M : {S, 2 * S})
+      for (int v : vars)
+        cands.push_back({static_cast<int>(q), v, M});
+  }
+  if (tiles)
+    for (size_t q = 0; q < parts.size(); ++q)
+      if (parts[q].depth == 2)
+        for (int M : {S, 2 * S})
+          cands.push_back({static_cast<int>(q), Cand::kTile, M});
+  return cands;
+}
+
+bool Driver::perTileWaiter(int group, int waiter) const {
+  const Group &grp = groups[group];
+  return maxDepth == 2 && grp.loopWaiters.count(waiter) && !grp.innerWaiters.count(waiter) &&
+         !grp.drainWaiters.count(waiter);
+}
+
+/// Per-tile waits: the key search with the tile loops' indices (Cand::kTile) first, where it keys on another
+/// candidate or features than `choice` (the search in the given order). The samples' launches may not tell a tile
+/// count from a loop-carried value that agrees with it on them (TLX's tile_idx = prog_id + i * num_progs on a
+/// one-CTA sample), which the base case then refutes; as a second lemma, Houdini keeps whichever table holds.
+static std::optional<std::pair<Cand, TableChoice>> tileFirstChoice(const std::vector<std::vector<Obs>> &obsPerCand,
+                                                                   const std::vector<Cand> &cands,
+                                                                   const TableChoice &choice, int features) {
+  std::vector<size_t> order = {0};
+  for (int tile : {1, 0})
+    for (size_t ci = 1; ci < cands.size(); ++ci)
+      if ((cands[ci].var == Cand::kTile) == (tile != 0))
+        order.push_back(ci);
+  std::vector<Cand> reordered;
+  std::vector<std::vector<Obs>> obs;
+  for (size_t ci : order) {
+    reordered.push_back(cands[ci]);
+    obs.push_back(obsPerCand[ci]);
+  }
+  std::optional<TableChoice> alt = chooseTableKey(obs, reordered, -1, features);
+  if (!alt || (order[alt->cand] == choice.cand && alt->mask == choice.mask))
+    return std::nullopt;
+  Cand cd = reordered[alt->cand];
+  return std::make_pair(cd, std::move(*alt));
 }
 
 /// One table lemma per (barrier slot, waiter) whose samples some key determines; returns the next lemma id.
 /// Model evaluations are cached per (sample, state): the features shared by every candidate key (first, iterations
-/// left, done) once, each candidate's loop-carried value once for all slots, the ghost state once per slot.
+/// left, in tile, done) once, each candidate's loop-carried value once for all slots, the ghost state once per slot.
+///
+/// A per-tile waiter (perTileWaiter: it waits on the barrier in its tile loop, never in its K loop) waits once per
+/// tile, and a tile spans any number of lock-step steps: the induction window need not reach back to its previous
+/// wait on the slot, whose parity (`last`) the next wait's is checked against (PTX ISA mbarrier.try_wait.parity:
+/// a wait on the parity of the current, incomplete phase blocks; on the other one it passes). Its tables therefore
+/// also hold `last`, keyed on the tile loops' indices too (the wait's parity is a function of the tile count, e.g.
+/// `j & 1`) and on whether the anchor is still in its tile loop (after the last tile's transition, its per-tile
+/// arrivals stand unconsumed for one step). Where no key determines that, the table without `last` is learned.
 int Driver::learnTables(std::vector<SampleValues> &samples) {
   int lemmaId = 0;
   const size_t nS = samples.size(), nT = states.size();
   std::vector<size_t> live(nS, nT); // the first state of each sample where the kernel is done
-  std::vector<std::vector<int64_t>> firstV(nS), remV(nS);
+  std::vector<std::vector<int64_t>> firstV(nS), remV(nS), inTileV(nS);
   for (size_t m = 0; m < nS; ++m)
     for (size_t j = 0; j < nT; ++j) {
       if (samples[m](*states[j].done)) {
@@ -270,7 +355,8 @@ int Driver::learnTables(std::vector<SampleValues> &samples) {
         break;
       }
       firstV[m].push_back(samples[m](*states[j].parts[anchor].first));
-      remV[m].push_back(modelValue(samples[m].model(), remOf(states[j]))); // a temporary: not memoized
+      remV[m].push_back(modelValue(samples[m].model(), remOf(states[j])));       // a temporary: not memoized
+      inTileV[m].push_back(modelValue(samples[m].model(), inTileOf(states[j]))); // likewise
     }
   std::map<std::pair<int, int>, std::vector<std::vector<int64_t>>> varCache; // (part, var) -> [sample][state]
   auto varValues = [&](const Cand &cd) -> const std::vector<std::vector<int64_t>> & {
@@ -291,65 +377,69 @@ int Driver::learnTables(std::vector<SampleValues> &samples) {
   for (auto &[key, Bv] : states[0].ghost->B) {
     if (budget.exhausted())
       break; // no lemma without its samples' evaluation; the properties are then bounded at best
-    int grp = key.first;
-    int S = groups[grp].slots;
-    std::vector<Cand> cands = {{anchor, -1, 1}};
-    for (size_t q = 0; q < parts.size(); ++q) {
-      if (parts[q].depth == 0)
-        continue;
-      const PState &ps = states[0].parts[q];
-      std::vector<int> vars = {0};
-      for (size_t i = 0; i < ps.inner.size(); ++i)
-        if (ps.inner[i].k == Val::Int)
-          vars.push_back(static_cast<int>(i) + 1);
-      for (size_t i = 0; i < ps.outer.size(); ++i)
-        if (ps.outer[i].k == Val::Int)
-          vars.push_back(static_cast<int>(i) + 100);
-      for (int M : {S, 2 * S})
-        for (int v : vars)
-          cands.push_back({static_cast<int>(q), v, M});
-    }
+    int S = groups[key.first].slots;
+    const bool perTile = perTileWaiter(key.first, key.second);
+    const size_t nLoopCands = tableCands(S, false).size();
+    const std::vector<Cand> cands = tableCands(S, perTile);
     for (int slot = 0; slot < S; ++slot, ++lemmaId) {
-      // The slot's ghost state per (sample, state): (B, D, has).
-      std::vector<std::vector<std::array<int64_t, 3>>> ghostV(nS);
+      // The slot's ghost state per (sample, state): (B, D, has, last).
+      std::vector<std::vector<std::array<int64_t, 4>>> ghostV(nS);
       for (size_t m = 0; m < nS; ++m)
         for (size_t j = 0; j < live[m]; ++j) {
-          const State &st = states[j];
-          ghostV[m].push_back({samples[m](st.ghost->B.at(key)[slot]), samples[m](st.ghost->D.at(key)[slot]),
-                               samples[m](st.ghost->has.at(key)[slot])});
+          const Ghost &g = *states[j].ghost;
+          ghostV[m].push_back({samples[m](g.B.at(key)[slot]), samples[m](g.D.at(key)[slot]),
+                               samples[m](g.has.at(key)[slot]), samples[m](g.last.at(key)[slot])});
         }
-      // Rows (residue, first, has, rem) -> (B, D) over the samples; the smallest consistent key
-      // (fewest features, then the candidate order) generalizes best.
-      std::vector<std::vector<Obs>> obsPerCand(cands.size());
-      for (size_t ci = 0; ci < cands.size(); ++ci) {
-        const Cand &cd = cands[ci];
-        const std::vector<std::vector<int64_t>> *vals = cd.var >= 0 ? &varValues(cd) : nullptr;
-        for (size_t m = 0; m < nS; ++m)
-          for (size_t j = 0; j < live[m]; ++j) {
-            int64_t res = 0;
-            if (vals) {
-              if (j >= (*vals)[m].size())
-                break;
-              int64_t x = (*vals)[m][j];
-              res = ((x % cd.mod) + cd.mod) % cd.mod;
+      // Rows (residue, first, has, rem, in tile) -> (B, D, has, last) over the samples; the smallest consistent
+      // key (fewest features, then the candidate order) generalizes best.
+      auto observations = [&](size_t nCands, bool withLast) {
+        std::vector<std::vector<Obs>> obsPerCand(nCands);
+        for (size_t ci = 0; ci < nCands; ++ci) {
+          const Cand &cd = cands[ci];
+          const std::vector<std::vector<int64_t>> *vals = cd.var >= 0 ? &varValues(cd) : nullptr;
+          for (size_t m = 0; m < nS; ++m)
+            for (size_t j = 0; j < live[m]; ++j) {
+              int64_t res = 0;
+              if (vals) {
+                if (j >= (*vals)[m].size())
+                  break;
+                int64_t x = (*vals)[m][j];
+                res = ((x % cd.mod) + cd.mod) % cd.mod;
+              }
+              const auto &gv = ghostV[m][j];
+              obsPerCand[ci].push_back({{res, firstV[m][j], gv[2], remV[m][j], inTileV[m][j]},
+                                        {gv[0], gv[1], gv[2], withLast ? gv[3] : -1}});
             }
-            const auto &gv = ghostV[m][j];
-            obsPerCand[ci].push_back({{res, firstV[m][j], gv[2], remV[m][j]}, {gv[0], gv[1], gv[2]}});
-          }
+        }
+        return obsPerCand;
+      };
+      bool withLast = perTile;
+      std::vector<Cand> used = cands; // the candidates of `obsPerCand`
+      std::vector<std::vector<Obs>> obsPerCand = observations(used.size(), withLast);
+      int features = perTile ? kAllFeatures : kLoopFeatures;
+      std::optional<TableChoice> choice = chooseTableKey(obsPerCand, used, -1, features);
+      if (!choice && perTile) { // no key determines the parity: the table of the loop features alone
+        withLast = false;
+        features = kLoopFeatures;
+        used.resize(nLoopCands);
+        obsPerCand = observations(used.size(), false);
+        choice = chooseTableKey(obsPerCand, used, -1, features);
       }
-      std::optional<TableChoice> choice = chooseTableKey(obsPerCand, cands);
       if (!choice)
         continue;
+      if (withLast)
+        if (std::optional<std::pair<Cand, TableChoice>> alt = tileFirstChoice(obsPerCand, used, *choice, features))
+          alternatives.push_back(Table{key, slot, alt->first, alt->second.mask, std::move(alt->second.rows), 0, true});
       // A key that determines the visited flag from loop values (a residue, the first iteration) may hold only
       // on the samples' trip counts (a slot first visited at counter 0 and visited again at counter 2 S, which
       // no sample reaches at a tile's start). A table with the visited flag in its key and fewer features (a
       // coarser key), when the samples admit one, is a second lemma, so that the base case or the induction can
       // drop the first alone.
       if (!(choice->mask & 4))
-        if (std::optional<TableChoice> alt = chooseTableKey(obsPerCand, cands, 1);
+        if (std::optional<TableChoice> alt = chooseTableKey(obsPerCand, used, 1, features);
             alt && __builtin_popcount(alt->mask) < __builtin_popcount(choice->mask))
-          alternatives.push_back(Table{key, slot, cands[alt->cand], alt->mask, std::move(alt->rows)});
-      addTable(lemmaId, Table{key, slot, cands[choice->cand], choice->mask, std::move(choice->rows)});
+          alternatives.push_back(Table{key, slot, used[alt->cand], alt->mask, std::move(alt->rows), 0, withLast});
+      addTable(lemmaId, Table{key, slot, used[choice->cand], choice->mask, std::move(choice->rows), 0, withLast});
     }
   }
   for (Table &t : alternatives)

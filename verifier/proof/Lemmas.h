@@ -16,25 +16,35 @@
 namespace tlxsim::verifier::proof {
 
 /// A key candidate: a loop-carried integer of partition `part` (`var` -1: none, 0: the innermost loop's index,
-/// 1..: the innermost loop's carried values (1-based), 100..: the tile loop's) taken modulo `mod`.
+/// 1..: the innermost loop's carried values (1-based), kTile: the tile loop's index, 100..: the tile loop's
+/// carried values) taken modulo `mod`.
 struct Cand {
   int part, var, mod;
+  static constexpr int kTile = 99;
 };
 
 /// A table key: (residue of the candidate, first iteration of the K loop, visited flag, iterations left capped
-/// at R); features not in the table's mask are 0.
-using TableKey = std::array<int64_t, 4>;
-/// A table row's value: B, D, has (-1: the visited flag is part of the key).
-using TableRow = std::array<int64_t, 3>;
+/// at R, the anchor inside its tile loop); features not in the table's mask are 0.
+using TableKey = std::array<int64_t, 5>;
+/// A table row's value: B, D, has (-1: the visited flag is part of the key), last (the parity of the latest
+/// wait; -1: not part of the table).
+using TableRow = std::array<int64_t, 4>;
+/// The key features of the tables learned before per-tile waits were (residue, first, visited, iterations left).
+constexpr int kLoopFeatures = 15;
+/// Every key feature: those and the anchor inside its tile loop (bit 4).
+constexpr int kAllFeatures = 31;
 
 /// A learned table lemma on the ghost state of (barrier group, waiter) `key`, slot `slot`.
 struct Table {
   std::pair<int, int> key;
   int slot;
   Cand cd;
-  int mask; ///< features of TableKey in the key: bit 0 residue, 1 first, 2 has, 3 iterations left
+  int mask; ///< features of TableKey in the key: bit 0 residue, 1 first, 2 has, 3 iterations left, 4 in tile
   std::map<TableKey, TableRow> rows;
   int refined = 0; ///< rows learned from base-case counterexamples
+  /// The row values include `last`, the parity of the waiter's latest wait on the slot (per-tile waits: the
+  /// waiter's previous wait may lie more steps back than the induction window reaches).
+  bool last = false;
 };
 
 /// The value of `e` in `m` as an integer (booleans 0 / 1, model completion), INT64_MIN when it has none.
@@ -82,7 +92,9 @@ struct TableChoice {
 /// candidate order, then the lowest mask; a candidate without a variable has no residue feature and one with a
 /// variable always has it. nullopt when no key is consistent (or no candidate has observations).
 /// `visitedInKey`: 0 or 1 forces the visited flag into the value (0) or the key (1); -1 tries both in that order.
+/// `features`: the key features allowed (a mask of TableKey positions).
 std::optional<TableChoice> chooseTableKey(const std::vector<std::vector<Obs>> &obsPerCand,
-                                          const std::vector<Cand> &cands, int visitedInKey = -1);
+                                          const std::vector<Cand> &cands, int visitedInKey = -1,
+                                          int features = kLoopFeatures);
 
 } // namespace tlxsim::verifier::proof

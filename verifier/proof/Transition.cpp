@@ -263,6 +263,22 @@ State Encoder::initial(std::vector<Violation> &viol) {
   return s;
 }
 
+z3::expr Encoder::inTileLoop(const Part &p, const PState &ps, const z3::expr &ub1) {
+  return !*ps.exited && loopRuns(*p.v1, p.depth == 2 ? *ps.t : *ps.k, ub1);
+}
+
+std::optional<z3::expr> Encoder::tileLoopRuns(size_t i, const PState &ps) {
+  const Part &p = parts[i];
+  if (p.depth == 0 || !ps.exited)
+    return std::nullopt;
+  Env env = baseEnv(i);
+  execOps(opsBefore(*p.block, p.l1), env, c.bool_val(true), nullptr, i);
+  Val ub1 = get(env, p.v1->ub);
+  if (ub1.k != Val::Int)
+    return std::nullopt;
+  return inTileLoop(p, ps, *ub1.e);
+}
+
 /// What the partitions' steps collect for the lock-step alignment and the step's events.
 struct Encoder::StepAcc {
   std::vector<Event> events;
@@ -395,7 +411,7 @@ void Encoder::stepPartition(size_t i, const State &s, State &out, const z3::expr
     ns.exited = *ps.exited || leave;
     exits.push_back(!cont);
   } else {
-    z3::expr inTile = !*ps.exited && loopRuns(v1, *ps.t, *ub1.e);
+    z3::expr inTile = inTileLoop(p, ps, *ub1.e);
     const LoopView &v2 = *p.v2;
     bindBody(env, v1, *ps.t, ps.outer);
     std::vector<z3::expr> conds;
