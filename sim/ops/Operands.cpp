@@ -136,7 +136,6 @@ Cycle Engine::Impl::readyAt(int32_t sm, const Value &v) const {
 /// wait on its operands. With `streamSfu` (elementwise register math), operands still being produced by the
 /// SFUs (Value::streamed) are not waited for: returns the latest cycle such an operand is ready (0: none), and
 /// its SFU job in `sfuJob` when given.
-
 Cycle Engine::Impl::awaitOperands(Agent &a, const Instr &in, size_t first, bool streamSfu, int32_t *sfuJob) {
   if (!a.ldsSlots.empty()) // AMD: the s_waitcnt lgkmcnt before the first use of an LDS read's value
     awaitLdsReads(a, in, first);

@@ -123,6 +123,7 @@ Step Engine::Impl::execWgmma(Agent &a, const Instr &in, Cycle now) {
   switch (in.op) {
   case Op::WgmmaIssue: {
     awaitOperands(a, in);
+    Cycle issueStart = a.time; // after its operands: when the warp group begins to issue the dot
     Cycle issueEach = wgmmaIssueCycles(costs, in.sub);
     busy(a, in, issueEach); // the first instruction
     Cycle duration = cycles(static_cast<double>(in.imm) / costs.tensorFlopsPerClk);
@@ -150,11 +151,11 @@ Step Engine::Impl::execWgmma(Agent &a, const Instr &in, Cycle now) {
         busyCycles(a, in, issued - a.time);
       }
       done = sm.tensor.free() + cycles(costs.wgmmaLatency);
-      interleaveWgmmas(a, prev, start, count, each, span, sm.tensor.free());
+      interleaveWgmmas(a, prev, issueStart, count, each, span, sm.tensor.free());
     }
     int64_t op = issueAsync(a);
     if (!options.wgmmaSerialized)
-      sm.tensor.lastDot = {a.info.id, op, start, sm.tensor.free()};
+      sm.tensor.lastDot = {a.info.id, op, issueStart, sm.tensor.free()};
     access(a, op, in.args[0], in.viewElems[0], /*write=*/false, /*asyncProxy=*/true, in);
     access(a, op, in.args[1], in.viewElems[1], /*write=*/false, /*asyncProxy=*/true, in);
     a.wgmmaGroups.emplace_back(done, op);
