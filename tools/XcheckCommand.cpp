@@ -2,7 +2,7 @@
 // compare: per record measured, predicted and signed error; per kernel and overall the
 // median and p90 absolute error and Spearman's rank correlation across configs, computed on
 // the held-out records (the fit records may have been used to calibrate the model). Exit 1
-// when the held-out median absolute error exceeds --max-median-error, a kernel's held-out
+// when the held-out median absolute error exceeds --max-median-error, its p90 --max-p90-error, a kernel's held-out
 // Spearman is below --min-spearman, or a record cannot be predicted (design.md output
 // contract, `xcheck`). Spearman ties measured times (and predicted times) closer than --tie-tolerance (their order is measurement
 // noise: traces/README.md "Reproducibility"). With --proton DIR it also predicts the capture of every native Proton
@@ -47,6 +47,9 @@ cl::list<std::string> kernelOpts("kernel", cl::desc("Only the records of this ke
 cl::opt<double> maxMedianOpt("max-median-error",
                              cl::desc("Fail when the held-out median |error| exceeds this fraction (default 0.15)"),
                              cl::init(0.15), cl::cat(outputCategory()), cl::sub(xcheckCommand()));
+cl::opt<double> maxP90Opt("max-p90-error",
+                          cl::desc("Fail when the held-out p90 |error| exceeds this fraction (default 1: no gate)"),
+                          cl::init(1.0), cl::cat(outputCategory()), cl::sub(xcheckCommand()));
 cl::opt<double> minSpearmanOpt("min-spearman",
                                cl::desc("Fail when a kernel's held-out Spearman rho is below this (default 0.8)"),
                                cl::init(0.8), cl::cat(outputCategory()), cl::sub(xcheckCommand()));
@@ -380,6 +383,9 @@ void summarize(XcheckRun &run) {
   if (run.heldout.median && *run.heldout.median > maxMedianOpt)
     run.failures.push_back(formatv("held-out median |error| {0} exceeds {1}", pct(run.heldout.median),
                                    pct(double(maxMedianOpt))).str());
+  if (run.heldout.p90 && *run.heldout.p90 > maxP90Opt)
+    run.failures.push_back(
+        formatv("held-out p90 |error| {0} exceeds {1}", pct(run.heldout.p90), pct(double(maxP90Opt))).str());
   for (const auto &[kernel, s] : run.perKernel)
     if (s.rho && *s.rho < minSpearmanOpt)
       run.failures.push_back(formatv("{0}: held-out Spearman {1} below {2}", kernel, num(s.rho),
@@ -559,8 +565,10 @@ void printSummary(const XcheckRun &run) {
   for (const auto &f : run.failures)
     outs() << "xcheck: FAIL: " << f << "\n";
   if (run.failures.empty())
-    outs() << formatv("xcheck: pass (held-out median |error| <= {0}, every kernel's Spearman >= {1}; {2})\n",
-                      pct(double(maxMedianOpt)), num(double(minSpearmanOpt)), gateCovers(run.spilled.size()));
+    outs() << formatv("xcheck: pass (held-out median |error| <= {0}{1}, every kernel's Spearman >= {2}; {3})\n",
+                      pct(double(maxMedianOpt)),
+                      maxP90Opt < 1 ? formatv(", p90 <= {0}", pct(double(maxP90Opt))).str() : std::string(),
+                      num(double(minSpearmanOpt)), gateCovers(run.spilled.size()));
 }
 
 /// --model and --set apply to every record: a typo, or a model of another target than the records' kernels, is
@@ -597,6 +605,8 @@ int runXcheck() {
   if (!(maxMedianOpt >= 0 && maxMedianOpt <= 1))
     return badInput(formatv("--max-median-error is a fraction in [0, 1] (0.15 = 15 %), got {0}",
                             double(maxMedianOpt)).str());
+  if (!(maxP90Opt >= 0 && maxP90Opt <= 1))
+    return badInput(formatv("--max-p90-error is a fraction in [0, 1] (0.10 = 10 %), got {0}", double(maxP90Opt)).str());
   if (!(minSpearmanOpt >= -1 && minSpearmanOpt <= 1))
     return badInput(formatv("--min-spearman is a rank correlation in [-1, 1], got {0}", double(minSpearmanOpt)).str());
   std::vector<std::string> paths(tracePaths.begin(), tracePaths.end());
