@@ -97,6 +97,14 @@ struct Agent {
   /// charged (ops/Wgmma.cpp drainedRetire).
   std::deque<Cycle> wgmmaPipeEnds;
   static constexpr Cycle kNoDrain = ~Cycle{0};
+  /// The pipe end of `wgmmaGroups[i]`, or nullptr when it has none. The two deques are pushed together at issue and
+  /// a wgmma wait pops the ends of the groups it retired (ops/Wgmma.cpp), so they pair from the back.
+  Cycle *wgmmaPipeEndOf(size_t i) {
+    if (i >= wgmmaGroups.size())
+      return nullptr;
+    size_t back = wgmmaGroups.size() - 1 - i;
+    return back < wgmmaPipeEnds.size() ? &wgmmaPipeEnds[wgmmaPipeEnds.size() - 1 - back] : nullptr;
+  }
   /// A warp_group_dot_wait deferred to its group's pipe end (ops/Wgmma.cpp): when the wait began.
   std::optional<Cycle> wgmmaWaitStart;
   /// cp.async / AMD async-copy groups: (completion, the copies' async op ids), oldest first;

@@ -57,10 +57,10 @@ Cycle Engine::Impl::serializedWgmmas(Agent &a, const Instr &in, Cycle duration, 
 /// (returns false: the agent is re-queued). Returns true when the wait can retire its groups now.
 bool Engine::Impl::drainedRetire(Agent &a, const Instr &in) {
   int64_t retiring = static_cast<int64_t>(a.wgmmaGroups.size()) - in.imm;
-  if (std::isnan(costs.wgmmaDrain) || costs.wgmmaDrain <= 0 || retiring <= 0 ||
-      a.wgmmaPipeEnds.size() != a.wgmmaGroups.size())
+  Cycle *end = retiring > 0 ? a.wgmmaPipeEndOf(static_cast<size_t>(retiring - 1)) : nullptr;
+  if (std::isnan(costs.wgmmaDrain) || costs.wgmmaDrain <= 0 || !end)
     return true;
-  Cycle pipeEnd = a.wgmmaPipeEnds[retiring - 1];
+  Cycle pipeEnd = *end;
   if (pipeEnd == Agent::kNoDrain) // ptxas serialized the wgmmas: their retire latency is charged at issue
     return true;
   if (a.time < pipeEnd) {
@@ -72,7 +72,7 @@ bool Engine::Impl::drainedRetire(Agent &a, const Instr &in) {
   }
   if (sms[a.cta->sm].tensor.drainedAt(pipeEnd)) { // nothing queued behind it: the pipe drains
     a.wgmmaGroups[retiring - 1].first += cycles(costs.wgmmaDrain);
-    a.wgmmaPipeEnds[retiring - 1] = Agent::kNoDrain; // charged once
+    *end = Agent::kNoDrain; // charged once
   }
   return true;
 }
@@ -105,12 +105,8 @@ void Engine::Impl::interleaveWgmmas(Agent &a, const TensorPipe::LastDot &prev, C
     if (other.wgmmaGroups[i].second != prev.op)
       continue;
     other.wgmmaGroups[i].first += delay;
-    size_t back = other.wgmmaGroups.size() - 1 - i;
-    if (back < other.wgmmaPipeEnds.size()) {
-      Cycle &end = other.wgmmaPipeEnds[other.wgmmaPipeEnds.size() - 1 - back];
-      if (end != Agent::kNoDrain)
-        end += delay;
-    }
+    if (Cycle *end = other.wgmmaPipeEndOf(i); end && *end != Agent::kNoDrain)
+      *end += delay;
     return;
   }
 }
