@@ -68,33 +68,33 @@ private:
   };
   static constexpr size_t kRemembered = 1024;
 
-  /// Each active job's rate: an equal share of the capacity, at most its cap, the leftover shared by the others.
-  std::vector<double> rates(const std::vector<Job> &jobs) const {
-    std::vector<double> r(jobs.size(), 0);
-    std::vector<size_t> open(jobs.size());
+  /// Each of `jobs`' rate into `rate_`: an equal share of the capacity, at most its cap, the leftover shared by the
+  /// others. Works in the scratch members (no allocation once they have grown to the number of owners).
+  void rates(const std::vector<Job> &jobs) {
+    rate_.assign(jobs.size(), 0);
+    open_.resize(jobs.size());
     for (size_t i = 0; i < jobs.size(); ++i)
-      open[i] = i;
+      open_[i] = i;
     double left = capacity_;
-    while (!open.empty() && left > 0) {
-      double fair = left / static_cast<double>(open.size());
-      std::vector<size_t> next;
+    while (!open_.empty() && left > 0) {
+      double fair = left / static_cast<double>(open_.size());
+      next_.clear();
       double used = 0;
-      for (size_t i : open)
-        if (jobs[i].cap - r[i] <= fair) {
-          used += jobs[i].cap - r[i];
-          r[i] = jobs[i].cap;
+      for (size_t i : open_)
+        if (jobs[i].cap - rate_[i] <= fair) {
+          used += jobs[i].cap - rate_[i];
+          rate_[i] = jobs[i].cap;
         } else {
-          next.push_back(i);
+          next_.push_back(i);
         }
-      if (next.size() == open.size()) { // nobody capped: split evenly and stop
-        for (size_t i : open)
-          r[i] += fair;
+      if (next_.size() == open_.size()) { // nobody capped: split evenly and stop
+        for (size_t i : open_)
+          rate_[i] += fair;
         break;
       }
       left -= used;
-      open = std::move(next);
+      open_.swap(next_);
     }
-    return r;
   }
 
   /// Serves `jobs` from `from` until `until` (or until all finish when `until` is infinite); records the end of
@@ -102,7 +102,8 @@ private:
   double serve(std::vector<Job> &jobs, double from, double until) {
     double t = from;
     while (!jobs.empty() && t < until) {
-      std::vector<double> r = rates(jobs);
+      rates(jobs);
+      const std::vector<double> &r = rate_;
       double dt = std::numeric_limits<double>::infinity();
       for (size_t i = 0; i < jobs.size(); ++i)
         if (r[i] > 0)
@@ -127,8 +128,8 @@ private:
 
   /// Records every active job's end assuming no further requests.
   void project() {
-    std::vector<Job> copy = active_;
-    serve(copy, now_, std::numeric_limits<double>::infinity());
+    projected_.assign(active_.begin(), active_.end());
+    serve(projected_, now_, std::numeric_limits<double>::infinity());
   }
 
   double capacity_;
@@ -136,6 +137,10 @@ private:
   uint32_t nextId_ = 0;
   std::vector<Job> active_;
   std::array<Slot, kRemembered> ends_{};
+  // scratch of rates() and project(), kept to avoid an allocation per request
+  std::vector<double> rate_;
+  std::vector<size_t> open_, next_;
+  std::vector<Job> projected_;
 };
 
 } // namespace tlxsim::sim::engine
