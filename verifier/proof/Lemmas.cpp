@@ -67,6 +67,7 @@ void Driver::learnLemmas() {
     int lemmaId = learnTables(values);
     lemmaId = learnRangeLemmas(values, lemmaId);
     lemmaId = learnOffsetLemmas(values, lemmaId);
+    lemmaId = learnOwnTileOffsets(values, lemmaId);
     lemmaId = learnWaiterLemmas(values, lemmaId);
     learnNamedLemmas(values, lemmaId);
   }
@@ -103,6 +104,8 @@ std::optional<z3::expr> Driver::varExpr(const State &st, const Cand &cd) {
     return ps.k;
   if (cd.var == Cand::kTile)
     return ps.t;
+  if (cd.var == Cand::kTileFromStart)
+    return tileFromStart(cd.part, ps);
   if (cd.var >= 100) {
     size_t i = cd.var - 100;
     return i < ps.outer.size() && ps.outer[i].k == Val::Int ? ps.outer[i].e : std::nullopt;
@@ -298,7 +301,32 @@ std::vector<Cand> Driver::tableCands(int S, bool tiles) const {
       if (parts[q].depth == 2)
         for (int M : {S, 2 * S})
           cands.push_back({static_cast<int>(q), Cand::kTile, M});
+  if (tiles) // tile loops in ratio: the reference's tiles counted from its start, modulo n x its step (and twice)
+    for (const Part &p : parts)
+      if (p.tileRatio)
+        for (int64_t M : {p.tileRatio * p.tileStep, 2 * p.tileRatio * p.tileStep})
+          if (M <= INT32_MAX)
+            cands.push_back({p.tileRef, Cand::kTileFromStart, static_cast<int>(M)});
   return cands;
+}
+
+std::optional<z3::expr> Driver::tileFromStart(int part, const PState &ps) {
+  if (!ps.t)
+    return std::nullopt;
+  if (!tileStarts.count(part)) {
+    Env env = baseEnv(part);
+    execOps(opsBefore(*parts[part].block, parts[part].l1), env, c.bool_val(true), nullptr, part);
+    Val lb = get(env, parts[part].v1->lb);
+    if (lb.k != Val::Int)
+      return std::nullopt;
+    tileStarts.emplace(part, *lb.e);
+  }
+  // Kept alive (per state term): the samples memoize values by AST id, which Z3 recycles once a term is freed.
+  unsigned id = Z3_get_ast_id(c, *ps.t);
+  auto it = tileOffsetTerms.find({part, id});
+  if (it == tileOffsetTerms.end())
+    it = tileOffsetTerms.emplace(std::make_pair(part, id), *ps.t - tileStarts.at(part)).first;
+  return it->second;
 }
 
 bool Driver::perTileWaiter(int group, int waiter) const {
@@ -317,7 +345,7 @@ static std::optional<std::pair<Cand, TableChoice>> tileFirstChoice(const std::ve
   std::vector<size_t> order = {0};
   for (int tile : {1, 0})
     for (size_t ci = 1; ci < cands.size(); ++ci)
-      if ((cands[ci].var == Cand::kTile) == (tile != 0))
+      if (Cand::isTile(cands[ci].var) == (tile != 0))
         order.push_back(ci);
   std::vector<Cand> reordered;
   std::vector<std::vector<Obs>> obs;
@@ -524,17 +552,46 @@ int Driver::learnOffsetLemmas(std::vector<SampleValues> &samples, int lemmaId) {
       });
 }
 
+int Driver::learnOwnTileOffsets(std::vector<SampleValues> &samples, int lemmaId) {
+  std::vector<Cand> vars;
+  std::set<int> refs;
+  for (const Part &p : parts)
+    if (p.tileRatio)
+      refs.insert(p.tileRef);
+  if (refs.empty())
+    return lemmaId;
+  for (int r : refs) // the references' values first: each replica's value i pairs with one j < i
+    appendIntCarried(r, vars);
+  for (size_t q = 0; q < parts.size(); ++q)
+    if (parts[q].tileRatio)
+      appendIntCarried(q, vars);
+  TermOf own = [&](size_t i, const State &st) { return inOwnTile(vars[i].part, st.parts[vars[i].part]); };
+  return learnConstantDifferences(
+      samples, lemmaId, vars.size(), [&](size_t i, const State &st) { return varExpr(st, vars[i]); },
+      [&](size_t i, size_t j) { return parts[vars[i].part].tileRatio && vars[j].part == parts[vars[i].part].tileRef; },
+      [&](size_t i) { return vars[i].part; },
+      [&](size_t i, size_t j) {
+        return "on its own tiles: partition " + std::to_string(vars[i].part) + " var " + std::to_string(vars[i].var) +
+               " - partition " + std::to_string(vars[j].part) + " var " + std::to_string(vars[j].var);
+      },
+      &own);
+}
+
 int Driver::learnConstantDifferences(std::vector<SampleValues> &samples, int lemmaId, size_t n, const TermOf &term,
                                      const std::function<bool(size_t, size_t)> &pairOk,
                                      const std::function<int(size_t)> &partOf,
-                                     const std::function<std::string(size_t, size_t)> &describe) {
-  // The constant difference a - b over every live state of every sample, if there is one.
+                                     const std::function<std::string(size_t, size_t)> &describe,
+                                     const TermOf *when) {
+  auto cond = [&](size_t a, const State &st) { return when ? (*when)(a, st) : std::nullopt; };
+  // The constant difference a - b over every live state of every sample (where `when` holds), if there is one.
   auto offset = [&](size_t a, size_t b) -> std::optional<int64_t> {
     std::optional<int64_t> d;
     for (SampleValues &m : samples)
       for (const State &st : states) {
         if (m(*st.done))
           break;
+        if (auto w = cond(a, st); w && modelValue(m.model(), *w) == 0) // a temporary: not memoized
+          continue;
         auto x = term(a, st), y = term(b, st);
         if (!x || !y)
           return std::nullopt;
@@ -552,7 +609,11 @@ int Driver::learnConstantDifferences(std::vector<SampleValues> &samples, int lem
       std::optional<int64_t> d = offset(i, j);
       if (!d)
         continue;
-      auto lemmaAt = [&, d = *d](const State &st) { return !*st.done && *term(i, st) - *term(j, st) != c.int_val(d); };
+      auto lemmaAt = [&, d = *d](const State &st) {
+        z3::expr bad = !*st.done && *term(i, st) - *term(j, st) != c.int_val(d);
+        std::optional<z3::expr> w = cond(i, st);
+        return w ? *w && bad : bad;
+      };
       for (size_t s = 0; s < states.size(); ++s)
         viol[s].push_back({LemmaTable, -1, lemmaAt(states[s]), nullptr, partOf(i), lemmaId});
       for (size_t s = 0; s < wstates.size(); ++s)
@@ -584,9 +645,9 @@ int Driver::learnWaiterLemmas(std::vector<SampleValues> &samples, int lemmaId) {
   };
   for (size_t gi = 0; gi < groups.size(); ++gi) {
     const Group &grp = groups[gi];
-    if (grp.waiters.size() < 2)
+    if (phaseWaiters(grp) < 2)
       continue;
-    const int g = static_cast<int>(gi), w0 = *grp.waiters.begin();
+    const int g = static_cast<int>(gi), w0 = phaseKey(g, *grp.waiters.begin()).second;
     for (int w : grp.waiters) {
       auto key = std::make_pair(g, w), key0 = std::make_pair(g, w0);
       if (!states[0].ghost->has.count(key))

@@ -56,6 +56,11 @@ void alignLowerBounds(std::vector<Part> &parts);
 /// The same for upper bounds: partitions whose innermost loop ends a few constant steps below another's (a peeled
 /// last iteration) get `realUb` / `alignedUb`.
 void alignUpperBounds(std::vector<Part> &parts);
+/// Tile loops in ratio n (TileRatio.cpp): where the deepest partitions' tile loops have constant steps, each a whole
+/// multiple n <= 8 of the smallest, those stepping n x the smallest get Part::tileRatio, tileStep, tileRef (the
+/// first partition of the smallest step) and phaseWaiter; their phases (Part::tilePhase) need the loops' symbolic
+/// lower bounds (Encoder::resolveTilePhases).
+void alignTileRatios(std::vector<Part> &parts);
 /// Sets Part::peeledFirstTile of the tile-only partitions (one loop, where others have two) whose loop's upper
 /// bound is `x - 1` and lower bound 0.
 void markPeeledFirstTiles(std::vector<Part> &parts, int maxDepth);
