@@ -65,8 +65,8 @@ void alignTileRatios(std::vector<Part> &parts);
 /// bound is `x - 1` and lower bound 0.
 void markPeeledFirstTiles(std::vector<Part> &parts, int maxDepth);
 /// Why the partitions' loops cannot run in lock-step, read from the IR: two partitions of the deepest nest whose
-/// tile loops (or K loops) have different constant steps (TLX's ping-pong GEMM: the producer's tile loop steps
-/// NUM_SMS, each of the two consumer replicas' 2 x NUM_SMS, as they take alternate tiles), different constant lower
+/// tile loops (or K loops) have different constant steps (tile loops in a whole ratio are aligned, alignTileRatios:
+/// TLX's ping-pong GEMM, whose consumer replicas step 2 x NUM_SMS against the producer's NUM_SMS), different constant lower
 /// bounds that alignLowerBounds could not align, or the same step and lower bound but different constant upper
 /// bounds (a peeled last iteration: TLX's fused_attention_ws_device_tma_dp, K loops to 3968 and to 4096). Empty when
 /// nothing static differs (the loops' trip counts may still differ at run time).
