@@ -104,19 +104,17 @@ private:
   /// Lemmas `term(i) - term(j) == d` for the pairs (i, j < i) of `n` integer terms that `pairOk` admits, whose
   /// difference is the same constant d in every live state of every sample; each term is tied to its first such
   /// partner (the partners' own lemmas chain the rest). `term(i, st)`: nullopt where the term is not tracked;
-  /// `partOf(i)`: the partition named in the lemma; `describe`: its debug text. `when` (optional): the condition,
-  /// per term i, of the states where the difference is measured and asserted (a replica's own tiles, below).
-  /// Returns the next lemma id.
+  /// `partOf(i)`: the partition named in the lemma; `describe`: its debug text. Returns the next lemma id.
   int learnConstantDifferences(std::vector<SampleValues> &samples, int lemmaId, size_t n, const TermOf &term,
                                const std::function<bool(size_t, size_t)> &pairOk,
                                const std::function<int(size_t)> &partOf,
-                               const std::function<std::string(size_t, size_t)> &describe,
-                               const TermOf *when = nullptr);
-  /// Offset lemmas of tile loops in ratio (Part::tileRatio): a replica's loop-carried integers that keep a constant
-  /// difference to the reference partition's on the replica's own tiles keep it there (TLX's ping-pong GEMM: each
-  /// consumer's ring counter equals the producer's while it works on the tile the producer loads for it, and stands
-  /// still on the other's tiles). Returns the next lemma id.
-  int learnOwnTileOffsets(std::vector<SampleValues> &samples, int lemmaId);
+                               const std::function<std::string(size_t, size_t)> &describe);
+  /// Offset lemmas of tile loops in ratio (Part::tileRatio, TileLemmas.cpp): per residue of a replica's tile index
+  /// modulo its real step (its own tiles, and each of the others'), a loop-carried integer of the replica that differs
+  /// from one of the reference partition's by `a + b x T` in every sample state of that residue, T the reference's
+  /// K-loop trip count, keeps that difference (TLX's ping-pong GEMM: a consumer's ring counter equals the producer's
+  /// on its own tiles and stands a whole tile, T, ahead on the other's). Returns the next lemma id.
+  int learnTileOffsets(std::vector<SampleValues> &samples, int lemmaId);
   /// Named barriers' counters with a constant difference in the samples (NamedBarriers.cpp); the next lemma id.
   int learnNamedLemmas(std::vector<SampleValues> &samples, int lemmaId);
   std::optional<z3::expr> varExpr(const State &st, const Cand &cd);

@@ -67,7 +67,7 @@ void Driver::learnLemmas() {
     int lemmaId = learnTables(values);
     lemmaId = learnRangeLemmas(values, lemmaId);
     lemmaId = learnOffsetLemmas(values, lemmaId);
-    lemmaId = learnOwnTileOffsets(values, lemmaId);
+    lemmaId = learnTileOffsets(values, lemmaId);
     lemmaId = learnWaiterLemmas(values, lemmaId);
     learnNamedLemmas(values, lemmaId);
   }
@@ -310,25 +310,6 @@ std::vector<Cand> Driver::tableCands(int S, bool tiles) const {
   return cands;
 }
 
-std::optional<z3::expr> Driver::tileFromStart(int part, const PState &ps) {
-  if (!ps.t)
-    return std::nullopt;
-  if (!tileStarts.count(part)) {
-    Env env = baseEnv(part);
-    execOps(opsBefore(*parts[part].block, parts[part].l1), env, c.bool_val(true), nullptr, part);
-    Val lb = get(env, parts[part].v1->lb);
-    if (lb.k != Val::Int)
-      return std::nullopt;
-    tileStarts.emplace(part, *lb.e);
-  }
-  // Kept alive (per state term): the samples memoize values by AST id, which Z3 recycles once a term is freed.
-  unsigned id = Z3_get_ast_id(c, *ps.t);
-  auto it = tileOffsetTerms.find({part, id});
-  if (it == tileOffsetTerms.end())
-    it = tileOffsetTerms.emplace(std::make_pair(part, id), *ps.t - tileStarts.at(part)).first;
-  return it->second;
-}
-
 bool Driver::perTileWaiter(int group, int waiter) const {
   const Group &grp = groups[group];
   return maxDepth == 2 && grp.loopWaiters.count(waiter) && !grp.innerWaiters.count(waiter) &&
@@ -552,46 +533,17 @@ int Driver::learnOffsetLemmas(std::vector<SampleValues> &samples, int lemmaId) {
       });
 }
 
-int Driver::learnOwnTileOffsets(std::vector<SampleValues> &samples, int lemmaId) {
-  std::vector<Cand> vars;
-  std::set<int> refs;
-  for (const Part &p : parts)
-    if (p.tileRatio)
-      refs.insert(p.tileRef);
-  if (refs.empty())
-    return lemmaId;
-  for (int r : refs) // the references' values first: each replica's value i pairs with one j < i
-    appendIntCarried(r, vars);
-  for (size_t q = 0; q < parts.size(); ++q)
-    if (parts[q].tileRatio)
-      appendIntCarried(q, vars);
-  TermOf own = [&](size_t i, const State &st) { return inOwnTile(vars[i].part, st.parts[vars[i].part]); };
-  return learnConstantDifferences(
-      samples, lemmaId, vars.size(), [&](size_t i, const State &st) { return varExpr(st, vars[i]); },
-      [&](size_t i, size_t j) { return parts[vars[i].part].tileRatio && vars[j].part == parts[vars[i].part].tileRef; },
-      [&](size_t i) { return vars[i].part; },
-      [&](size_t i, size_t j) {
-        return "on its own tiles: partition " + std::to_string(vars[i].part) + " var " + std::to_string(vars[i].var) +
-               " - partition " + std::to_string(vars[j].part) + " var " + std::to_string(vars[j].var);
-      },
-      &own);
-}
-
 int Driver::learnConstantDifferences(std::vector<SampleValues> &samples, int lemmaId, size_t n, const TermOf &term,
                                      const std::function<bool(size_t, size_t)> &pairOk,
                                      const std::function<int(size_t)> &partOf,
-                                     const std::function<std::string(size_t, size_t)> &describe,
-                                     const TermOf *when) {
-  auto cond = [&](size_t a, const State &st) { return when ? (*when)(a, st) : std::nullopt; };
-  // The constant difference a - b over every live state of every sample (where `when` holds), if there is one.
+                                     const std::function<std::string(size_t, size_t)> &describe) {
+  // The constant difference a - b over every live state of every sample, if there is one.
   auto offset = [&](size_t a, size_t b) -> std::optional<int64_t> {
     std::optional<int64_t> d;
     for (SampleValues &m : samples)
       for (const State &st : states) {
         if (m(*st.done))
           break;
-        if (auto w = cond(a, st); w && modelValue(m.model(), *w) == 0) // a temporary: not memoized
-          continue;
         auto x = term(a, st), y = term(b, st);
         if (!x || !y)
           return std::nullopt;
@@ -609,11 +561,7 @@ int Driver::learnConstantDifferences(std::vector<SampleValues> &samples, int lem
       std::optional<int64_t> d = offset(i, j);
       if (!d)
         continue;
-      auto lemmaAt = [&, d = *d](const State &st) {
-        z3::expr bad = !*st.done && *term(i, st) - *term(j, st) != c.int_val(d);
-        std::optional<z3::expr> w = cond(i, st);
-        return w ? *w && bad : bad;
-      };
+      auto lemmaAt = [&, d = *d](const State &st) { return !*st.done && *term(i, st) - *term(j, st) != c.int_val(d); };
       for (size_t s = 0; s < states.size(); ++s)
         viol[s].push_back({LemmaTable, -1, lemmaAt(states[s]), nullptr, partOf(i), lemmaId});
       for (size_t s = 0; s < wstates.size(); ++s)
