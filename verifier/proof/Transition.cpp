@@ -224,7 +224,7 @@ State Encoder::initial(std::vector<Violation> &viol) {
       ps.outer = init;
       z3::expr enter = loopRuns(v1, t0, *ub.e);
       bindBody(env, v1, t0, init);
-      execPre(p, env, enter && ownTile(p, t0, *lb.e), &events, i, nullptr, ps.conds);
+      execPre(p, env, p.tileRatio ? enter && ownTile(p, t0, *lb.e) : enter, &events, i, nullptr, ps.conds);
       Val lb2 = get(env, p.v2->lb);
       if (lb2.k != Val::Int)
         throw Unsupported{p.name + ": K loop lower bound not followed"};
@@ -418,8 +418,10 @@ void Encoder::stepPartition(size_t i, const State &s, State &out, const z3::expr
     const LoopView &v2 = *p.v2;
     // A loop in ratio (Part::tileRatio, TileRatio.cpp) runs the reference's tiles from its virtual start, by the
     // reference's step; the tiles that are not its own do nothing and keep its carried values.
+    // Without a ratio the terms are the same as before (Z3's search is sensitive to their shape).
     z3::expr lbT = virtualTileStart(p, *lb1.e);
     z3::expr own = ownTile(p, *ps.t, *lb1.e);
+    auto ifOwn = [&](const z3::expr &e) { return p.tileRatio ? e && own : e; };
     if (p.tileRatio)
       st1 = c.int_val(p.tileStep);
     bindBody(env, v1, *ps.t, ps.outer);
@@ -447,7 +449,7 @@ void Encoder::stepPartition(size_t i, const State &s, State &out, const z3::expr
     if (p.guards.empty())
       viol.push_back({LemmaAlign, -1, active && inTile && *ps.ub != ubK, nullptr, (int)i});
     bindBody(env, v2, *ps.k, ps.inner);
-    execOps(opsBefore(*v2.body, nullptr), env, active && cont && real && own, &events, i);
+    execOps(opsBefore(*v2.body, nullptr), env, ifOwn(active && cont && real), &events, i);
     std::vector<Val> y2 = yieldsOf(v2);
     fixKinds(y2, ps.inner);
     // Tile transition: post1 with the K loop's results, next tile's pre1.
@@ -457,10 +459,10 @@ void Encoder::stepPartition(size_t i, const State &s, State &out, const z3::expr
       acc.tileEnd = tileEnd;
       acc.anchorOut = active && !inTile;
     }
-    execPost(p, env, tileEnd && own, &events, i, ps.conds);
+    execPost(p, env, ifOwn(tileEnd), &events, i, ps.conds);
     std::vector<Val> y1 = yieldsOf(v1);
     fixKinds(y1, ps.outer);
-    for (size_t a = 0; a < y1.size() && a < ps.outer.size(); ++a) // a tile not its own keeps the carried values
+    for (size_t a = 0; p.tileRatio && a < y1.size() && a < ps.outer.size(); ++a) // not its own: values stay
       y1[a] = mergeVal(own, y1[a], ps.outer[a]);
     z3::expr t2 = p.tileRatio ? *ps.t + st1 : loopNext(v1, env, *ps.t, p.name);
     z3::expr nextIn = loopRuns(v1, t2, *ub1.e);
@@ -468,7 +470,8 @@ void Encoder::stepPartition(size_t i, const State &s, State &out, const z3::expr
     execOps(opsBefore(b, p.l1), env2, c.bool_val(true), nullptr, i);
     bindBody(env2, v1, t2, y1);
     std::vector<z3::expr> nextConds;
-    execPre(p, env2, tileEnd && nextIn && ownTile(p, t2, *lb1.e), &events, i, nullptr, nextConds);
+    execPre(p, env2, p.tileRatio ? tileEnd && nextIn && ownTile(p, t2, *lb1.e) : tileEnd && nextIn, &events, i, nullptr,
+            nextConds);
     for (size_t d = 0; d < nextConds.size(); ++d)
       ns.conds[d] = z3::ite(tileEnd, nextConds[d], ps.conds[d]);
     Val lb2n = get(env2, v2.lb);
@@ -491,7 +494,7 @@ void Encoder::stepPartition(size_t i, const State &s, State &out, const z3::expr
     ns.first = z3::ite(inner, c.bool_val(false), z3::ite(tileEnd, c.bool_val(true), *ps.first));
     ns.ub = z3::ite(tileEnd, p.alignedUb ? c.int_val(*p.alignedUb) : ub2n.k == Val::Int ? *ub2n.e : fresh("ub"), *ps.ub);
     for (size_t a = 0; a < ps.inner.size(); ++a)
-      ns.inner[a] = mergeVal(inner && real && own, y2[a], mergeVal(tileEnd, init2[a], ps.inner[a]));
+      ns.inner[a] = mergeVal(ifOwn(inner && real), y2[a], mergeVal(tileEnd, init2[a], ps.inner[a]));
     for (size_t a = 0; a < ps.outer.size(); ++a)
       ns.outer[a] = mergeVal(tileEnd, y1[a], ps.outer[a]);
   }
