@@ -4,6 +4,12 @@
 
 #include "verifier/proof/Protocol.h"
 
+#include "ir/Dialects.h"
+#include "ir/Reader.h"
+
+#include "mlir/IR/MLIRContext.h"
+#include "llvm/Support/raw_ostream.h"
+
 #include <doctest/doctest.h>
 
 using namespace tlxsim;
@@ -230,4 +236,25 @@ TEST_CASE("proof extraction: named barriers become pseudo-groups, or a note says
     CHECK(p.namedNote.find("kernels/k.py:20:6: a named barrier whose id or thread count is computed") !=
           std::string::npos);
   }
+}
+
+TEST_CASE("proof extraction: tile loops in ratio 2:1 (a producer stepping 1, two consumer replicas stepping 2)") {
+  std::unique_ptr<mlir::MLIRContext> ctx = ir::makeContext();
+  auto module =
+      ir::readTTGIR(std::string(TLXSIM_SOURCE_DIR) + "/tests/lit/proof/Inputs/tlx_pingpong.mlir", *ctx, llvm::errs());
+  REQUIRE(module);
+  Protocol p = extractProtocol(*module);
+  REQUIRE(p.parts.size() == 3);
+  CHECK(p.parts[0].tileRatio == 0); // the producer: the reference
+  for (int i : {1, 2}) {
+    CHECK(p.parts[i].tileRatio == 2);
+    CHECK(p.parts[i].tileStep == 1);
+    CHECK(p.parts[i].tileRef == 0);
+    CHECK(p.parts[i].phaseWaiter == 1); // the replicas share the first one's phase accounting
+  }
+  CHECK(loopMismatch(p.parts).empty()); // the steps differ by a whole ratio: not named as a mismatch
+  // Without the ratio (as where the replicas' phases do not resolve, Encoder::resolveTilePhases) the steps are named.
+  p.parts[1].tileRatio = p.parts[2].tileRatio = 0;
+  p.parts[1].phaseWaiter = p.parts[2].phaseWaiter = -1;
+  CHECK(loopMismatch(p.parts).find("partition0's tile loop steps 2, default's 1") != std::string::npos);
 }

@@ -82,6 +82,7 @@ ProofReport Driver::run() {
 bool Driver::unrollFromStart() {
   try {
     // Dry run: which partitions wait on / use each barrier (sizes the ghost state).
+    resolveTilePhases(); // tile loops in ratio (TileRatio.cpp): before the dry run, which steps them
     collecting = true;
     {
       std::vector<Violation> none;

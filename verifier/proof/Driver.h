@@ -109,9 +109,19 @@ private:
                                const std::function<bool(size_t, size_t)> &pairOk,
                                const std::function<int(size_t)> &partOf,
                                const std::function<std::string(size_t, size_t)> &describe);
+  /// Offset lemmas of tile loops in ratio (Part::tileRatio, TileLemmas.cpp): per residue of a replica's tile index
+  /// modulo its real step (its own tiles, and each of the others'), a loop-carried integer of the replica that differs
+  /// from one of the reference partition's by `a + b x T` in every sample state of that residue, T the reference's
+  /// K-loop trip count, keeps that difference (TLX's ping-pong GEMM: a consumer's ring counter equals the producer's
+  /// on its own tiles and stands a whole tile, T, ahead on the other's). Returns the next lemma id.
+  int learnTileOffsets(std::vector<SampleValues> &samples, int lemmaId);
   /// Named barriers' counters with a constant difference in the samples (NamedBarriers.cpp); the next lemma id.
   int learnNamedLemmas(std::vector<SampleValues> &samples, int lemmaId);
   std::optional<z3::expr> varExpr(const State &st, const Cand &cd);
+  /// Cand::kTileFromStart: partition `part`'s tile index less its tile loop's start (nullopt where not followed).
+  std::optional<z3::expr> tileFromStart(int part, const PState &ps);
+  std::map<int, z3::expr> tileStarts;                             ///< tileFromStart: the loops' starts
+  std::map<std::pair<int, unsigned>, z3::expr> tileOffsetTerms;   ///< tileFromStart: its terms, kept alive
   z3::expr remOf(const State &st);
   z3::expr inTileOf(const State &st);
   z3::expr tableAt(const Table &t, const State &st);

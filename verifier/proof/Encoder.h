@@ -145,6 +145,21 @@ public:
   /// The induction value after the iteration at `iv` whose body `env` executed: iv + step, or the tile id a CLC
   /// tile loop yields (from this step's cancellation response, `clcResponse`).
   z3::expr loopNext(const LoopView &loop, Env &env, const z3::expr &iv, const std::string &who);
+  /// Tile loops in ratio n (TileRatio.cpp, Part::tileRatio). `resolveTilePhases`: each such partition's phase, its
+  /// start's offset above the reference partition's in its smaller steps, from the loops' lower bounds in the
+  /// launch's terms; where one is not a numeral multiple of the step below the ratio, no partition is aligned (the
+  /// loop-alignment lemma then fails as for any other mismatch). Called before the dry run.
+  void resolveTilePhases();
+  /// The start of `p`'s tile loop in the lock-step encoding: its real start `lb` less its phase's steps.
+  z3::expr virtualTileStart(const Part &p, const z3::expr &lb);
+  /// Whether lock-step tile `t` is one of `p`'s own tiles (`lb` its real start): t - lb a multiple of its real
+  /// step (always true without a ratio).
+  z3::expr ownTile(const Part &p, const z3::expr &t, const z3::expr &lb);
+  /// Whether partition `i` (loop state `ps`), whose tile loop is in ratio, is in its tile loop on one of its own
+  /// tiles; nullopt without a ratio or where its loop's bounds are not followed.
+  std::optional<z3::expr> inOwnTile(size_t i, const PState &ps);
+  /// The ghost key of `part`'s phase accounting on barrier `group`: (group, Part::phaseWaiter or `part`).
+  std::pair<int, int> phaseKey(int group, int part) const;
   /// The response of this lock-step step's `ttng.clc_query_cancel`s (PTX ISA clusterlaunchcontrol.query_cancel):
   /// the first CTA id of a cancelled cluster (>= 0) or -1 (no cluster left), one nondeterministic value per step
   /// that every partition's query in the step reads (step() resets it). The partitions read the same response
@@ -177,6 +192,8 @@ public:
   /// The waiter whose balance judges a slot no waiter has waited on (checkEnd): the first that is not a drain
   /// waiter (-1: none).
   int firstJudge(const Group &grp) const;
+  /// The waiters of `grp` with their own phase accounting (replicas in turn count once, Part::phaseWaiter).
+  size_t phaseWaiters(const Group &grp) const;
   /// Whether a writer of data buffer `buf` (TMA or generic) waits on barrier `rel` (before it refills a stage).
   bool writersWaitOn(const Group &buf, const Group &rel) const;
   /// Whether barrier `r` may be the one the readers of data buffer `b` hand its stages back with (stage-ownership:

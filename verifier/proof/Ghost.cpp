@@ -42,7 +42,9 @@ Ghost Encoder::initGhost() {
   for (size_t gi = 0; gi < groups.size(); ++gi) {
     g.tx.push_back(std::vector<z3::expr>(groups[gi].slots, c.int_val(0)));
     for (int w : groups[gi].waiters) {
-      auto key = std::make_pair(static_cast<int>(gi), w);
+      auto key = phaseKey(static_cast<int>(gi), w); // replicas in turn share one (Part::phaseWaiter)
+      if (g.B.count(key))
+        continue;
       g.B[key] = std::vector<z3::expr>(groups[gi].slots, c.int_val(0));
       g.D[key] = std::vector<z3::expr>(groups[gi].slots, c.bool_val(false));
       g.has[key] = std::vector<z3::expr>(groups[gi].slots, c.bool_val(false));

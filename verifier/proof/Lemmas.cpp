@@ -67,6 +67,7 @@ void Driver::learnLemmas() {
     int lemmaId = learnTables(values);
     lemmaId = learnRangeLemmas(values, lemmaId);
     lemmaId = learnOffsetLemmas(values, lemmaId);
+    lemmaId = learnTileOffsets(values, lemmaId);
     lemmaId = learnWaiterLemmas(values, lemmaId);
     learnNamedLemmas(values, lemmaId);
   }
@@ -103,6 +104,8 @@ std::optional<z3::expr> Driver::varExpr(const State &st, const Cand &cd) {
     return ps.k;
   if (cd.var == Cand::kTile)
     return ps.t;
+  if (cd.var == Cand::kTileFromStart)
+    return tileFromStart(cd.part, ps);
   if (cd.var >= 100) {
     size_t i = cd.var - 100;
     return i < ps.outer.size() && ps.outer[i].k == Val::Int ? ps.outer[i].e : std::nullopt;
@@ -298,6 +301,12 @@ std::vector<Cand> Driver::tableCands(int S, bool tiles) const {
       if (parts[q].depth == 2)
         for (int M : {S, 2 * S})
           cands.push_back({static_cast<int>(q), Cand::kTile, M});
+  if (tiles) // tile loops in ratio: the reference's tiles counted from its start, modulo n x its step (and twice)
+    for (const Part &p : parts)
+      if (p.tileRatio)
+        for (int64_t M : {p.tileRatio * p.tileStep, 2 * p.tileRatio * p.tileStep})
+          if (M <= INT32_MAX)
+            cands.push_back({p.tileRef, Cand::kTileFromStart, static_cast<int>(M)});
   return cands;
 }
 
@@ -317,7 +326,7 @@ static std::optional<std::pair<Cand, TableChoice>> tileFirstChoice(const std::ve
   std::vector<size_t> order = {0};
   for (int tile : {1, 0})
     for (size_t ci = 1; ci < cands.size(); ++ci)
-      if ((cands[ci].var == Cand::kTile) == (tile != 0))
+      if (Cand::isTile(cands[ci].var) == (tile != 0))
         order.push_back(ci);
   std::vector<Cand> reordered;
   std::vector<std::vector<Obs>> obs;
@@ -584,9 +593,9 @@ int Driver::learnWaiterLemmas(std::vector<SampleValues> &samples, int lemmaId) {
   };
   for (size_t gi = 0; gi < groups.size(); ++gi) {
     const Group &grp = groups[gi];
-    if (grp.waiters.size() < 2)
+    if (phaseWaiters(grp) < 2)
       continue;
-    const int g = static_cast<int>(gi), w0 = *grp.waiters.begin();
+    const int g = static_cast<int>(gi), w0 = phaseKey(g, *grp.waiters.begin()).second;
     for (int w : grp.waiters) {
       auto key = std::make_pair(g, w), key0 = std::make_pair(g, w0);
       if (!states[0].ghost->has.count(key))

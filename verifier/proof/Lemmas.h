@@ -21,6 +21,10 @@ namespace tlxsim::verifier::proof {
 struct Cand {
   int part, var, mod;
   static constexpr int kTile = 99;
+  /// The reference's tile index less its start, where tile loops are in ratio (Part::tileRatio): which replica's
+  /// tile the lock-step tile is, whatever the program id the loops start from.
+  static constexpr int kTileFromStart = 98;
+  static bool isTile(int var) { return var == kTile || var == kTileFromStart; }
 };
 
 /// A table key: (residue of the candidate, first iteration of the K loop, visited flag, iterations left capped

@@ -118,6 +118,19 @@ struct Part {
   /// before the loop, tile i + 1's in iteration i). It runs one tile fewer than the K-loop partitions, so it may
   /// leave its loop a tile before them (Transition.cpp, the loop-alignment lemma).
   bool peeledFirstTile = false;
+  /// A tile loop that takes every n-th tile of another partition's (TileRatio.cpp): its constant step is n x
+  /// `tileStep`, the smallest constant step of the partitions' tile loops, and its start lies `tilePhase` such steps
+  /// above that of the reference partition `tileRef` (whose loop steps `tileStep`): TLX's ping-pong GEMM, whose two
+  /// consumer replicas step 2 x NUM_SMS from start and start + NUM_SMS against the producer's NUM_SMS. The lock-step
+  /// encoding runs it as `range(start - tilePhase x tileStep, ub, tileStep)` whose tiles other than its own (the
+  /// n-th from its real start on) do nothing, so that its tiles are the reference's tiles it takes (Transition.cpp).
+  /// 0: no ratio (aligned as is).
+  int64_t tileRatio = 0, tileStep = 0, tilePhase = 0;
+  int tileRef = -1;
+  /// The partition whose phase accounting a wait of this one shares (Ghost: B, D, has, last keyed by it): the first
+  /// replica of its ratio group. Replicas that take turns over one loop's tiles consume the phases of a barrier they
+  /// both wait on in turn (each the phases of its own tiles), as one waiter would. -1: itself.
+  int phaseWaiter = -1;
 };
 
 /// One synchronization or data effect of an op, as one lock-step step executes it under `guard`.

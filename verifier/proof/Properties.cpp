@@ -242,10 +242,17 @@ void Encoder::findDrainWaiters() {
         grp.drainWaiters.insert(w);
 }
 
+size_t Encoder::phaseWaiters(const Group &grp) const {
+  std::set<int> keys;
+  for (int w : grp.waiters)
+    keys.insert(parts[w].phaseWaiter >= 0 ? parts[w].phaseWaiter : w);
+  return keys.size();
+}
+
 int Encoder::firstJudge(const Group &grp) const {
   for (int w : grp.waiters)
     if (!grp.drainWaiters.count(w))
-      return w;
+      return parts[w].phaseWaiter >= 0 ? parts[w].phaseWaiter : w;
   return -1;
 }
 
@@ -260,7 +267,7 @@ void Encoder::applySlots(Ghost &g, const Event &e, std::vector<Violation> &viol)
     int64_t n = grp.count[s];
     switch (e.k) {
     case Event::Wait: {
-      auto key = std::make_pair(e.group, e.part);
+      auto key = phaseKey(e.group, e.part);
       z3::expr &has = g.has[key][s], &last = g.last[key][s], &B = g.B[key][s], &D = g.D[key][s];
       if (grp.drainWaiters.count(e.part)) {
         // A drain wait (Group::drainWaiters) names the phase the waiter's last arrival on the slot completes:
@@ -357,7 +364,7 @@ void Encoder::checkEnd(const Ghost &g, const z3::expr &when, std::vector<Violati
       // the phases it consumed: the slot is judged by the waiters that waited on it, or, when none has, by the
       // first waiter alone (its balance equals the others', Lemmas.cpp learnGhostLemmas).
       z3::expr judged = c.bool_val(true);
-      if (grp.waiters.size() > 1)
+      if (phaseWaiters(grp) > 1)
         judged = key.second == firstJudge(grp) ? mine : g.has.at(key)[s];
       viol.push_back({PhaseBalance, key.first,
                       when && judged && (B[s] < 0 || over || z3::mod(B[s], (int)n) != 0), nullptr, key.second});

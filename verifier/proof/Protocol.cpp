@@ -180,6 +180,7 @@ Protocol extractProtocol(ModuleOp module) {
   // A one-loop partition beside partitions with a K loop runs its loop as a tile loop (Part).
   alignLowerBounds(parts);
   alignUpperBounds(parts);
+  alignTileRatios(parts);
   markPeeledFirstTiles(parts, maxDepth);
   addNamedBarriers(out);
   return out;
@@ -282,12 +283,13 @@ std::string loopMismatch(const std::vector<Part> &parts) {
       const LoopView &a = level == 1 ? *first->v1 : *first->v2, &b = level == 1 ? *p.v1 : *p.v2;
       std::string loop = deepest == 1 ? "loop" : level == 1 ? "tile loop" : "K loop";
       auto sa = a.clc ? std::nullopt : constantOf(a.step), sb = b.clc ? std::nullopt : constantOf(b.step);
-      if (sa && sb && *sa != *sb)
+      bool ratio = level == 1 && deepest == 2 && (first->tileRatio || p.tileRatio); // aligned n:1 (TileRatio.cpp)
+      if (sa && sb && *sa != *sb && !ratio)
         return p.name + "'s " + loop + " steps " + std::to_string(*sb) + ", " + first->name + "'s " +
                std::to_string(*sa) + ": one iteration of each covers different " +
                (level == 1 && deepest == 2 ? "tiles" : "iterations") + ", so the loops cannot run in lock-step";
       auto la = constantOf(a.lb), lb = constantOf(b.lb);
-      if (la && lb && *la != *lb && (level != deepest || (!first->realLb && !p.realLb))) // realLb: innermost only
+      if (la && lb && *la != *lb && !ratio && (level != deepest || (!first->realLb && !p.realLb))) // realLb: innermost only
         return p.name + "'s " + loop + " starts at " + std::to_string(*lb) + ", " + first->name + "'s at " +
                std::to_string(*la) + ", and the difference is not a small multiple of a common step";
       auto ua = a.clc ? std::nullopt : constantOf(a.ub), ub = b.clc ? std::nullopt : constantOf(b.ub);

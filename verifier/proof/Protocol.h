@@ -56,12 +56,17 @@ void alignLowerBounds(std::vector<Part> &parts);
 /// The same for upper bounds: partitions whose innermost loop ends a few constant steps below another's (a peeled
 /// last iteration) get `realUb` / `alignedUb`.
 void alignUpperBounds(std::vector<Part> &parts);
+/// Tile loops in ratio n (TileRatio.cpp): where the deepest partitions' tile loops have constant steps, each a whole
+/// multiple n <= 8 of the smallest, those stepping n x the smallest get Part::tileRatio, tileStep, tileRef (the
+/// first partition of the smallest step) and phaseWaiter; their phases (Part::tilePhase) need the loops' symbolic
+/// lower bounds (Encoder::resolveTilePhases).
+void alignTileRatios(std::vector<Part> &parts);
 /// Sets Part::peeledFirstTile of the tile-only partitions (one loop, where others have two) whose loop's upper
 /// bound is `x - 1` and lower bound 0.
 void markPeeledFirstTiles(std::vector<Part> &parts, int maxDepth);
 /// Why the partitions' loops cannot run in lock-step, read from the IR: two partitions of the deepest nest whose
-/// tile loops (or K loops) have different constant steps (TLX's ping-pong GEMM: the producer's tile loop steps
-/// NUM_SMS, each of the two consumer replicas' 2 x NUM_SMS, as they take alternate tiles), different constant lower
+/// tile loops (or K loops) have different constant steps (tile loops in a whole ratio are aligned, alignTileRatios:
+/// TLX's ping-pong GEMM, whose consumer replicas step 2 x NUM_SMS against the producer's NUM_SMS), different constant lower
 /// bounds that alignLowerBounds could not align, or the same step and lower bound but different constant upper
 /// bounds (a peeled last iteration: TLX's fused_attention_ws_device_tma_dp, K loops to 3968 and to 4096). Empty when
 /// nothing static differs (the loops' trip counts may still differ at run time).

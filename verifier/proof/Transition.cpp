@@ -52,7 +52,8 @@ State Encoder::freshState(const std::string &tag) {
       freshArgs(p.l2, ps.inner, "it");
       // A counted scf.while carries its induction variable (Loops.h): that carried value is the tile index in
       // every reachable state (both start at the lower bound and advance by the step together), so it is `t`.
-      if (p.v1->ivCarried && p.v1->ivIndex < ps.outer.size() && ps.outer[p.v1->ivIndex].k == Val::Int)
+      // Not for a loop in ratio (Part::tileRatio): its `t` runs over the reference's tiles, not only its own.
+      if (!p.tileRatio && p.v1->ivCarried && p.v1->ivIndex < ps.outer.size() && ps.outer[p.v1->ivIndex].k == Val::Int)
         ps.outer[p.v1->ivIndex].e = *ps.t;
     }
     s.parts.push_back(ps);
@@ -217,11 +218,13 @@ State Encoder::initial(std::vector<Violation> &viol) {
       Val ub = get(env, v1.ub);
       if (ub.k != Val::Int)
         throw Unsupported{p.name + ": tile loop bound not followed"};
-      ps.t = *lb.e;
+      // A loop in ratio (Part::tileRatio) starts at the reference's first tile, its own or not.
+      z3::expr t0 = virtualTileStart(p, *lb.e);
+      ps.t = t0;
       ps.outer = init;
-      z3::expr enter = loopRuns(v1, *lb.e, *ub.e);
-      bindBody(env, v1, *lb.e, init);
-      execPre(p, env, enter, &events, i, nullptr, ps.conds);
+      z3::expr enter = loopRuns(v1, t0, *ub.e);
+      bindBody(env, v1, t0, init);
+      execPre(p, env, p.tileRatio ? enter && ownTile(p, t0, *lb.e) : enter, &events, i, nullptr, ps.conds);
       Val lb2 = get(env, p.v2->lb);
       if (lb2.k != Val::Int)
         throw Unsupported{p.name + ": K loop lower bound not followed"};
@@ -413,6 +416,14 @@ void Encoder::stepPartition(size_t i, const State &s, State &out, const z3::expr
   } else {
     z3::expr inTile = inTileLoop(p, ps, *ub1.e);
     const LoopView &v2 = *p.v2;
+    // A loop in ratio (Part::tileRatio, TileRatio.cpp) runs the reference's tiles from its virtual start, by the
+    // reference's step; the tiles that are not its own do nothing and keep its carried values.
+    // Without a ratio the terms are the same as before (Z3's search is sensitive to their shape).
+    z3::expr lbT = virtualTileStart(p, *lb1.e);
+    z3::expr own = ownTile(p, *ps.t, *lb1.e);
+    auto ifOwn = [&](const z3::expr &e) { return p.tileRatio ? e && own : e; };
+    if (p.tileRatio)
+      st1 = c.int_val(p.tileStep);
     bindBody(env, v1, *ps.t, ps.outer);
     std::vector<z3::expr> conds;
     z3::expr enabled = execPre(p, env, c.bool_val(true), nullptr, i, &ps.conds, conds); // the tile's guards
@@ -430,7 +441,7 @@ void Encoder::stepPartition(size_t i, const State &s, State &out, const z3::expr
       acc.enables.push_back(inTile && enabled);
       acc.tripEnds.push_back(*ps.ub - (p.alignedLb ? c.int_val(*p.alignedLb) : lb2.k == Val::Int ? *lb2.e : *ps.ub));
     }
-    offsets.push_back(*ps.t - *lb1.e);
+    offsets.push_back(*ps.t - lbT);
     offsets.push_back(st1);
     offsets.push_back(p.alignedLb ? *ps.k - c.int_val(*p.alignedLb) : lb2.k == Val::Int ? *ps.k - *lb2.e : fresh("off"));
     z3::expr real = realIteration(p, *ps.k); // see depth 1
@@ -438,7 +449,7 @@ void Encoder::stepPartition(size_t i, const State &s, State &out, const z3::expr
     if (p.guards.empty())
       viol.push_back({LemmaAlign, -1, active && inTile && *ps.ub != ubK, nullptr, (int)i});
     bindBody(env, v2, *ps.k, ps.inner);
-    execOps(opsBefore(*v2.body, nullptr), env, active && cont && real, &events, i);
+    execOps(opsBefore(*v2.body, nullptr), env, ifOwn(active && cont && real), &events, i);
     std::vector<Val> y2 = yieldsOf(v2);
     fixKinds(y2, ps.inner);
     // Tile transition: post1 with the K loop's results, next tile's pre1.
@@ -448,16 +459,19 @@ void Encoder::stepPartition(size_t i, const State &s, State &out, const z3::expr
       acc.tileEnd = tileEnd;
       acc.anchorOut = active && !inTile;
     }
-    execPost(p, env, tileEnd, &events, i, ps.conds);
+    execPost(p, env, ifOwn(tileEnd), &events, i, ps.conds);
     std::vector<Val> y1 = yieldsOf(v1);
     fixKinds(y1, ps.outer);
-    z3::expr t2 = loopNext(v1, env, *ps.t, p.name);
+    for (size_t a = 0; p.tileRatio && a < y1.size() && a < ps.outer.size(); ++a) // not its own: values stay
+      y1[a] = mergeVal(own, y1[a], ps.outer[a]);
+    z3::expr t2 = p.tileRatio ? *ps.t + st1 : loopNext(v1, env, *ps.t, p.name);
     z3::expr nextIn = loopRuns(v1, t2, *ub1.e);
     Env env2 = baseEnv(i);
     execOps(opsBefore(b, p.l1), env2, c.bool_val(true), nullptr, i);
     bindBody(env2, v1, t2, y1);
     std::vector<z3::expr> nextConds;
-    execPre(p, env2, tileEnd && nextIn, &events, i, nullptr, nextConds);
+    execPre(p, env2, p.tileRatio ? tileEnd && nextIn && ownTile(p, t2, *lb1.e) : tileEnd && nextIn, &events, i, nullptr,
+            nextConds);
     for (size_t d = 0; d < nextConds.size(); ++d)
       ns.conds[d] = z3::ite(tileEnd, nextConds[d], ps.conds[d]);
     Val lb2n = get(env2, v2.lb);
@@ -480,7 +494,7 @@ void Encoder::stepPartition(size_t i, const State &s, State &out, const z3::expr
     ns.first = z3::ite(inner, c.bool_val(false), z3::ite(tileEnd, c.bool_val(true), *ps.first));
     ns.ub = z3::ite(tileEnd, p.alignedUb ? c.int_val(*p.alignedUb) : ub2n.k == Val::Int ? *ub2n.e : fresh("ub"), *ps.ub);
     for (size_t a = 0; a < ps.inner.size(); ++a)
-      ns.inner[a] = mergeVal(inner && real, y2[a], mergeVal(tileEnd, init2[a], ps.inner[a]));
+      ns.inner[a] = mergeVal(ifOwn(inner && real), y2[a], mergeVal(tileEnd, init2[a], ps.inner[a]));
     for (size_t a = 0; a < ps.outer.size(); ++a)
       ns.outer[a] = mergeVal(tileEnd, y1[a], ps.outer[a]);
   }
