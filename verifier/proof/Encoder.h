@@ -155,10 +155,12 @@ public:
   /// Whether lock-step tile `t` is one of `p`'s own tiles (`lb` its real start): t - lb a multiple of its real
   /// step (always true without a ratio).
   z3::expr ownTile(const Part &p, const z3::expr &t, const z3::expr &lb);
-  /// Whether partition `i` (loop state `ps`), whose tile loop is in ratio, is in its tile loop on one of its own
-  /// tiles; nullopt without a ratio or where its loop's bounds are not followed.
-  std::optional<z3::expr> inOwnTile(size_t i, const PState &ps);
-  /// The ghost key of `part`'s phase accounting on barrier `group`: (group, Part::phaseWaiter or `part`).
+  /// Partition `i`'s tile loop start in the launch's terms (the code before its tile loop executed); nullopt where
+  /// it is not an integer the encoding follows.
+  std::optional<z3::expr> tileLoopStart(size_t i);
+  /// The partition whose phase accounting `part`'s waits use: Part::phaseWaiter, or `part` itself.
+  int phaseOwner(int part) const;
+  /// The ghost key of `part`'s phase accounting on barrier `group`: (group, phaseOwner(part)).
   std::pair<int, int> phaseKey(int group, int part) const;
   /// The response of this lock-step step's `ttng.clc_query_cancel`s (PTX ISA clusterlaunchcontrol.query_cancel):
   /// the first CTA id of a cancelled cluster (>= 0) or -1 (no cluster left), one nondeterministic value per step

@@ -245,14 +245,14 @@ void Encoder::findDrainWaiters() {
 size_t Encoder::phaseWaiters(const Group &grp) const {
   std::set<int> keys;
   for (int w : grp.waiters)
-    keys.insert(parts[w].phaseWaiter >= 0 ? parts[w].phaseWaiter : w);
+    keys.insert(phaseOwner(w));
   return keys.size();
 }
 
 int Encoder::firstJudge(const Group &grp) const {
   for (int w : grp.waiters)
     if (!grp.drainWaiters.count(w))
-      return parts[w].phaseWaiter >= 0 ? parts[w].phaseWaiter : w;
+      return phaseOwner(w);
   return -1;
 }
 

@@ -16,12 +16,10 @@ std::optional<z3::expr> Driver::tileFromStart(int part, const PState &ps) {
   if (!ps.t)
     return std::nullopt;
   if (!tileStarts.count(part)) {
-    Env env = baseEnv(part);
-    execOps(opsBefore(*parts[part].block, parts[part].l1), env, c.bool_val(true), nullptr, part);
-    Val lb = get(env, parts[part].v1->lb);
-    if (lb.k != Val::Int)
+    std::optional<z3::expr> lb = tileLoopStart(static_cast<size_t>(part));
+    if (!lb)
       return std::nullopt;
-    tileStarts.emplace(part, *lb.e);
+    tileStarts.emplace(part, *lb);
   }
   // Kept alive (per state term): the samples memoize values by AST id, which Z3 recycles once a term is freed.
   unsigned id = Z3_get_ast_id(c, *ps.t);

@@ -62,23 +62,24 @@ void alignTileRatios(std::vector<Part> &parts) {
   }
 }
 
+std::optional<z3::expr> Encoder::tileLoopStart(size_t i) {
+  const Part &p = parts[i];
+  Env env = baseEnv(static_cast<int>(i));
+  execOps(opsBefore(*p.block, p.l1), env, c.bool_val(true), nullptr, static_cast<int>(i));
+  Val lb = get(env, p.v1->lb);
+  return lb.k == Val::Int ? std::optional<z3::expr>(*lb.e) : std::nullopt;
+}
+
 void Encoder::resolveTilePhases() {
   std::optional<z3::expr> refLb;
-  auto lowerBound = [&](size_t i) -> std::optional<z3::expr> {
-    const Part &p = parts[i];
-    Env env = baseEnv(static_cast<int>(i));
-    execOps(opsBefore(*p.block, p.l1), env, c.bool_val(true), nullptr, static_cast<int>(i));
-    Val lb = get(env, p.v1->lb);
-    return lb.k == Val::Int ? std::optional<z3::expr>(*lb.e) : std::nullopt;
-  };
   bool resolved = true;
   for (size_t i = 0; i < parts.size() && resolved; ++i) {
     Part &p = parts[i];
     if (!p.tileRatio)
       continue;
     if (!refLb)
-      refLb = lowerBound(p.tileRef);
-    std::optional<z3::expr> lb = lowerBound(i);
+      refLb = tileLoopStart(static_cast<size_t>(p.tileRef));
+    std::optional<z3::expr> lb = tileLoopStart(i);
     // The start offset must be a numeral in the launch's terms (both loops start from the same program id).
     int64_t diff = 0;
     if (!refLb || !lb || !(*lb - *refLb).simplify().is_numeral_i64(diff) || diff % p.tileStep != 0 ||
@@ -116,22 +117,11 @@ z3::expr Encoder::ownTile(const Part &p, const z3::expr &t, const z3::expr &lb) 
   return z3::mod(t - lb, c.int_val(p.tileRatio * p.tileStep)) == 0;
 }
 
-std::optional<z3::expr> Encoder::inOwnTile(size_t i, const PState &ps) {
-  const Part &p = parts[i];
-  if (!p.tileRatio || !ps.t)
-    return std::nullopt;
-  std::optional<z3::expr> runs = tileLoopRuns(i, ps);
-  Env env = baseEnv(static_cast<int>(i));
-  execOps(opsBefore(*p.block, p.l1), env, c.bool_val(true), nullptr, static_cast<int>(i));
-  Val lb = get(env, p.v1->lb);
-  if (!runs || lb.k != Val::Int)
-    return std::nullopt;
-  return *runs && ownTile(p, *ps.t, *lb.e);
+int Encoder::phaseOwner(int part) const {
+  int w = parts[part].phaseWaiter;
+  return w >= 0 ? w : part;
 }
 
-std::pair<int, int> Encoder::phaseKey(int group, int part) const {
-  int w = parts[part].phaseWaiter;
-  return {group, w >= 0 ? w : part};
-}
+std::pair<int, int> Encoder::phaseKey(int group, int part) const { return {group, phaseOwner(part)}; }
 
 } // namespace tlxsim::verifier::proof
