@@ -139,6 +139,16 @@ public:
   /// .relaxed and barrier.cluster.wait; null when the kernel gets none (lowering/Cluster.cpp).
   Operation *entryClusterSync(Operation *func) const;
   Operation *entrySyncAfter = nullptr; ///< lowerBlock appends the cluster arrive + wait after this op
+  /// The ops before which Triton's shared-memory barrier analysis inserts a barrier of the partition's warps
+  /// because an mbarrier arrive came before (lib/Analysis/Membar.cpp, MembarAnalysis::update, Triton 3.6.0 and
+  /// fbtriton 3.7.4: after a `ttng.arrive_barrier`, "which may be signalling other threads asynchronously", every
+  /// shared-memory interval counts as written and read, so the next op with a shared-memory effect on each path
+  /// waits at a gpu.barrier). Seen in the SASS of the Gluon ws_gemm and TLX hopper_gemm_ws captures: a
+  /// `BAR.SYNC.DEFER_BLOCKING 0x0 / 0x2, 0x80` right before the consumer's first SYNCS.PHASECHK of each K iteration
+  /// (after the Proton record that opens the wait's scope), and before the second of two back-to-back arrives.
+  /// Worker partitions start with none pending (lowering/Membar.cpp).
+  llvm::DenseSet<const Operation *> membarSyncs(Operation *func);
+  llvm::DenseSet<const Operation *> membarBefore; ///< membarSyncs of the kernel being lowered
   /// Lowers a single-block region; -1 for an empty one (Lowering.cpp).
   int32_t lowerRegion(Region &region);
 

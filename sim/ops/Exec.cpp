@@ -60,7 +60,7 @@ Step Engine::Impl::exec(Agent &a, const Instr &in, Cycle now) {
   // call through a table of member-function pointers.
   switch (in.op) {
   case Op::Const: case Op::Binary: case Op::Cmp: case Op::Select: case Op::Cast: case Op::ProgramId:
-  case Op::NumPrograms: case Op::ProtonRecord: case Op::Unknown:
+  case Op::NumPrograms: case Op::ProtonRecord: case Op::MembarSync: case Op::Unknown:
     return execScalar(a, in, now);
   case Op::For: case Op::If: case Op::Yield: case Op::Return: case Op::WarpSpecialize: case Op::While:
   case Op::Condition:
