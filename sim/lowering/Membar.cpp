@@ -23,11 +23,10 @@ bool touchesShared(Operation &op) {
 }
 
 /// Whether `op` is an execution barrier of the partition's warps, which completes every shared-memory access
-/// before it (Membar's own gpu.barrier, ttg.barrier, a named bar.sync).
+/// before it (Membar's own gpu.barrier, ttg.barrier / local_barrier, a named bar.sync; a named bar.arrive does not
+/// wait, so it orders nothing for the arriving warps). The names lowering/NamedBarrier.cpp lowers.
 bool isExecutionBarrier(StringRef name) {
-  return llvm::is_contained({"gpu.barrier", "ttg.barrier", "nvvm.barrier0", "nvvm.barrier", "ttng.wait_barrier_named",
-                             "ttng.barrier_named"},
-                            name);
+  return llvm::is_contained({"gpu.barrier", "ttg.barrier", "ttg.local_barrier", "ttng.wait_barrier_named"}, name);
 }
 
 /// The forward walk: `pending` is "an arrive since the last barrier" on entry; returns it on exit and adds the
