@@ -12,6 +12,7 @@ under the compiler's venv; the fbtriton cases skip where .venv-tlx is missing). 
 """
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -45,6 +46,7 @@ class ProtonCapture(unittest.TestCase):
 
     def setUp(self):
         self.tmp = Path(tempfile.mkdtemp(prefix="tlx-sim-proton-capture-"))
+        self.addCleanup(shutil.rmtree, self.tmp, ignore_errors=True)
 
     def check_ws_gemm(self, cdir: Path, compiler: str):
         meta = json.loads((cdir / "ws_gemm_kernel.json").read_text())
