@@ -49,19 +49,15 @@ bool walkOp(Operation &op, bool pending, llvm::DenseSet<const Operation *> &out,
     return pending;
   }
   if (name == "scf.for" || name == "scf.while") {
-    // To a fixed point: the loop's entry state is the state before it or at the end of its body (the back edge).
-    bool entry = pending;
-    for (int round = 0; round < 2; ++round) {
-      bool end = entry;
+    auto body = [&](bool in, bool rec) {
       for (Region &r : op.getRegions())
-        end = walkRegion(r, end, out, /*record=*/false);
-      if ((entry || end) == entry)
-        break;
-      entry = entry || end;
-    }
-    bool end = entry;
-    for (Region &r : op.getRegions())
-      end = walkRegion(r, end, out, record);
+        in = walkRegion(r, in, out, rec);
+      return in;
+    };
+    // The loop's entry state joins the state before it with the body's end (the back edge). The state is one
+    // boolean and the join an `or`, so one pass from the state before the loop reaches the fixed point.
+    bool entry = pending || body(pending, /*rec=*/false);
+    bool end = body(entry, record);
     return entry || end; // zero trips leave the state before the loop
   }
   if (name == "scf.if") {

@@ -236,6 +236,11 @@ def kinds(tlx):
     return {**KINDS, **TLX_KINDS} if tlx else KINDS
 
 
+def detected(table, m, r):
+    """Whether run result `r` has a finding class that mutant `m`'s kind maps to."""
+    return bool(set(r["classes"]) & table[m["kind"]])
+
+
 def run(tlx_sim, root, m, workdir, schedules=1):
     """The finding classes of `check` on mutant `m` (default schedule, or `schedules` schedules)."""
     path = pathlib.Path(workdir) / (re.sub(r"[^A-Za-z0-9_.-]", "_", m["id"]) + ".ttgir")
@@ -273,13 +278,13 @@ def main():
         # correct-kernel sweep uses: whether an extra arrive laps its waiter or a refill overtakes a read depends on
         # timing, on the GPU as in the simulation (a 25-cycle bar.sync between two arrives moves it).
         retry = [i for i, (m, r) in enumerate(zip(listed, results))
-                 if "equivalent" not in db.get(m["id"], {}) and not set(r["classes"]) & table[m["kind"]]]
+                 if "equivalent" not in db.get(m["id"], {}) and not detected(table, m, r)]
         for i, r in zip(retry, pool.map(lambda i: run(tlx_sim, root, listed[i], work, 16), retry)):
             results[i] = r
     failures, found, equivalent, entries = [], 0, 0, []
     for m, r in zip(listed, results):
         entry = db.get(m["id"], {})
-        hit = bool(set(r["classes"]) & table[m["kind"]])
+        hit = detected(table, m, r)
         record = {"id": m["id"], "kind": m["kind"], "expected": sorted(table[m["kind"]]), "classes": r["classes"]}
         if "equivalent" in entry:
             record["equivalent"] = entry["equivalent"]
