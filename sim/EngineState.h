@@ -331,12 +331,11 @@ struct Engine::Impl {
   Step err(const Instr &in, const std::string &what);
   /// The op keeps its agent busy for `cost` cycles (rounded up) and reports it.
   void busy(Agent &a, const Instr &in, double cost) { busyCycles(a, in, engine::cycles(cost)); }
-  /// The bar.sync of a partition's warps in front of an op that one elected thread issues for the partition
-  /// (mbarrier.expect_tx, a TMA copy, an elected arrive): Triton 3.6 and fbtriton 3.7.4 lower each so when the
-  /// partition has several warps (SASS of the Gluon ws_gemm, TLX hopper_gemm_ws and triton_tma_gemm captures:
-  /// `BAR.SYNC.DEFER_BLOCKING 0x0, 0x80` before every SYNCS.ARRIVE.TRANS64 and UTMALDG of a 4-warp partition,
-  /// none in a 1-warp one). Costs `cta_barrier_cycles` (tools/bench/consumer_loop_run1.txt: 25 clk each); a cost
-  /// only, the checker takes no ordering from it.
+  /// A bar.sync of the partition's warps that the compiler puts in front of an op: fbtriton's before an elected
+  /// mbarrier arrive (ArriveBarrierOpConversion), and the barriers of Triton's Membar analysis (Op::MembarSync,
+  /// lowering/Membar.cpp: before the expect_tx, TMA copy or arrive that follows a conflicting shared-memory access).
+  /// Free in a 1-warp partition (SASS: none there). Costs `cta_barrier_cycles` (tools/bench/consumer_loop_run1.txt:
+  /// 25 clk each); a cost only, the checker takes no ordering from it.
   void electedSync(Agent &a, const Instr &in) {
     if (a.info.numWarps > 1)
       busy(a, in, costs.ctaBarrier);

@@ -44,7 +44,7 @@ llvm::Error Lowerer::lowerKernel(Operation *func) {
   if (auto err = lowerArgs(body.front()))
     return err;
   entrySyncAfter = entryClusterSync(func);
-  membarBefore = membarSyncs(func);
+  membar = membarSyncs(func);
   p.entryBlock = lowerRegion(body);
   for (const KernelArg &arg : p.args) // a buffer the kernel writes: its contents at launch are not what loads read
     if (arg.writtenByKernel)
@@ -191,13 +191,21 @@ bool Lowerer::addressed(Operation &op, std::vector<Instr> &out, Op kind, std::in
 }
 
 void Lowerer::lowerOp(Operation &op, std::vector<Instr> &out) {
-  StringRef name = op.getName().getStringRef();
-  if (membarBefore.contains(&op)) {
+  auto membarSync = [&] {
     Instr sync;
     sync.op = Op::MembarSync;
     sync.loc = loc(op.getLoc());
     out.push_back(sync);
-  }
+  };
+  if (membar.before.contains(&op))
+    membarSync();
+  lowerOpItself(op, out);
+  if (membar.after.contains(&op))
+    membarSync();
+}
+
+void Lowerer::lowerOpItself(Operation &op, std::vector<Instr> &out) {
+  StringRef name = op.getName().getStringRef();
   for (Family family : kFamilies)
     if ((this->*family)(op, name, out))
       return;

@@ -113,9 +113,10 @@ enum class Op : uint8_t {
   /// AMD `s_waitcnt lgkmcnt(imm)` (`amdg.memory_counter_wait ds(imm)`, `rocdl.s.waitcnt` with its LGKM_CNT field):
   /// the wave's LDS reads in flight retire, oldest first, until at most imm of their instructions are outstanding.
   LgkmWait,
-  /// The bar.sync of a partition's warps that Triton's shared-memory barrier analysis puts before a shared-memory
-  /// op that follows an mbarrier arrive (lowering/Lowerer.h membarSyncs): `cta_barrier_cycles` in a partition of
-  /// several warps; a cost only, as the elected arrive's own bar.sync (the checkers take no ordering from it).
+  /// The bar.sync of a partition's warps that Triton's shared-memory barrier analysis (Membar) puts before a
+  /// shared-memory op that conflicts with an access since the last barrier, an mbarrier arrive touching every
+  /// buffer (lowering/Lowerer.h membarSyncs): `cta_barrier_cycles` in a partition of several warps; a cost only,
+  /// as fbtriton's elected arrive's own bar.sync (the checkers take no ordering from it).
   MembarSync,
   Unknown,        ///< an op the simulator has no semantics for; name in Program::unknownOps[imm]
 };

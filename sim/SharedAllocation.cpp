@@ -1,6 +1,7 @@
 #include "sim/SharedAllocation.h"
 
 #include "ir/Cga.h"
+#include "ir/Compiler.h"
 
 #include "sim/SharedScratch.h"
 
@@ -184,19 +185,6 @@ std::pair<int64_t, int64_t> explicitSize(Operation *op, ir::MemDescType type) {
   if (auto attr = op->getAttrOfType<IntegerAttr>("alignment"))
     alignment = attr.getInt();
   return {elements * bits / 8, alignment};
-}
-
-/// Whether `module` was compiled by fbtriton (Meta's TLX fork), whose allocator extends some live ranges: its
-/// make_ttgir writes `tlx.*`, `ttg.cluster-dim-*` or `ttg.*_reg_auto_ws` / `ttg.early_tma_store_lowering` module
-/// attributes that upstream Triton 3.6 never writes.
-bool compiledByFbtriton(ModuleOp module) {
-  for (NamedAttribute attr : module->getAttrs()) {
-    StringRef name = attr.getName().getValue();
-    if (name.starts_with("tlx.") || name.starts_with("ttg.cluster-dim-") || name.ends_with("_reg_auto_ws") ||
-        name == "ttg.early_tma_store_lowering")
-      return true;
-  }
-  return false;
 }
 
 /// mlir::getForwardSlice(op): the ops that use `op`'s results, transitively (not through block arguments).
@@ -514,7 +502,7 @@ Operation *tmemAllocPoint(ModuleOp module, Operation *func) {
 
 llvm::Expected<SharedAllocation> allocateSharedMemory(ModuleOp module) {
   SharedAllocation out;
-  bool fbtriton = compiledByFbtriton(module);
+  bool fbtriton = ir::compiledByFbtriton(module);
   for (Operation &op : module.getBody()->getOperations()) {
     if (op.getName().getStringRef() != "tt.func" || op.getNumRegions() != 1 || op.getRegion(0).empty())
       continue;

@@ -140,15 +140,22 @@ public:
   Operation *entryClusterSync(Operation *func) const;
   Operation *entrySyncAfter = nullptr; ///< lowerBlock appends the cluster arrive + wait after this op
   /// The ops before which Triton's shared-memory barrier analysis inserts a barrier of the partition's warps
-  /// because an mbarrier arrive came before (lib/Analysis/Membar.cpp, MembarAnalysis::update, Triton 3.6.0 and
-  /// fbtriton 3.7.4: after a `ttng.arrive_barrier`, "which may be signalling other threads asynchronously", every
-  /// shared-memory interval counts as written and read, so the next op with a shared-memory effect on each path
-  /// waits at a gpu.barrier). Seen in the SASS of the Gluon ws_gemm and TLX hopper_gemm_ws captures: a
-  /// `BAR.SYNC.DEFER_BLOCKING 0x0 / 0x2, 0x80` right before the consumer's first SYNCS.PHASECHK of each K iteration
-  /// (after the Proton record that opens the wait's scope), and before the second of two back-to-back arrives.
-  /// Worker partitions start with none pending (lowering/Membar.cpp).
-  llvm::DenseSet<const Operation *> membarSyncs(Operation *func);
-  llvm::DenseSet<const Operation *> membarBefore; ///< membarSyncs of the kernel being lowered
+  /// (lib/Analysis/Membar.cpp, MembarAnalysis::update, Triton 3.6.0 and fbtriton 3.7.4): an op whose shared-memory
+  /// effects conflict (read after write, write after read or write) with an access since the last barrier, where a
+  /// `ttng.arrive_barrier`, "which may be signalling other threads asynchronously", reads and writes every buffer.
+  /// Buffers are whole allocations (lowering/Membar.cpp). Seen in the SASS of the Gluon ws_gemm, triton_tma_gemm
+  /// and TLX hopper_gemm_ws captures: a `BAR.SYNC.DEFER_BLOCKING 0x0 / 0x2, 0x80` before the consumer's first
+  /// SYNCS.PHASECHK of each K iteration and before each arrive; in TLX's 4-warp producer one before the first
+  /// expect_tx of a K step (the previous step's TMA copy wrote that barrier array) and one before each UTMALDG
+  /// (its expect_tx wrote the barrier), none before the second and third expect_tx. Worker partitions start with
+  /// nothing pending.
+  /// The ops a Membar barrier precedes, and the asynchronous waits it follows (Membar puts one after every op
+  /// with MemWaitOpTrait, `ttg.async_wait` and `ttng.async_tma_store_wait`, unless a barrier comes next).
+  struct MembarPlacement {
+    llvm::DenseSet<const Operation *> before, after;
+  };
+  MembarPlacement membarSyncs(Operation *func);
+  MembarPlacement membar; ///< membarSyncs of the kernel being lowered
   /// Lowers a single-block region; -1 for an empty one (Lowering.cpp).
   int32_t lowerRegion(Region &region);
 
@@ -238,6 +245,8 @@ public:
 
   /// Lowers one op (Lowering.cpp): the first family that knows it, else a hint, else Op::Unknown.
   void lowerOp(Operation &op, std::vector<Instr> &out);
+  /// lowerOp without the Membar barriers around the op.
+  void lowerOpItself(Operation &op, std::vector<Instr> &out);
 
   // One function per op family: true if it lowered `op` (named `name`) into `out`.
   bool lowerScalar(Operation &op, StringRef name, std::vector<Instr> &out);       ///< lowering/Scalar.cpp

@@ -1,6 +1,7 @@
 // Lowering: mbarriers (NVIDIA ttng and AMD amdg forms).
 #include "sim/lowering/Lowerer.h"
 
+#include "ir/Compiler.h"
 #include "ir/Partitions.h"
 
 using namespace mlir;
@@ -39,10 +40,12 @@ bool Lowerer::lowerMbarrier(Operation &op, StringRef name, std::vector<Instr> &o
     if (ir::isPerThreadArrive(op) && !insideThreadIf(op)) {
       instr.imm *= ir::partitionThreads(op);
       instr.sub = 2; // per thread: the agent of one warp of a per-warp partition arrives for its warp's threads
-    } else if (name == "ttng.arrive_barrier") {
-      // One elected thread arrives for the partition: in a partition of several warps Triton's lowering first syncs
-      // them (a `bar.sync id, threads` before the elected SYNCS.ARRIVE: one in Triton 3.6's SASS of Gluon ws_gemm,
-      // two in fbtriton 3.7.4's of TLX hopper_gemm_ws), which EngineState.h electedSync charges.
+    } else if (name == "ttng.arrive_barrier" && ir::compiledByFbtriton(op.getParentOfType<mlir::ModuleOp>())) {
+      // One elected thread arrives for the partition. fbtriton's lowering first syncs the partition's warps
+      // (ArriveBarrierOpConversion: a `bar.sync id, threads` before the elected SYNCS.ARRIVE), which EngineState.h
+      // electedSync charges; Triton 3.6's does not (its PTX has no bar.sync before an arrive that a gpu.barrier
+      // precedes). The bar.syncs of Triton's Membar analysis come on top (Lowerer::membarSyncs): one before each
+      // of TLX hopper_gemm_ws's two arrives per K step, as in its SASS (two BAR.SYNC before each SYNCS.ARRIVE).
       instr.sub = 3;
     }
     instr.imm2 = intAttr(op, "ctaMask", 0); // Triton main: arrive on the barrier of every CTA of the mask

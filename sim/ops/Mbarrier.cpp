@@ -89,7 +89,7 @@ Step Engine::Impl::execMbarrier(Agent &a, const Instr &in, Cycle now) {
     if (!predicate(a, predSlot, in, pred))
       return Step::Error;
     busy(a, in, costs.mbarOp);
-    if (in.op == Op::BarrierExpect || (in.op == Op::ArriveBarrier && in.sub == 3)) // sub 3: elected (lowering)
+    if (in.op == Op::ArriveBarrier && in.sub == 3) // sub 3: fbtriton's elected arrive (lowering/Mbarrier.cpp)
       electedSync(a, in);
     if (in.op == Op::ArriveBarrier && in.result >= 0)
       a.frame[in.result] = Value::unknown(-1); // amdg.arrive_barrier returns the old state

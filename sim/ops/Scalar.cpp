@@ -132,7 +132,7 @@ Step Engine::Impl::execScalar(Agent &a, const Instr &in, Cycle now) {
     a.work.protonRecord(static_cast<int32_t>(in.imm), in.sub == 1, a.time);
     busy(a, in, costs.protonRecord > 0 ? costs.protonRecord : 0.0);
     return next(a);
-  case Op::MembarSync: // Triton's barrier after an arrive (Program.h): a cost, as electedSync
+  case Op::MembarSync: // Triton's Membar barrier (Program.h): a cost, as electedSync
     electedSync(a, in);
     return next(a);
   case Op::Unknown:

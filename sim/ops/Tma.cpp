@@ -41,7 +41,6 @@ Step Engine::Impl::execTma(Agent &a, const Instr &in, Cycle now) {
     for (size_t i = 1; i <= n; ++i)
       if (!intOf(a, in.args[i], in, x))
         return Step::Error;
-    electedSync(a, in);
     busy(a, in, costs.tmaIssue);
     if (!pred)
       return next(a);

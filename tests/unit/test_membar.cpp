@@ -1,5 +1,6 @@
-// Triton's shared-memory barrier after an mbarrier arrive (Lowerer::membarSyncs, lowering/Membar.cpp): where the
-// lowering puts Op::MembarSync, and what it costs.
+// Triton's shared-memory barrier analysis (Lowerer::membarSyncs, lowering/Membar.cpp): where the lowering puts
+// Op::MembarSync (a conflicting shared-memory access since the last barrier, an mbarrier arrive touching every
+// buffer), and fbtriton's own bar.sync before an elected arrive.
 #include "ir/Dialects.h"
 #include "sim/Lowering.h"
 #include "LowerText.h"
@@ -43,14 +44,22 @@ module attributes {"ttg.num-warps" = 4 : i32, ttg.target = "cuda:90"} {
 )";
 
 /// The ops of the lowered program in order (every block), as (op, source line).
+/// kLoop with BODY and TAIL; with `fbtriton`, the module carries the attribute fbtriton's make_ttgir writes.
+sim::Program programOf(mlir::MLIRContext &ctx, const std::string &body, const std::string &tail, bool fbtriton) {
+  std::string text = std::regex_replace(std::regex_replace(kLoop, std::regex("BODY"), body), std::regex("TAIL"), tail);
+  if (fbtriton)
+    text = std::regex_replace(text, std::regex("ttg.target ="), "tlx.has_tlx_ops = true, ttg.target =");
+  return testing::lowerText(ctx, text);
+}
+
 std::vector<std::pair<sim::Op, int>> opsOf(const std::string &body, const std::string &tail) {
   auto ctx = ir::makeContext();
-  std::string text = std::regex_replace(std::regex_replace(kLoop, std::regex("BODY"), body), std::regex("TAIL"), tail);
-  sim::Program program = testing::lowerText(*ctx, text);
+  sim::Program program = programOf(*ctx, body, tail, /*fbtriton=*/false);
   std::vector<std::pair<sim::Op, int>> out;
   for (const sim::Block &block : program.blocks)
     for (const sim::Instr &in : block.instrs)
-      if (in.op == sim::Op::MembarSync || in.op == sim::Op::WaitBarrier || in.op == sim::Op::ArriveBarrier)
+      if (in.op == sim::Op::MembarSync || in.op == sim::Op::WaitBarrier || in.op == sim::Op::ArriveBarrier ||
+          in.op == sim::Op::BarrierExpect || in.op == sim::Op::AsyncWait)
         out.emplace_back(in.op, in.loc >= 0 ? static_cast<int>(program.locs[in.loc].line) : -1);
   return out;
 }
@@ -68,8 +77,35 @@ TEST_CASE("Membar: the loop's first shared-memory op after the back edge's arriv
   auto ops = opsOf("", "");
   // The arrive at line 12 leaves every shared interval pending; across the back edge the wait at line 10 conflicts.
   CHECK(syncsBefore(ops, 10) == 1);
-  CHECK(syncsBefore(ops, 12) == 0); // the wait before it only reads: nothing pending since the barrier
-  CHECK(std::count_if(ops.begin(), ops.end(), [](auto &o) { return o.first == sim::Op::MembarSync; }) == 1);
+  // The wait's read of `full` is pending at the arrive, which touches every buffer: a barrier (Gluon ws_gemm's
+  // consumer: one BAR.SYNC before its SYNCS.ARRIVE, Triton 3.6)
+  CHECK(syncsBefore(ops, 12) == 1);
+  CHECK(std::count_if(ops.begin(), ops.end(), [](auto &o) { return o.first == sim::Op::MembarSync; }) == 2);
+}
+
+TEST_CASE("Membar: accesses conflict per buffer: a write after a read of the same barrier array, not of another") {
+  // After the wait's read of `full`, an expect_tx on `other` writes another buffer: no barrier; one on `full` writes
+  // the buffer just read: a barrier (TLX hopper_gemm_ws's producer: BAR.SYNC before the first of its three
+  // expect_tx per K step, none before the second and third, which write other barrier arrays than those pending)
+  std::string other = "ttng.barrier_expect %other, 16, %true : !ttg.memdesc<1xi64, #shared1, #smem, mutable> loc(\"m.py\":11:8)";
+  std::string full = "ttng.barrier_expect %full, 16, %true : !ttg.memdesc<1xi64, #shared1, #smem, mutable> loc(\"m.py\":11:8)";
+  auto pre = [](const std::string &op) { return "%true = arith.constant true\n      " + op; };
+  CHECK(syncsBefore(opsOf(pre(other), ""), 11) == 0);
+  CHECK(syncsBefore(opsOf(pre(full), ""), 11) == 1);
+}
+
+TEST_CASE("Membar: fbtriton's lowering adds its own bar.sync to an elected arrive; Triton 3.6's does not") {
+  auto ctx = ir::makeContext();
+  auto arriveSubs = [&](bool fbtriton) {
+    std::vector<int> subs;
+    for (const sim::Block &block : programOf(*ctx, "", "", fbtriton).blocks)
+      for (const sim::Instr &in : block.instrs)
+        if (in.op == sim::Op::ArriveBarrier)
+          subs.push_back(in.sub);
+    return subs;
+  };
+  CHECK(arriveSubs(true) == std::vector<int>{3});  // sub 3: electedSync charges cta_barrier_cycles
+  CHECK(arriveSubs(false) == std::vector<int>{0}); // PTX of Triton 3.6: none when a gpu.barrier precedes
 }
 
 TEST_CASE("Membar: a second arrive right after the first waits at a barrier; an execution barrier clears the state") {
@@ -92,4 +128,16 @@ TEST_CASE("Membar: ops without a shared-memory effect pass the pending state on;
   auto ops = opsOf("", branch);
   CHECK(syncsBefore(ops, 21) == 1); // the loop's arrive is pending at the if's arrive
   CHECK(syncsBefore(ops, 22) == 1);
+}
+
+TEST_CASE("Membar: a barrier follows an asynchronous wait and clears what is pending") {
+  // ttg.async_wait has MemWaitOpTrait: Membar puts a barrier right after it (triton_gemm's SASS: BAR.SYNC after
+  // the DEPBAR of each K step) and nothing is pending after it, so the arrive after it gets no second one
+  auto ops = opsOf("%t = ttg.async_wait {num = 0 : i32} loc(\"m.py\":11:8)", "");
+  auto wait = std::find_if(ops.begin(), ops.end(), [](auto &o) { return o.first == sim::Op::AsyncWait; });
+  REQUIRE(wait != ops.end());
+  REQUIRE(wait + 2 < ops.end());
+  CHECK((wait + 1)->first == sim::Op::MembarSync);
+  CHECK((wait + 2)->first == sim::Op::ArriveBarrier);
+  CHECK(std::count_if(ops.begin(), ops.end(), [](auto &o) { return o.first == sim::Op::MembarSync; }) == 2);
 }
