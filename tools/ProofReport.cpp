@@ -158,6 +158,13 @@ std::string replay(const verifier::proof::ProofResult &r, bool writeTrace, bool 
             });
       } else {
         auto findings = checks.findings();
+        // With --schedules N the replay runs the launch under the same N schedules as `check` (a wrong parity
+        // that laps a phase deadlocks under some timings only); a schedule that cannot run leaves the default's.
+        if (scheduleCount() > 1) {
+          std::vector<verifier::Finding> withSchedules = findings;
+          if (runSchedules(prepared, withSchedules) == kClean)
+            findings = std::move(withSchedules);
+        }
         // A stage-ownership counterexample is about one data buffer: only a finding about that buffer reproduces
         // it, a race on another buffer of a buggy kernel confirms nothing (a new-user trial, 2026-12-05: one on
         // q_tiles "confirmed" by the replay's race-war on kv_tiles). A barrier's counterexample shows through
