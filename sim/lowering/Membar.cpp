@@ -18,7 +18,6 @@ struct Pending {
   bool allRead = false, allWrite = false;
 
   bool empty() const { return reads.empty() && writes.empty() && !allRead && !allWrite; }
-  bool anyWrite() const { return allWrite || !writes.empty(); }
   void join(const Pending &o) {
     reads.insert(o.reads.begin(), o.reads.end());
     writes.insert(o.writes.begin(), o.writes.end());
