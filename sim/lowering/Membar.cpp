@@ -25,9 +25,7 @@ struct Pending {
     allWrite |= o.allWrite;
   }
   bool operator==(const Pending &o) const {
-    return allRead == o.allRead && allWrite == o.allWrite && reads.size() == o.reads.size() &&
-           writes.size() == o.writes.size() && llvm::all_of(reads, [&](auto *b) { return o.reads.contains(b); }) &&
-           llvm::all_of(writes, [&](auto *b) { return o.writes.contains(b); });
+    return allRead == o.allRead && allWrite == o.allWrite && reads == o.reads && writes == o.writes;
   }
   /// Membar's BlockInfo::isIntersected: a read after a write, a write after a read or a write after a write.
   bool conflicts(const Pending &cur) const {
@@ -72,7 +70,7 @@ const llvm::StringMap<std::vector<StringRef>> &sharedEffects() {
       {"ttng.wait_barrier", {}},
       {"ttng.arrive_barrier", {"alloc"}},
       {"ttng.async_copy_mbarrier_arrive", {"barrier"}},
-      {"ttg.local_alloc", {"result"}},
+      {"ttg.local_alloc", {}}, // with an initial value it writes the buffer it returns (accessesOf)
       {"ttg.local_load", {}},
       {"ttg.local_store", {"dst"}},
       {"ttng.async_tma_copy_global_to_local", {"result", "barrier"}},
@@ -105,16 +103,11 @@ Pending accessesOf(Operation &op) {
   if (it == sharedEffects().end() || (name == "ttg.local_alloc" && op.getNumOperands() == 0))
     return cur; // a local_alloc without a value only allocates
   llvm::SmallPtrSet<mlir::Value, 4> written;
-  for (StringRef group : it->second) {
-    if (group == "result") {
-      if (op.getNumResults() > 0)
-        written.insert(op.getResult(0));
-      if (auto range = ir::getOperandGroup(&op, group))
-        written.insert(range->begin(), range->end());
-    } else if (auto range = ir::getOperandGroup(&op, group)) {
+  for (StringRef group : it->second)
+    if (auto range = ir::getOperandGroup(&op, group))
       written.insert(range->begin(), range->end());
-    }
-  }
+  if (name == "ttg.local_alloc")
+    written.insert(op.getResult(0));
   auto add = [&](mlir::Value v) {
     if (!isShared(v))
       return;
