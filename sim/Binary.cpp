@@ -161,6 +161,7 @@ llvm::Expected<BinaryResources> readCubinResources(llvm::StringRef path, llvm::S
     if (!text)
       return fail("malformed code section " + name->str() + ": " + llvm::toString(text.takeError()));
     out.wgmma = cubinWgmmaIssue(*text);
+    out.tma = cubinTmaIssue(*text);
   }
   return out;
 }

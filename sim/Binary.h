@@ -18,6 +18,19 @@ struct WgmmaIssue {
   bool allSerialized() const { return instructions > 0 && serialized == instructions; }
 };
 
+/// The SASS loops that issue a kernel's TMA loads (cubinTmaIssue): its innermost loops that contain a UTMALDG and
+/// no HGMMA (a producer's loop; a loop that also runs the MMAs is not counted), and their instructions. A copy's
+/// issue path is the loop's instructions per copy: 11-16 in Triton 3.6's 1-warp Gluon producers (uniform
+/// descriptor and coordinates), 26-28 in fbtriton 3.7.4's 4-warp TLX producers (ELECT, VOTEU, R2UR moves of the
+/// descriptor and coordinates into uniform registers, bar.syncs), 50 with Proton's records in them (SASS of the
+/// committed H200 captures).
+struct TmaIssue {
+  int32_t copies = 0;           ///< UTMALDG instructions in those loops
+  int32_t loopInstructions = 0; ///< all instructions in those loops (their try-wait retry blocks included)
+  /// The loops' instructions per copy; 0 without any copy in a producer loop.
+  double instructionsPerCopy() const { return copies > 0 ? static_cast<double>(loopInstructions) / copies : 0.0; }
+};
+
 struct BinaryResources {
   int32_t registersPerThread = 0; ///< as `cuobjdump -res-usage` reports REG; on AMD the allocated unified VGPRs (arch + acc, granule 8)
   int32_t architecturalVgprs = 0; ///< AMD: arch VGPRs (the kernel descriptor's accum_offset), <= 256
@@ -34,6 +47,7 @@ struct BinaryResources {
                                   ///< start (the 1 KB `cuobjdump -res-usage` SHARED shows for every TLX cubin), held
                                   ///< on top of Triton's dynamic `shared`
   WgmmaIssue wgmma;               ///< cubin (sm_90a): its HGMMA instructions, and those ptxas serialized
+  TmaIssue tma;                   ///< cubin (sm_90a): its producer loops of TMA loads
   std::string kernel;             ///< the kernel symbol the count belongs to
 };
 
@@ -48,6 +62,18 @@ struct BinaryResources {
 /// second word, 7 = none); tests/python/test_sass_wgmma.py checks the counts against cuobjdump on every committed
 /// sm_90a cubin. Returns zeros when the section is missing (no code for the kernel, or not Hopper code).
 WgmmaIssue cubinWgmmaIssue(llvm::ArrayRef<uint8_t> text);
+
+/// Scans the SASS of `.text.<kernel>` (128-bit sm_90 instructions) for the loops that issue TMA loads: it splits
+/// the code into basic blocks (BRA, EXIT, RET, BRX, JMX end one; a predicated one also falls through), finds the
+/// natural loops (a back edge u -> h where h dominates u; the out-of-line mbarrier try-wait retry blocks ptxas
+/// places after the kernel's code belong to the loop they return to), and counts UTMALDG and all instructions in
+/// the innermost loops that contain a UTMALDG and no HGMMA. Encoding fields as `cuobjdump -sass` (CUDA 13)
+/// prints them for this project's cubins: opcode in bits 0-11 of the first 64-bit word (UTMALDG 0x5b4, its
+/// .MULTICAST form 0x3b4, HGMMA 0x9f0 / 0xdf0, BRA 0x947, BRX 0x949, EXIT 0x94d), predicate
+/// in bits 12-15 (7: PT, unconditional), a BRA's byte offset from the next instruction in bits 16-23 x 4 plus
+/// signed bits 32-63 x 256; tests/python/test_sass_wgmma.py checks the counts against the disassembly on every
+/// committed sm_90a cubin. Returns zeros without a TMA load in a producer loop. Implemented in sim/SassLoops.cpp.
+TmaIssue cubinTmaIssue(llvm::ArrayRef<uint8_t> text);
 
 /// Reads the register count of `kernel` (or of the first kernel) from a cubin: the
 /// EIATTR_REGCOUNT (0x2f) entry of the `.nv.info` section, a (symbol index, registers)

@@ -318,6 +318,9 @@ llvm::Expected<std::unique_ptr<Engine>> Engine::create(const Program &program, c
   auto costs = readCosts(model);
   if (!costs)
     return costs.takeError();
+  // The binary's TMA issue path (sim/Binary.h cubinTmaIssue) replaces the IR-only per-copy estimate.
+  if (options.tmaLoopInstructionsPerCopy >= 0 && std::isfinite(costs->tmaIssuePerLoopInstruction))
+    costs->tmaIssue = options.tmaLoopInstructionsPerCopy * costs->tmaIssuePerLoopInstruction;
   if (options.maxCtas == 0 || options.maxCtas < -1)
     return llvm::createStringError("--max-ctas must be a positive number of CTAs (1 or more)");
   if (int64_t ctas = options.maxCtas > 0 ? std::min(launch.numCtas(), options.maxCtas) : launch.numCtas();

@@ -155,6 +155,10 @@ int run(bool predict) {
       out["binary_wgmma"] = json::Object{{"instructions", prepared.wgmmaIssue.instructions},
                                          {"serialized", prepared.wgmmaIssue.serialized},
                                          {"simulated_serialized", prepared.options.wgmmaSerialized}};
+    if (prepared.tmaIssue.copies > 0) // the SASS path of its TMA loads (sim/Binary.h cubinTmaIssue)
+      out["binary_tma"] = json::Object{{"loop_copies", prepared.tmaIssue.copies},
+                                       {"loop_instructions", prepared.tmaIssue.loopInstructions},
+                                       {"simulated", prepared.options.tmaLoopInstructionsPerCopy >= 0}};
     if (predict && !findings.empty() && result.ctasPerSm > 0) {
       // no time, but the occupancy the run used is known (it does not depend on the kernel's synchronization)
       out["ctas_per_sm"] = result.ctasPerSm;

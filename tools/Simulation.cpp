@@ -256,6 +256,9 @@ int prepareSimulation(const SimulationRequest &request, PreparedSimulation &out)
     out.options.staticSharedBytesPerCta = resources->staticSharedBytes;
     out.stackFrameBytes = resources->stackFrameBytes;
     out.wgmmaIssue = resources->wgmma;
+    out.tmaIssue = resources->tma;
+    if (request.binaryTiming && resources->tma.copies > 0)
+      out.options.tmaLoopInstructionsPerCopy = resources->tma.instructionsPerCopy();
     if (request.binaryTiming && resources->wgmma.allSerialized() && hasMultiInstructionDot(prog)) {
       out.options.wgmmaSerialized = true;
       out.warnings.push_back(cubin + ": warning: ptxas serialized the wgmma pipeline: each of the " +

@@ -41,6 +41,7 @@ struct PreparedSimulation {
   std::unique_ptr<sim::Engine> engine;
   int32_t stackFrameBytes = 0;       ///< the binary's local (stack) bytes per thread: cubin frame, AMD private segment
   sim::WgmmaIssue wgmmaIssue;         ///< the cubin's HGMMA instructions and those ptxas serialized (sim/Binary.h)
+  sim::TmaIssue tmaIssue;             ///< the cubin's producer loops of TMA loads (sim/Binary.h)
   std::vector<std::string> warnings; ///< facts of the binary the model does not capture (spillWarning), printed
                                      ///< with the simulator's warnings
 };

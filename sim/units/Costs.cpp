@@ -73,6 +73,8 @@ constexpr Knob kKnobs[] = {
     {"shuffle_latency_cycles", &Costs::shuffleLatency, Knob::NonNegative, /*optional=*/true},
     {"wgmma_interleave_fraction", &Costs::wgmmaInterleave, Knob::NonNegative, /*optional=*/true},
     {"wgmma_interleave_skew_cycles", &Costs::wgmmaInterleaveSkew, Knob::Positive, /*optional=*/true},
+    {"tma_issue_cycles_per_loop_instruction", &Costs::tmaIssuePerLoopInstruction, Knob::NonNegative,
+     /*optional=*/true},
 };
 
 } // namespace

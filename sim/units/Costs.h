@@ -22,7 +22,7 @@ struct Costs {
   double tmemBytesPerClk, sleepUnit, clcResponse, wgmmaSmemPowerFraction, wgmmaPowerRefBytesPerClk,
       aluPowerWeight, wgmmaQueueDepth, wgmmaRetireLatency, protonRecord, mbarTryWait, wgmmaIssuePerN, sfuPipe,
       wgmmaDrain, tmaQueueBytesPerClk, tmaQueueWait, aluDependentLatency, shuffleLatency, wgmmaInterleave,
-      wgmmaInterleaveSkew;
+      wgmmaInterleaveSkew, tmaIssuePerLoopInstruction;
   double hbmBytesPerClk = 0; ///< derived: hbmBytesPerS at the current SM clock (units/Clock.cpp lowers it)
   /// derived: l2_bytes_per_clk is bytes per cycle at clock_max_mhz (a rate in time: L2 is not on the SM clock);
   /// this is that rate per cycle of the current SM clock (units/Clock.cpp raises it as the clock falls)

@@ -1,6 +1,8 @@
 // Register count read from a captured cubin (cross-checked with cuobjdump by a lit test).
 #include "sim/Binary.h"
 
+#include <array>
+
 #include <doctest/doctest.h>
 
 #include <vector>
@@ -105,4 +107,58 @@ TEST_CASE("the wgmma scan reads the instruction fields it documents") {
   CHECK(s.instructions == 2);
   CHECK(s.serialized == 2);
   CHECK(tlxsim::sim::cubinWgmmaIssue({}).instructions == 0);
+}
+
+TEST_CASE("the TMA loop scan counts the copies and instructions of the innermost producer loops") {
+  auto put = [](std::vector<uint8_t> &text, uint64_t lo, uint64_t hi) {
+    for (uint64_t word : {lo, hi})
+      for (int b = 0; b < 8; ++b)
+        text.push_back(static_cast<uint8_t>(word >> (8 * b)));
+  };
+  // Words from cuobjdump -sass of traces/h200/tlx/captures/tlx_hopper_gemm_ws/bm128_bn128_s4-*.
+  const uint64_t r2ur[2] = {0x00000000020622ca, 0x000fe200000e0000};    // @P2 R2UR UR6, R2
+  const uint64_t utmaldg[2] = {0x0000000c060015b4, 0x0003e20008008000}; // @UP1 UTMALDG.2D [UR12], [UR6]
+  const uint64_t nop[2] = {0x0000000000007918, 0x000fc00000000000};     // NOP
+  // @P0 BRA back to the instruction `to` from the one at `at` (offset from the next instruction: bits 32-63 x 256
+  // plus bits 16-23 x 4); the first is the word cuobjdump prints for `/*14f0*/ @P0 BRA 0xfe0` (offset -0x520).
+  CHECK((0xfffffff800b80947ull >> 16 & 0xff) * 4 + int64_t(int32_t(0xfffffff800b80947ull >> 32)) * 256 == -0x520);
+  auto bra = [](size_t at, size_t to) {
+    int64_t offset = (int64_t(to) - int64_t(at) - 1) * 16;
+    int64_t high = (offset >= 0 ? offset / 1024 : -((-offset + 1023) / 1024)) * 4;
+    uint64_t low = uint64_t((offset - high * 256) / 4);
+    return std::array<uint64_t, 2>{0x0000000000000947 | low << 16 | uint64_t(uint32_t(int32_t(high))) << 32,
+                                   0x000fea0003800000};
+  };
+  std::vector<uint8_t> text;
+  // 0: R2UR outside every loop; 1-6 outer loop: 1 UTMALDG, 2-5 inner loop: R2UR R2UR UTMALDG BRA(2);
+  // 6 BRA(1); 7-8 a spin loop without copies: NOP BRA(7).
+  put(text, r2ur[0], r2ur[1]);
+  put(text, utmaldg[0], utmaldg[1]);
+  put(text, r2ur[0], r2ur[1]);
+  put(text, r2ur[0], r2ur[1]);
+  put(text, utmaldg[0], utmaldg[1]);
+  auto inner = bra(5, 2), outer = bra(6, 1), spin = bra(8, 7);
+  put(text, inner[0], inner[1]);
+  put(text, outer[0], outer[1]);
+  put(text, nop[0], nop[1]);
+  put(text, spin[0], spin[1]);
+  auto t = tlxsim::sim::cubinTmaIssue(text);
+  CHECK(t.copies == 1);           // the inner loop's; the outer one holds it, so its own copy is not counted
+  CHECK(t.loopInstructions == 4); // instructions 2-5
+  CHECK(t.instructionsPerCopy() == 4.0);
+  // A loop that also runs the MMAs (a pipelined kernel without warp specialization) is not a producer's.
+  const uint64_t hgmma[2] = {0x41e000000c5879f0, 0x000fe20008000858}; // HGMMA.64x128x16.F32 ..., gsb0
+  std::vector<uint8_t> pipelined;
+  put(pipelined, utmaldg[0], utmaldg[1]);
+  put(pipelined, hgmma[0], hgmma[1]);
+  auto back = bra(2, 0);
+  put(pipelined, back[0], back[1]);
+  CHECK(tlxsim::sim::cubinTmaIssue(pipelined).copies == 0);
+  pipelined.resize(0);
+  put(pipelined, utmaldg[0], utmaldg[1]);
+  back = bra(1, 0);
+  put(pipelined, back[0], back[1]);
+  CHECK(tlxsim::sim::cubinTmaIssue(pipelined).copies == 1);
+  CHECK(tlxsim::sim::cubinTmaIssue({}).copies == 0);
+  CHECK(tlxsim::sim::cubinTmaIssue({}).instructionsPerCopy() == 0.0);
 }
