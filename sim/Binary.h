@@ -72,7 +72,8 @@ WgmmaIssue cubinWgmmaIssue(llvm::ArrayRef<uint8_t> text);
 /// .MULTICAST form 0x3b4, HGMMA 0x9f0 / 0xdf0, BRA 0x947, BRX 0x949, EXIT 0x94d), predicate
 /// in bits 12-15 (7: PT, unconditional), a BRA's byte offset from the next instruction in bits 16-23 x 4 plus
 /// signed bits 32-63 x 256; tests/python/test_sass_wgmma.py checks the counts against the disassembly on every
-/// committed sm_90a cubin. Returns zeros without a TMA load in a producer loop. Implemented in sim/SassLoops.cpp.
+/// committed sm_90a cubin. Returns zeros without a TMA load in a producer loop, or past 16384 basic blocks.
+/// Implemented in sim/SassLoops.cpp.
 TmaIssue cubinTmaIssue(llvm::ArrayRef<uint8_t> text);
 
 /// Reads the register count of `kernel` (or of the first kernel) from a cubin: the

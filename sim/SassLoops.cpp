@@ -17,6 +17,9 @@ constexpr uint64_t kOpcodeMask = 0xfff, kUtmaldg = 0x5b4, kUtmaldgMulticast = 0x
                    kHgmmaRegA = 0xdf0, kBra = 0x947, kExit = 0x94d,
                    kRet = 0x950, kBrx = 0x949, kJmx = 0x94c;
 constexpr uint64_t kAlwaysTrue = 7; // predicate field (bits 12-15) PT / UPT: the instruction is unconditional
+/// The scan keeps a dominator set and a loop body of one bit per block for every block: n^2 bits. Past this many
+/// blocks (32 MB; the largest committed kernel has 5712 instructions) it gives up and the IR-only cost stays.
+constexpr size_t kMaxBlocks = 16384;
 
 /// One decoded instruction: what the loop scan needs of it.
 struct Sass {
@@ -143,6 +146,8 @@ TmaIssue cubinTmaIssue(llvm::ArrayRef<uint8_t> text) {
     return out;
   std::vector<size_t> blockOf;
   std::vector<Block> blocks = controlFlow(code, blockOf);
+  if (blocks.size() > kMaxBlocks)
+    return out;
   llvm::BitVector reachable;
   std::vector<llvm::BitVector> dom = dominators(blocks, reachable);
   // Natural loops, one per header: the header and every block that reaches one of its back edges' sources (an edge

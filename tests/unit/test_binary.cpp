@@ -161,4 +161,15 @@ TEST_CASE("the TMA loop scan counts the copies and instructions of the innermost
   CHECK(tlxsim::sim::cubinTmaIssue(pipelined).copies == 1);
   CHECK(tlxsim::sim::cubinTmaIssue({}).copies == 0);
   CHECK(tlxsim::sim::cubinTmaIssue({}).instructionsPerCopy() == 0.0);
+  // Bytes that are not code (a damaged section, another architecture): any branch target, any opcode, a tail
+  // shorter than an instruction. The scan must stay in bounds and count only what it can place in a loop.
+  std::vector<uint8_t> noise(16 * 4096 + 7);
+  uint64_t state = 12345;
+  for (uint8_t &byte : noise) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull; // Knuth's MMIX LCG
+    byte = static_cast<uint8_t>(state >> 56);
+  }
+  auto n = tlxsim::sim::cubinTmaIssue(noise);
+  CHECK(n.loopInstructions <= 4096);
+  CHECK(n.copies <= n.loopInstructions);
 }
