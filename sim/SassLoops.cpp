@@ -12,10 +12,9 @@ namespace tlxsim::sim {
 
 namespace {
 
-constexpr size_t kBytes = 16;    // one sm_90 instruction
+constexpr size_t kBytes = 16; // one sm_90 instruction
 constexpr uint64_t kOpcodeMask = 0xfff, kUtmaldg = 0x5b4, kUtmaldgMulticast = 0x3b4, kHgmma = 0x9f0,
-                   kHgmmaRegA = 0xdf0, kBra = 0x947, kExit = 0x94d,
-                   kRet = 0x950, kBrx = 0x949, kJmx = 0x94c;
+                   kHgmmaRegA = 0xdf0, kBra = 0x947, kExit = 0x94d, kRet = 0x950, kBrx = 0x949, kJmx = 0x94c;
 constexpr uint64_t kAlwaysTrue = 7; // predicate field (bits 12-15) PT / UPT: the instruction is unconditional
 /// The scan keeps a dominator set and a loop body of one bit per block for every block: n^2 bits. Past this many
 /// blocks (32 MB; the largest committed kernel has 5712 instructions) it gives up and the IR-only cost stays.
@@ -182,17 +181,21 @@ TmaIssue cubinTmaIssue(llvm::ArrayRef<uint8_t> text) {
         n += code[i].opcode == opcode;
     return n;
   };
+  std::vector<int32_t> copies(body.size(), 0); // UTMALDG per loop, by header
+  for (size_t h = 0; h < body.size(); ++h)
+    if (!body[h].empty())
+      copies[h] = count(body[h], kUtmaldg);
   // The innermost loops that issue TMA loads: natural loops with different headers are nested or disjoint, so a
   // loop holds another one when it holds that loop's header. Of those, the producers' (no HGMMA).
   for (size_t h = 0; h < body.size(); ++h) {
-    if (body[h].empty() || count(body[h], kUtmaldg) == 0)
+    if (copies[h] == 0)
       continue;
     bool holdsInner = false;
-    for (size_t g = 0; g < body.size() && !holdsInner; ++g)
-      holdsInner = g != h && !body[g].empty() && body[h].test(g) && count(body[g], kUtmaldg) > 0;
+    for (size_t g : body[h].set_bits())
+      holdsInner = holdsInner || (g != h && copies[g] > 0);
     if (holdsInner || count(body[h], kHgmma) > 0)
       continue;
-    out.copies += count(body[h], kUtmaldg);
+    out.copies += copies[h];
     for (size_t b : body[h].set_bits())
       out.loopInstructions += static_cast<int32_t>(blocks[b].last - blocks[b].first + 1);
   }
