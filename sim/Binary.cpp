@@ -166,29 +166,6 @@ llvm::Expected<BinaryResources> readCubinResources(llvm::StringRef path, llvm::S
   return out;
 }
 
-WgmmaIssue cubinWgmmaIssue(llvm::ArrayRef<uint8_t> text) {
-  constexpr uint64_t kOpcodeMask = 0xfff, kHgmmaSmemA = 0x9f0, kHgmmaRegA = 0xdf0, kWarpGroup = 0x9c5;
-  constexpr uint64_t kDepbarBit = uint64_t{1} << 47;
-  constexpr size_t kBytes = 16; // one sm_90 instruction
-  WgmmaIssue out;
-  bool awaitingDepbar = false; // the last HGMMA carried gsb0 and no warp-group instruction followed it yet
-  for (size_t i = 0; i + kBytes <= text.size(); i += kBytes) {
-    uint64_t lo = llvm::support::endian::read64le(&text[i]);
-    uint64_t hi = llvm::support::endian::read64le(&text[i + 8]);
-    uint64_t opcode = lo & kOpcodeMask;
-    if (opcode == kHgmmaSmemA || opcode == kHgmmaRegA) {
-      ++out.instructions;
-      awaitingDepbar = ((hi >> 20) & 7) == 0; // scoreboard gsb0
-    } else if (opcode == kWarpGroup) {
-      bool depbar = (lo & kDepbarBit) != 0;
-      if (awaitingDepbar && depbar && ((hi >> 8) & 0x3f) == 0)
-        ++out.serialized;
-      awaitingDepbar = false;
-    }
-  }
-  return out;
-}
-
 namespace {
 /// The VGPR allocation of `kernel` from its kernel descriptor (the 64-byte `<kernel>.kd` object in the
 /// code object; LLVM AMDGPUUsage "Kernel Descriptor", code object v3+): COMPUTE_PGM_RSRC1 (byte 48) bits 5:0

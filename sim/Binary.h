@@ -73,7 +73,7 @@ WgmmaIssue cubinWgmmaIssue(llvm::ArrayRef<uint8_t> text);
 /// in bits 12-15 (7: PT, unconditional), a BRA's byte offset from the next instruction in bits 16-23 x 4 plus
 /// signed bits 32-63 x 256; tests/python/test_sass_wgmma.py checks the counts against the disassembly on every
 /// committed sm_90a cubin. Returns zeros without a TMA load in a producer loop, or past 16384 basic blocks.
-/// Implemented in sim/SassLoops.cpp.
+/// Both SASS scans are in sim/Sass.cpp.
 TmaIssue cubinTmaIssue(llvm::ArrayRef<uint8_t> text);
 
 /// Reads the register count of `kernel` (or of the first kernel) from a cubin: the

@@ -26,9 +26,9 @@ struct SimOptions {
   /// sim/Binary.h cubinWgmmaIssue): each instruction of a dot runs alone on the tensor pipe and its warp group
   /// waits out its latency before the next.
   bool wgmmaSerialized = false;
-  /// Instructions per TMA load in the binary's producer loops (sim/Binary.h cubinTmaIssue); -1: no binary read or
-  /// no producer loop. With it, and a model that gives tma_issue_cycles_per_loop_instruction, one copy's issue costs
-  /// this x that instead of tma_issue_cycles (the IR-only estimate).
+  /// Instructions per TMA load in the binary's producer loops (sim/Binary.h cubinTmaIssue); -1: no binary read, no
+  /// producer loop, or a model without tma_issue_cycles_per_loop_instruction (tools/Simulation.cpp decides). With
+  /// it, one copy's issue costs this x that knob instead of tma_issue_cycles (the IR-only estimate).
   double tmaLoopInstructionsPerCopy = -1;
   /// Simulate only the first N CTAs (-1: the whole grid). Cluster launch control still sees the rest of the grid:
   /// a CLC try_cancel of a simulated CTA can cancel clusters among the first kClcTilesPerCta x N CTAs, so that a

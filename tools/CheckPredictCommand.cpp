@@ -158,9 +158,7 @@ int run(bool predict) {
     if (prepared.tmaIssue.copies > 0) // the SASS path of its TMA loads (sim/Binary.h cubinTmaIssue)
       out["binary_tma"] = json::Object{{"loop_copies", prepared.tmaIssue.copies},
                                        {"loop_instructions", prepared.tmaIssue.loopInstructions},
-                                       {"simulated", prepared.options.tmaLoopInstructionsPerCopy >= 0 &&
-                                                         prepared.model->params().count(
-                                                             "tma_issue_cycles_per_loop_instruction") > 0}};
+                                       {"simulated", prepared.options.tmaLoopInstructionsPerCopy >= 0}};
     if (predict && !findings.empty() && result.ctasPerSm > 0) {
       // no time, but the occupancy the run used is known (it does not depend on the kernel's synchronization)
       out["ctas_per_sm"] = result.ctasPerSm;

@@ -257,7 +257,8 @@ int prepareSimulation(const SimulationRequest &request, PreparedSimulation &out)
     out.stackFrameBytes = resources->stackFrameBytes;
     out.wgmmaIssue = resources->wgmma;
     out.tmaIssue = resources->tma;
-    if (request.binaryTiming && resources->tma.copies > 0)
+    if (request.binaryTiming && resources->tma.copies > 0 &&
+        out.model->params().count("tma_issue_cycles_per_loop_instruction") > 0)
       out.options.tmaLoopInstructionsPerCopy = resources->tma.instructionsPerCopy();
     if (request.binaryTiming && resources->wgmma.allSerialized() && hasMultiInstructionDot(prog)) {
       out.options.wgmmaSerialized = true;

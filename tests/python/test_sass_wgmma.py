@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The cubin's wgmma pipeline read by tlx-sim (sim/Binary.cpp cubinWgmmaIssue) equals what NVIDIA's disassembler shows.
+"""The cubin's wgmma pipeline read by tlx-sim (sim/Sass.cpp cubinWgmmaIssue) equals what NVIDIA's disassembler shows.
 
 For every committed `*.cubin` under tests/inputs and traces/ with sm_90a code (one `.ttgir` next to it), runs
 `cuobjdump -sass` (Triton's wheel) and counts HGMMA instructions and those serialized by ptxas (an HGMMA that
@@ -7,9 +7,9 @@ carries the gsb0 scoreboard and whose next warp-group instruction is `WARPGROUP.
 `tlx-sim predict --max-ctas 1 --json` and compares with its `binary_wgmma` counts. It also checks that the kernels
 ptxas serialized whole (every HGMMA) are the ones predict simulates so when some dot is several wgmmas, and the
 list of serialized captures against the one committed here (ptxas's decision changes with a compiler version: a
-new entry must be looked at). The same run compares `binary_tma` (sim/SassLoops.cpp cubinTmaIssue: UTMALDG and
-all instructions in the innermost natural loops that issue TMA loads and run no HGMMA) with the disassembly's. Exit 0 when
-every count matches.
+new entry must be looked at). The same run compares `binary_tma` (sim/Sass.cpp cubinTmaIssue: UTMALDG and all
+instructions in the innermost natural loops that issue TMA loads and run no HGMMA) with the disassembly's. Exit 0
+when every count matches.
 
 Usage: test_sass_wgmma.py TLX_SIM SOURCE_DIR CUOBJDUMP
 """
@@ -43,7 +43,8 @@ SERIALIZED = {
     "traces/h100-sxm/tlx/captures/tlx_hopper_gemm_ws/bm256_bn256_s2_sub-bae61f88",
 }
 
-INSTR = re.compile(r"\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]*)\s*(.*?);")
+# One disassembled instruction: address, predicate (if any), mnemonic, operands.
+INSTR = re.compile(r"/\*([0-9a-f]{4,})\*/\s+(@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]*)\s*(.*?);")
 
 
 def disassemble(cuobjdump, cubin):
@@ -57,7 +58,7 @@ def tma_loop_counts(sass):
     disassembly's mnemonics, predicates and printed branch targets (basic blocks, dominators, back edges)."""
     code = []  # (address, mnemonic, predicated, branch target)
     for line in sass.splitlines():
-        m = re.search(r"/\*([0-9a-f]{4,})\*/\s+(@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]*)\s*(.*?);", line)
+        m = INSTR.search(line)
         if m:
             target = re.match(r"(0x[0-9a-f]+)", m.group(4)) if m.group(3) == "BRA" else None
             code.append((int(m.group(1), 16), m.group(3), m.group(2) is not None,
@@ -115,7 +116,7 @@ def disassembled_counts(sass):
         m = INSTR.search(line)
         if not m:
             continue
-        op, rest = m.group(1), m.group(2)
+        op, rest = m.group(3), m.group(4)
         if op.startswith("HGMMA"):
             count += 1
             awaiting = "gsb0" in rest
@@ -149,9 +150,9 @@ def main():
             continue
         checked += 1
         tma = json.loads(proc.stdout).get("binary_tma", {})
-        got_tma = (tma.get("loop_copies", 0), tma.get("loop_instructions", 0))
-        if got_tma != tma_loop_counts(sass):
-            failures.append(f"{rel}: tlx-sim reads TMA loops {got_tma}, cuobjdump shows {tma_loop_counts(sass)}")
+        got_tma, shown_tma = (tma.get("loop_copies", 0), tma.get("loop_instructions", 0)), tma_loop_counts(sass)
+        if got_tma != shown_tma:
+            failures.append(f"{rel}: tlx-sim reads TMA loops {got_tma}, cuobjdump shows {shown_tma}")
         tma_loops += got_tma[0] > 0
         if (got.get("instructions"), got.get("serialized")) != expected:
             failures.append(f"{rel}: tlx-sim reads {got}, cuobjdump shows {expected[0]} HGMMA, {expected[1]} serialized")

@@ -81,13 +81,16 @@ TEST_CASE("ptxas's serialized wgmma pipeline is read from the SASS") {
   CHECK(fa->wgmma.serialized == 32);
 }
 
+/// Appends one sm_90 instruction (its two 64-bit words as cuobjdump prints them, first word first) to a code section,
+/// little-endian.
+static void put(std::vector<uint8_t> &text, uint64_t lo, uint64_t hi) {
+  for (uint64_t word : {lo, hi})
+    for (int b = 0; b < 8; ++b)
+      text.push_back(static_cast<uint8_t>(word >> (8 * b)));
+}
+
 TEST_CASE("the wgmma scan reads the instruction fields it documents") {
   // Instruction words as cuobjdump prints them (first word, second word), little-endian in the section.
-  auto put = [](std::vector<uint8_t> &text, uint64_t lo, uint64_t hi) {
-    for (uint64_t word : {lo, hi})
-      for (int b = 0; b < 8; ++b)
-        text.push_back(static_cast<uint8_t>(word >> (8 * b)));
-  };
   const uint64_t hgmmaGsb0[2] = {0x41e000000c5879f0, 0x000fe20008000858}; // HGMMA.64x128x16.F32 ..., gsb0
   const uint64_t hgmmaNoSb[2] = {0x41e00000085879f0, 0x000fe20008700858}; // HGMMA.64x128x16.F32 ... (no scoreboard)
   const uint64_t hgmmaRegA[2] = {0x40e0000854987df0, 0x000fe20008000898}; // HGMMA.64x64x16.F32 R152, R84, ..., gsb0
@@ -110,11 +113,6 @@ TEST_CASE("the wgmma scan reads the instruction fields it documents") {
 }
 
 TEST_CASE("the TMA loop scan counts the copies and instructions of the innermost producer loops") {
-  auto put = [](std::vector<uint8_t> &text, uint64_t lo, uint64_t hi) {
-    for (uint64_t word : {lo, hi})
-      for (int b = 0; b < 8; ++b)
-        text.push_back(static_cast<uint8_t>(word >> (8 * b)));
-  };
   // Words from cuobjdump -sass of traces/h200/tlx/captures/tlx_hopper_gemm_ws/bm128_bn128_s4-*.
   const uint64_t r2ur[2] = {0x00000000020622ca, 0x000fe200000e0000};    // @P2 R2UR UR6, R2
   const uint64_t utmaldg[2] = {0x0000000c060015b4, 0x0003e20008008000}; // @UP1 UTMALDG.2D [UR12], [UR6]

@@ -1,5 +1,5 @@
-// The loops of a kernel's SASS (sm_90, 128-bit instructions) and the TMA loads its producers issue in them:
-// cubinTmaIssue.
+// Scans of a kernel's SASS (sm_90, 128-bit instructions), one set of encoding fields for both: its wgmma pipeline
+// (cubinWgmmaIssue) and the loops its producers issue TMA loads in (cubinTmaIssue).
 #include "sim/Binary.h"
 
 #include "llvm/ADT/BitVector.h"
@@ -14,7 +14,9 @@ namespace {
 
 constexpr size_t kBytes = 16; // one sm_90 instruction
 constexpr uint64_t kOpcodeMask = 0xfff, kUtmaldg = 0x5b4, kUtmaldgMulticast = 0x3b4, kHgmma = 0x9f0,
-                   kHgmmaRegA = 0xdf0, kBra = 0x947, kExit = 0x94d, kRet = 0x950, kBrx = 0x949, kJmx = 0x94c;
+                   kHgmmaRegA = 0xdf0, kWarpGroup = 0x9c5, kBra = 0x947, kExit = 0x94d, kRet = 0x950, kBrx = 0x949,
+                   kJmx = 0x94c;
+constexpr uint64_t kDepbarBit = uint64_t{1} << 47; // WARPGROUP: set for DEPBAR
 constexpr uint64_t kAlwaysTrue = 7; // predicate field (bits 12-15) PT / UPT: the instruction is unconditional
 /// The scan keeps a dominator set and a loop body of one bit per block for every block: n^2 bits. Past this many
 /// blocks (32 MB; the largest committed kernel has 5712 instructions) it gives up and the IR-only cost stays.
@@ -137,6 +139,26 @@ std::vector<llvm::BitVector> dominators(const std::vector<Block> &blocks, llvm::
 }
 
 } // namespace
+
+WgmmaIssue cubinWgmmaIssue(llvm::ArrayRef<uint8_t> text) {
+  WgmmaIssue out;
+  bool awaitingDepbar = false; // the last HGMMA carried gsb0 and no warp-group instruction followed it yet
+  for (size_t i = 0; i + kBytes <= text.size(); i += kBytes) {
+    uint64_t lo = llvm::support::endian::read64le(&text[i]);
+    uint64_t hi = llvm::support::endian::read64le(&text[i + 8]);
+    uint64_t opcode = lo & kOpcodeMask;
+    if (opcode == kHgmma || opcode == kHgmmaRegA) {
+      ++out.instructions;
+      awaitingDepbar = ((hi >> 20) & 7) == 0; // scoreboard gsb0
+    } else if (opcode == kWarpGroup) {
+      bool depbar = (lo & kDepbarBit) != 0;
+      if (awaitingDepbar && depbar && ((hi >> 8) & 0x3f) == 0)
+        ++out.serialized;
+      awaitingDepbar = false;
+    }
+  }
+  return out;
+}
 
 TmaIssue cubinTmaIssue(llvm::ArrayRef<uint8_t> text) {
   std::vector<Sass> code = decode(text);
