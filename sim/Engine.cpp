@@ -157,6 +157,8 @@ bool Engine::Impl::runAgent(Agent &a, Cycle now) {
     // before the time-order check: a shared op runs when its operands are written (a scalar load's, Program.h)
     if (scalarLatency > 0 || program.hasScalarLoads)
       awaitScalars(a, in);
+    if (a.mufuJob >= 0)
+      awaitMufuIssue(a, in);
     if (isShared(in) && a.time > now) {
       // The op touches state other agents see: it must run in global time order. When no
       // other event comes before `a.time`, the agent's own event would be the next popped:

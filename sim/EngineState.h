@@ -107,6 +107,12 @@ struct Agent {
   }
   /// A warp_group_dot_wait deferred to its group's pipe end (ops/Wgmma.cpp): when the wait began.
   std::optional<Cycle> wgmmaWaitStart;
+  /// The SFU job of the agent's latest exp2-class op whose MUFU instructions may still be issuing (-1: none), that
+  /// op, and the issue cycles of the independent register math issued meanwhile, which ptxas places after the MUFUs
+  /// (ops/Register.cpp awaitMufuIssue).
+  int32_t mufuJob = -1;
+  const Instr *mufuInstr = nullptr;
+  Cycle mufuTail = 0;
   /// cp.async / AMD async-copy groups: (completion, the copies' async op ids), oldest first;
   /// `openCopies` are issued but not yet committed (PTX ISA 9.1 9.7.9.25.3 cp.async.commit_group).
   struct CopyGroup {
@@ -535,6 +541,9 @@ struct Engine::Impl {
   bool drainedRetire(Agent &a, const Instr &in);                                    ///< ops/Wgmma.cpp
   Step execTcgen05(Agent &a, const Instr &in, Cycle now);       ///< ops/Tcgen05.cpp
   Step execRegister(Agent &a, const Instr &in, Cycle now);      ///< ops/Register.cpp
+  /// In-order issue behind the MUFU stream: holds `in` until the agent's MUFU instructions have issued, unless it is
+  /// work ptxas interleaves with them (ops/Register.cpp).
+  void awaitMufuIssue(Agent &a, const Instr &in);
   Step execGlobalMemory(Agent &a, const Instr &in, Cycle now);  ///< ops/GlobalMemory.cpp
   Step execAsyncCopy(Agent &a, const Instr &in, Cycle now);     ///< ops/AsyncCopy.cpp
   Step execNamedBarrier(Agent &a, const Instr &in, Cycle now);  ///< ops/NamedBarrier.cpp

@@ -126,6 +126,8 @@ int32_t Lowerer::lowerBlock(mlir::Block &block) {
       instrs.push_back(make(Op::ClusterWait, op));
     }
   }
+  if (StringRef(p.target).starts_with("cuda"))
+    hoistAsyncWgmmas(instrs);
   p.blocks[index].args = std::move(args);
   p.blocks[index].instrs = std::move(instrs);
   return index;

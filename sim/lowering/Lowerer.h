@@ -34,6 +34,12 @@ bool feedsScalarIntLoad(mlir::Value v, int depth);
 /// NVIDIA targets only: on CDNA a value's first use places its `s_waitcnt lgkmcnt`, which the race checks read.
 void sinkRegisterOps(mlir::Block &block);
 
+/// Issues each async wgmma of a lowered block (`instrs`) ahead of the register-only instructions just before it that
+/// it does not depend on, as ptxas schedules it (lowering/AsyncIssue.cpp): they follow the dot, in their order, and
+/// the run's producers of its operands precede it. Memory, barrier, async and control-flow instructions keep their
+/// places and bound the run. NVIDIA targets only.
+void hoistAsyncWgmmas(std::vector<Instr> &instrs);
+
 /// Lowers one kernel into a Program: one Lowerer per module. Each op family has a `lower<Family>` member, in
 /// its own file, that returns whether it lowered the op (lowerOp tries them in turn).
 class Lowerer {

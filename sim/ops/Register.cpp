@@ -8,6 +8,48 @@ namespace tlxsim::sim {
 
 using namespace engine;
 
+/// A warp issues in order, and an exp2-class op's MUFU instructions issue at the SFUs' rate (sfu_ops_per_clk_sm at
+/// the partition's share): the warp cannot issue what follows them in its instruction stream until the last has
+/// issued. ptxas interleaves with them the register math that consumes their results (the FADDs of a row sum, the
+/// F2FP packs of P) and places independent register math after them. Read from the SASS of Gluon attention_fwd and
+/// TLX hopper_fa_ws (traces/h200/proton-captures): the accumulator rescale `acc * alpha` (64 FMULs per thread), the
+/// v-buffer's mbarrier wait and Proton's records follow the last MUFU.EX2; `qk * scale - m` (FFMAs), the row sum's
+/// FADDs and F2FPs sit between the MUFUs. So, while the agent's latest SFU job runs: elementwise math on a value
+/// still streaming from it issues in its shadow; other register math issues there too, but its issue cycles are
+/// owed after the job's end (`mufuTail`); scalar, view and control-flow ops (the uniform datapath) go on; any other
+/// op (a barrier, a record, a wgmma, a memory op) waits until the job's end plus that tail, the warps issuing
+/// (busy, charged to the exp2-class op).
+void Engine::Impl::awaitMufuIssue(Agent &a, const Instr &in) {
+  Cycle end = sms[a.cta->sm].sfu.end(a.mufuJob);
+  switch (in.op) {
+  case Op::Const: case Op::Binary: case Op::Cmp: case Op::Select: case Op::Cast: case Op::MemDescIndex:
+  case Op::MemDescView: case Op::For: case Op::If: case Op::Yield: case Op::While: case Op::Condition:
+  case Op::ProgramId: case Op::NumPrograms: case Op::LocalAlloc:
+    return;
+  case Op::TensorOp: {
+    if (in.sub != 0 && in.sub != 1)
+      break;
+    if (in.imm == 0 || a.time >= end) // splat, broadcast, expand_dims: no instruction; or past the MUFUs
+      return;
+    for (int32_t arg : in.args)
+      if (arg >= 0 && a.frame[arg].kind == Value::Tensor && a.frame[arg].streamed &&
+          readyAt(a.cta->sm, a.frame[arg]) > a.time)
+        return; // interleaved with the MUFUs that produce its operand
+    a.mufuTail += cycles(static_cast<double>(in.imm) / (costs.aluLanes * smspShare(a.info.numWarps)));
+    return;
+  }
+  default:
+    break;
+  }
+  Cycle until = end + a.mufuTail;
+  if (a.time < until) {
+    span(a, *a.mufuInstr, a.time, until, /*operandWait=*/false);
+    a.time = until;
+  }
+  a.mufuJob = -1;
+  a.mufuTail = 0;
+}
+
 /// TensorOp, Dot.
 Step Engine::Impl::execRegister(Agent &a, const Instr &in, Cycle now) {
   Cta &cta = *a.cta;
@@ -62,6 +104,10 @@ Step Engine::Impl::execRegister(Agent &a, const Instr &in, Cycle now) {
         auto [job, end] = sm.sfu.add(a.time, work, costs.sfuOps * share, a.info.id);
         ready = std::max(ready, end);
         sfuJob = job;
+        if (a.mufuJob < 0 || a.time >= sm.sfu.end(a.mufuJob))
+          a.mufuTail = 0;
+        a.mufuJob = job;
+        a.mufuInstr = &in;
       }
       break;
     }
