@@ -296,9 +296,12 @@ SummaryView::Derived SummaryView::derive(const SimResult &r) const {
   d.exposedMmaUs = d.exposedMmaFrac * d.timeUs;
   // Issue: the busiest partition's share of its lifetime spent issuing.
   d.issueFrac = 0;
+  std::string issuer; // the partition that issues the largest share of its life
   for (const PartitionStats &s : partitions_)
-    if (s.lifetime > 0)
-      d.issueFrac = std::max(d.issueFrac, std::min(1.0, s.busy / s.lifetime));
+    if (s.lifetime > 0 && std::min(1.0, s.busy / s.lifetime) > d.issueFrac) {
+      d.issueFrac = std::min(1.0, s.busy / s.lifetime);
+      issuer = s.name;
+    }
   auto top = std::max_element(d.units.begin(), d.units.end(),
                               [](const auto &a, const auto &b) { return a.second < b.second; });
   static const std::map<std::string, std::string> boundOf = {
@@ -337,7 +340,9 @@ SummaryView::Derived SummaryView::derive(const SimResult &r) const {
     d.boundEvidence += llvm::formatv("; most busy unit: {0} {1:f1} %", top->first, 100 * top->second).str();
   }
   if (d.bound == "issue")
-    d.boundEvidence = llvm::formatv("no unit 60 % busy; a partition issues {0:f1} % of its life", 100 * d.issueFrac);
+    d.boundEvidence = llvm::formatv("no unit 60 % busy; partition {0} issues {1:f1} % of its life: its own "
+                                    "instructions (register math, MUFU, wgmma issue) are the critical path",
+                                    issuer, 100 * d.issueFrac);
   return d;
 }
 
