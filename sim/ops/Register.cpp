@@ -16,9 +16,9 @@ using namespace engine;
 /// v-buffer's mbarrier wait and Proton's records follow the last MUFU.EX2; `qk * scale - m` (FFMAs), the row sum's
 /// FADDs and F2FPs sit between the MUFUs. So, while the agent's latest SFU job runs: elementwise math on a value
 /// still streaming from it issues in its shadow; other register math issues there too, but its issue cycles are
-/// owed after the job's end (`mufuTail`); scalar, view and control-flow ops (the uniform datapath) go on; any other
-/// op (a barrier, a record, a wgmma, a memory op) waits until the job's end plus that tail, the warps issuing
-/// (busy, charged to the exp2-class op).
+/// owed after the job's end (`mufuTail`, counted where the op executes: execRegister); scalar, view and
+/// control-flow ops (the uniform datapath) go on; any other op (a barrier, a record, a wgmma, a memory op) waits
+/// until the job's end plus that tail, the warps issuing (busy, charged to the exp2-class op).
 void Engine::Impl::awaitMufuIssue(Agent &a, const Instr &in) {
   Cycle end = sms[a.cta->sm].sfu.end(a.mufuJob);
   switch (in.op) {
@@ -26,18 +26,10 @@ void Engine::Impl::awaitMufuIssue(Agent &a, const Instr &in) {
   case Op::MemDescView: case Op::For: case Op::If: case Op::Yield: case Op::While: case Op::Condition:
   case Op::ProgramId: case Op::NumPrograms: case Op::LocalAlloc:
     return;
-  case Op::TensorOp: {
-    if (in.sub != 0 && in.sub != 1)
-      break;
-    if (in.imm == 0 || a.time >= end) // splat, broadcast, expand_dims: no instruction; or past the MUFUs
+  case Op::TensorOp:
+    if (in.sub == 0 || in.sub == 1) // register math: its issue is owed after the MUFUs or not (execRegister)
       return;
-    for (int32_t arg : in.args)
-      if (arg >= 0 && a.frame[arg].kind == Value::Tensor && a.frame[arg].streamed &&
-          readyAt(a.cta->sm, a.frame[arg]) > a.time)
-        return; // interleaved with the MUFUs that produce its operand
-    a.mufuTail += cycles(static_cast<double>(in.imm) / (costs.aluLanes * smspShare(a.info.numWarps)));
-    return;
-  }
+    break;
   default:
     break;
   }
@@ -62,6 +54,10 @@ Step Engine::Impl::execRegister(Agent &a, const Instr &in, Cycle now) {
     int32_t sfuJob = -1; // the SFU request the result streams from
     Cycle ready = awaitOperands(a, in, first, /*streamSfu=*/elementwise, &sfuJob);
     double share = smspShare(a.info.numWarps), work = static_cast<double>(in.imm), cost = 0;
+    // Register math that does not read a value still streaming from the agent's MUFU work is not interleaved with
+    // it: its issue is owed after the MUFU instructions (awaitMufuIssue).
+    if (elementwise && work > 0 && a.mufuJob >= 0 && ready <= a.time && a.time < sm.sfu.end(a.mufuJob))
+      a.mufuTail += cycles(work / (costs.aluLanes * share));
     Cycle chainReady = 0; // a reduction's dependent chain: its result is ready then, not streamed
     switch (in.sub) {
     case 0: {
