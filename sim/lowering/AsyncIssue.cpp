@@ -62,8 +62,9 @@ void hoistAsyncWgmmas(std::vector<Instr> &instrs) {
         if (arg >= 0)
           needed.insert(arg);
     }
-    // [producers in order] dot [the rest in order]: every dependence is kept (an independent instruction cannot read
-    // a value the dot or a later producer defines: they all follow it in the TTGIR).
+    // [producers in order] dot [the rest in order]: every dependence is kept. No producer reads an instruction that
+    // moves after the dot (that one would be a producer too), and a moved instruction still follows every
+    // instruction of the run it reads (producers precede the dot; the moved keep their order).
     if (std::all_of(feeds.begin(), feeds.end(), [](bool f) { return f; }))
       continue;
     std::vector<Instr> producers, rest;
