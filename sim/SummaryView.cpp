@@ -143,6 +143,7 @@ void SummaryView::onAgentEnd(int32_t agent, Cycle t) {
 void SummaryView::onAgentWork(int32_t agent, const AgentWork &w) {
   PartitionStats &s = stats(agent);
   s.tensorQueueBlocked += static_cast<double>(w.tensorQueueBlocked);
+  s.mufuHeld += static_cast<double>(w.mufuHeld);
   s.join += static_cast<double>(w.joinWait);
   // Proton's window: the agent's start to its last record, or, where its warps' circular segments overflowed, the
   // stretch their newest entries cover (runner/ProtonTrace.cpp partitionSummary).
@@ -296,11 +297,11 @@ SummaryView::Derived SummaryView::derive(const SimResult &r) const {
   d.exposedMmaUs = d.exposedMmaFrac * d.timeUs;
   // Issue: the busiest partition's share of its lifetime spent issuing.
   d.issueFrac = 0;
-  std::string issuer; // the partition that issues the largest share of its life
+  const PartitionStats *issuer = nullptr; // the partition that issues the largest share of its life
   for (const PartitionStats &s : partitions_)
     if (s.lifetime > 0 && std::min(1.0, s.busy / s.lifetime) > d.issueFrac) {
       d.issueFrac = std::min(1.0, s.busy / s.lifetime);
-      issuer = s.name;
+      issuer = &s;
     }
   auto top = std::max_element(d.units.begin(), d.units.end(),
                               [](const auto &a, const auto &b) { return a.second < b.second; });
@@ -339,10 +340,16 @@ SummaryView::Derived SummaryView::derive(const SimResult &r) const {
     waitBound(d, r);
     d.boundEvidence += llvm::formatv("; most busy unit: {0} {1:f1} %", top->first, 100 * top->second).str();
   }
-  if (d.bound == "issue")
+  if (d.bound == "issue" && issuer) {
     d.boundEvidence = llvm::formatv("no unit 60 % busy; partition {0} issues {1:f1} % of its life: its own "
                                     "instructions (register math, MUFU, wgmma issue) are the critical path",
-                                    issuer, 100 * d.issueFrac);
+                                    issuer->name, 100 * d.issueFrac);
+    // Held behind its MUFU instructions for a sizable part: the SFUs' rate sets the pace (fewer exp2-class ops on
+    // the MUFU, e.g. a polynomial exp2 on the FMA pipe as FlashAttention-4 does, would shorten it).
+    if (double held = issuer->mufuHeld / issuer->lifetime; held >= 0.05)
+      d.boundEvidence += llvm::formatv("; {0:f1} % of its life held behind its MUFU instructions (exp2-class math "
+                                       "at the SFUs' rate)", 100 * held).str();
+  }
   return d;
 }
 

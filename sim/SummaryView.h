@@ -37,6 +37,8 @@ private:
     double lifetime = 0, busy = 0, wait = 0;
     /// The part of `busy` its warps were held at wgmma issue by a full tensor-pipe queue (AgentWork).
     double tensorQueueBlocked = 0;
+    /// The part of `busy` its warps were held behind their own MUFU instructions (AgentWork::mufuHeld).
+    double mufuHeld = 0;
     /// Cycles its agents waited at the warp_specialize join for the other partitions to end (AgentWork::joinWait):
     /// the part of the lifetime that is neither busy nor an mbarrier / operand wait.
     double join = 0;

@@ -36,6 +36,7 @@ void Engine::Impl::awaitMufuIssue(Agent &a, const Instr &in) {
   Cycle until = end + a.mufuTail;
   if (a.time < until) {
     span(a, *a.mufuInstr, a.time, until, /*operandWait=*/false);
+    a.work.mufuHeld += until - a.time;
     a.time = until;
   }
   a.mufuJob = -1;

@@ -119,6 +119,7 @@ TEST_CASE("MUFU work overlaps the elementwise issue that consumes it; an in-warp
   // register work in all, charged to the ops, and no operand stall.
   size_t tensorOp = static_cast<size_t>(sim::Op::TensorOp);
   CHECK(w.cycles[tensorOp] == 512);
+  CHECK(w.mufuHeld == 512 - 6 * 64); // the store held behind the MUFU instructions, nothing else to issue
   CHECK(w.operandWait[tensorOp] == 0); // elementwise consumers of a streamed value do not stall
   sim::Cycle stalled = 0;
   for (sim::Cycle c : w.operandWait)
@@ -136,6 +137,7 @@ TEST_CASE("register math independent of the MUFU work issues after the MUFU inst
   sim::AgentWork w = runOn(text, {}).last();
   size_t tensorOp = static_cast<size_t>(sim::Op::TensorOp);
   CHECK(w.cycles[tensorOp] == 512 + 64);
+  CHECK(w.mufuHeld == 512 + 64 - 7 * 64);
   CHECK(w.operandWait[tensorOp] == 0);
 }
 
