@@ -17,8 +17,10 @@ namespace {
 /// Triton's dialects are read as unregistered ops (ir/Dialects.cpp) without a side-effect interface, so their ops
 /// (reductions, expand_dims / broadcast, converts) keep their TTGIR order. Measured 2026-12-05 (xcheck, H100):
 /// sinking them too (by name) moved Gluon attention_fwd from +2 % to +9 % cycles against Nsight and the partitions'
-/// max difference from 6.7 to 8.5 points, which is not understood yet; a reduction's result that goes through
-/// tt.expand_dims before its consumer therefore still waits where the TTGIR puts it.
+/// max difference from 6.7 to 8.5 points: its row sum's first use is the running sum's update at the loop's end,
+/// after the P @ V wait, where the SASS has it between the dot's issue and that wait (the place
+/// lowering/AsyncIssue.cpp gives it, 2026-12-06); a reduction's result that goes through tt.expand_dims before its
+/// consumer therefore still waits where the TTGIR (or AsyncIssue) puts it.
 bool sinkable(Operation &op) {
   StringRef name = op.getName().getStringRef();
   if (!isRegisterTensorOp(name) || !op.isRegistered() || op.getNumResults() == 0 || !mlir::isMemoryEffectFree(&op))
