@@ -544,6 +544,8 @@ struct Engine::Impl {
   /// In-order issue behind the MUFU stream: holds `in` until the agent's MUFU instructions have issued, unless it is
   /// work ptxas interleaves with them (ops/Register.cpp).
   void awaitMufuIssue(Agent &a, const Instr &in);
+  /// Holds `a` until its MUFU job's end plus the register math owed after it (ops/Register.cpp).
+  void settleMufuIssue(Agent &a);
   Step execGlobalMemory(Agent &a, const Instr &in, Cycle now);  ///< ops/GlobalMemory.cpp
   Step execAsyncCopy(Agent &a, const Instr &in, Cycle now);     ///< ops/AsyncCopy.cpp
   Step execNamedBarrier(Agent &a, const Instr &in, Cycle now);  ///< ops/NamedBarrier.cpp

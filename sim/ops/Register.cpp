@@ -15,25 +15,38 @@ using namespace engine;
 /// TLX hopper_fa_ws (traces/h200/proton-captures): the accumulator rescale `acc * alpha` (64 FMULs per thread), the
 /// v-buffer's mbarrier wait and Proton's records follow the last MUFU.EX2; `qk * scale - m` (FFMAs), the row sum's
 /// FADDs and F2FPs sit between the MUFUs. So, while the agent's latest SFU job runs: elementwise math on a value
-/// still streaming from it issues in its shadow; other register math issues there too, but its issue cycles are
-/// owed after the job's end (`mufuTail`, counted where the op executes: execRegister); scalar, view and
-/// control-flow ops (the uniform datapath) go on; any other op (a barrier, a record, a wgmma, a memory op) waits
-/// until the job's end plus that tail, the warps issuing (busy, charged to the exp2-class op).
+/// still streaming from it issues in its shadow; independent ALU math issues there too in the model, but its issue
+/// cycles are owed after the job (`mufuTail`, counted where the op executes: execRegister, while the agent's time
+/// less that tail is before the job's end); a further exp2-class op joins the job (units/SharingPipe.h: the same
+/// warps' MUFU stream); scalar, view and control-flow ops and ops with no instruction go on; any other op (a
+/// barrier, a record, a wgmma, a memory op) waits until the job's end plus the tail, the warps issuing (busy,
+/// charged to the exp2-class op).
 void Engine::Impl::awaitMufuIssue(Agent &a, const Instr &in) {
-  Cycle end = sms[a.cta->sm].sfu.end(a.mufuJob);
   switch (in.op) {
   case Op::Const: case Op::Binary: case Op::Cmp: case Op::Select: case Op::Cast: case Op::MemDescIndex:
   case Op::MemDescView: case Op::For: case Op::If: case Op::Yield: case Op::While: case Op::Condition:
-  case Op::ProgramId: case Op::NumPrograms: case Op::LocalAlloc:
+  case Op::ProgramId: case Op::NumPrograms: case Op::LocalAlloc: case Op::Unknown:
     return;
+  case Op::MembarSync:
+    if (a.info.numWarps <= 1) // no bar.sync in a 1-warp partition (electedSync)
+      return;
+    break;
   case Op::TensorOp:
-    if (in.sub == 0 || in.sub == 1) // register math: its issue is owed after the MUFUs or not (execRegister)
+    if (in.sub == 0) // ALU math: its issue is owed after the MUFUs or not (execRegister)
+      return;
+    // An exp2-class op joins a running MUFU job; after the job's end, the math owed after it issues first.
+    if (in.sub == 1 && (in.imm == 0 || a.time < sms[a.cta->sm].sfu.end(a.mufuJob)))
       return;
     break;
   default:
     break;
   }
-  Cycle until = end + a.mufuTail;
+  settleMufuIssue(a);
+}
+
+/// Holds `a` until its MUFU job's end plus the register math owed after it, and forgets the job.
+void Engine::Impl::settleMufuIssue(Agent &a) {
+  Cycle until = sms[a.cta->sm].sfu.end(a.mufuJob) + a.mufuTail;
   if (a.time < until) {
     span(a, *a.mufuInstr, a.time, until, /*operandWait=*/false);
     a.work.mufuHeld += until - a.time;
@@ -55,9 +68,11 @@ Step Engine::Impl::execRegister(Agent &a, const Instr &in, Cycle now) {
     int32_t sfuJob = -1; // the SFU request the result streams from
     Cycle ready = awaitOperands(a, in, first, /*streamSfu=*/elementwise, &sfuJob);
     double share = smspShare(a.info.numWarps), work = static_cast<double>(in.imm), cost = 0;
-    // Register math that does not read a value still streaming from the agent's MUFU work is not interleaved with
-    // it: its issue is owed after the MUFU instructions (awaitMufuIssue).
-    if (elementwise && work > 0 && a.mufuJob >= 0 && ready <= a.time && a.time < sm.sfu.end(a.mufuJob))
+    // ALU math that does not read a value still streaming from the agent's MUFU work is not interleaved with it:
+    // its issue is owed after the MUFU instructions (awaitMufuIssue), as long as the work issued in their shadow
+    // (the agent's time less what it already owes) has not passed their end.
+    if (in.sub == 0 && work > 0 && a.mufuJob >= 0 && ready <= a.time &&
+        a.time < sm.sfu.end(a.mufuJob) + a.mufuTail)
       a.mufuTail += cycles(work / (costs.aluLanes * share));
     Cycle chainReady = 0; // a reduction's dependent chain: its result is ready then, not streamed
     switch (in.sub) {
@@ -101,9 +116,7 @@ Step Engine::Impl::execRegister(Agent &a, const Instr &in, Cycle now) {
         auto [job, end] = sm.sfu.add(a.time, work, costs.sfuOps * share, a.info.id);
         ready = std::max(ready, end);
         sfuJob = job;
-        if (a.mufuJob < 0 || a.time >= sm.sfu.end(a.mufuJob))
-          a.mufuTail = 0;
-        a.mufuJob = job;
+        a.mufuJob = job; // joins a running job (the same owner's stream), its owed math kept
         a.mufuInstr = &in;
       }
       break;

@@ -141,6 +141,57 @@ TEST_CASE("register math independent of the MUFU work issues after the MUFU inst
   CHECK(w.operandWait[tensorOp] == 0);
 }
 
+/// One warp group: exp2 over a 128 x 64 tile (64 cycles of issue, 512 on the SFUs), then `body`, then a
+/// shared-memory store of `stored` (a memory op: it issues after the MUFU instructions and what is owed after them).
+std::string mufuThen(const std::string &body, const std::string &stored) {
+  std::string head = kMmaModuleHead; // the #shared / #smem aliases go before the module
+  head.insert(head.find("module"), "#shared = #ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, "
+                                   "elementBitWidth = 16}>\n#smem = #ttg.shared_memory\n");
+  return head + R"(  tt.func public @mufu_then(%x: f32) {
+    %a = tt.splat %x : f32 -> tensor<128x64xf32, #mma>
+    %e = math.exp2 %a : tensor<128x64xf32, #mma>
+)" + body + "    %h = arith.truncf " + stored + R"( : tensor<128x64xf32, #mma> to tensor<128x64xf16, #mma>
+    %s = ttg.local_alloc %h : (tensor<128x64xf16, #mma>) -> !ttg.memdesc<128x64xf16, #shared, #smem>
+    tt.return
+  }
+}
+)";
+}
+
+/// `n` multiplies that do not read the exp2 result, one after another (%i1 ... %in).
+std::string independentChain(int n) {
+  std::string body;
+  for (int i = 1; i <= n; ++i)
+    body += "    %i" + std::to_string(i) + " = arith.mulf " + (i == 1 ? std::string("%a") : "%i" + std::to_string(i - 1)) +
+            ", %a : tensor<128x64xf32, #mma>\n";
+  return body;
+}
+
+TEST_CASE("all independent math issued under the MUFU work is owed after it, however much there is") {
+  // exp2 (64 of issue, 512 on the SFUs), n independent 64-cycle multiplies, then the store of the exp2 result
+  // (its truncf, a consumer of the streaming value, issues among the MUFUs): the store issues at 512 + 64 n, the
+  // multiplies owed after the MUFUs' end even where they outlast it.
+  for (int n : {5, 10}) {
+    CAPTURE(n);
+    sim::AgentWork w = runOn(mufuThen(independentChain(n), "%e"), {}).last();
+    size_t tensorOp = static_cast<size_t>(sim::Op::TensorOp);
+    CHECK(w.cycles[tensorOp] == 512 + 64 * n);
+    CHECK(w.mufuHeld == 512 + 64 * n - (64 + 64 * n + 64)); // beyond the issue of exp2, the multiplies, truncf
+  }
+}
+
+TEST_CASE("a second exp2 after the first's MUFU work issues after the math owed after the first") {
+  // exp2 #1 (SFUs until 512), 7 independent multiplies (448 owed after 512), exp2 #2 of their result: its MUFU
+  // instructions follow the owed multiplies, so its SFU work runs 960 .. 1472, and the store of its result (truncf
+  // streamed from it) issues at 1472.
+  std::string body = independentChain(7) + "    %e2 = math.exp2 %i7 : tensor<128x64xf32, #mma>\n";
+  sim::AgentWork w = runOn(mufuThen(body, "%e2"), {}).last();
+  size_t tensorOp = static_cast<size_t>(sim::Op::TensorOp);
+  CHECK(w.cycles[tensorOp] == 1472);
+  CHECK(w.mufuHeld == (960 - 512) + (1472 - 960 - 2 * 64)); // the owed multiplies, then exp2 #2's MUFUs past its
+                                                             // own issue and the truncf's
+}
+
 TEST_CASE("without a separate SFU pipe (CDNA: transcendentals on the VALU) MUFU work is the warps' own time") {
   sim::AgentWork w = workOn({"sfu_separate_pipe=0"});
   size_t tensorOp = static_cast<size_t>(sim::Op::TensorOp);
