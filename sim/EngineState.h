@@ -107,12 +107,10 @@ struct Agent {
   }
   /// A warp_group_dot_wait deferred to its group's pipe end (ops/Wgmma.cpp): when the wait began.
   std::optional<Cycle> wgmmaWaitStart;
-  /// The SFU job of the agent's latest exp2-class op whose MUFU instructions may still be issuing (-1: none), that
-  /// op, and the issue cycles of the independent register math issued meanwhile, which ptxas places after the MUFUs
-  /// (ops/Register.cpp awaitMufuIssue).
+  /// The SFU job of the agent's latest exp2-class op whose MUFU instructions may still be issuing (-1: none), and
+  /// that op (ops/Register.cpp awaitMufuIssue).
   int32_t mufuJob = -1;
   const Instr *mufuInstr = nullptr;
-  Cycle mufuTail = 0;
   /// cp.async / AMD async-copy groups: (completion, the copies' async op ids), oldest first;
   /// `openCopies` are issued but not yet committed (PTX ISA 9.1 9.7.9.25.3 cp.async.commit_group).
   struct CopyGroup {
@@ -544,8 +542,6 @@ struct Engine::Impl {
   /// In-order issue behind the MUFU stream: holds `in` until the agent's MUFU instructions have issued, unless it is
   /// work ptxas interleaves with them (ops/Register.cpp).
   void awaitMufuIssue(Agent &a, const Instr &in);
-  /// Holds `a` until its MUFU job's end plus the register math owed after it (ops/Register.cpp).
-  void settleMufuIssue(Agent &a);
   Step execGlobalMemory(Agent &a, const Instr &in, Cycle now);  ///< ops/GlobalMemory.cpp
   Step execAsyncCopy(Agent &a, const Instr &in, Cycle now);     ///< ops/AsyncCopy.cpp
   Step execNamedBarrier(Agent &a, const Instr &in, Cycle now);  ///< ops/NamedBarrier.cpp

@@ -184,8 +184,7 @@ struct AgentWork {
   std::array<Cycle, kNumOps> cycles{}, operandWait{};
   Cycle tensorQueueBlocked = 0;
   /// The part of cycles[TensorOp] its warps spent held behind their own MUFU instructions (exp2-class math issuing at
-  /// the SFUs' rate) and the independent ALU math ptxas places after them (ops/Register.cpp awaitMufuIssue): the
-  /// time the model adds to what the warps issued in the MUFUs' shadow.
+  /// the SFUs' rate) with no register math left to issue in their shadow (ops/Register.cpp awaitMufuIssue).
   Cycle mufuHeld = 0;
   /// Cycles the agent running a warp_specialize's default partition waited at its join for the workers to end
   /// (ttg.warp_specialize's implicit end-of-region barrier): neither its ops' time nor an mbarrier wait.

@@ -10,17 +10,15 @@ using namespace engine;
 
 /// A warp issues in order, and an exp2-class op's MUFU instructions issue at the SFUs' rate (sfu_ops_per_clk_sm at
 /// the partition's share): the warp cannot issue what follows them in its instruction stream until the last has
-/// issued. ptxas interleaves with them the register math that consumes their results (the FADDs of a row sum, the
-/// F2FP packs of P) and places independent register math after them. Read from the SASS of Gluon attention_fwd and
-/// TLX hopper_fa_ws (traces/h200/proton-captures): the accumulator rescale `acc * alpha` (64 FMULs per thread), the
-/// v-buffer's mbarrier wait and Proton's records follow the last MUFU.EX2; `qk * scale - m` (FFMAs), the row sum's
-/// FADDs and F2FPs sit between the MUFUs. So, while the agent's latest SFU job runs: elementwise math on a value
-/// still streaming from it issues in its shadow; independent ALU math issues there too in the model, but its issue
-/// cycles are owed after the job (`mufuTail`, counted where the op executes: execRegister, while the agent's time
-/// less that tail is before the job's end); a further exp2-class op joins the job (units/SharingPipe.h: the same
-/// warps' MUFU stream); scalar, view and control-flow ops and ops with no instruction go on; any other op (a
-/// barrier, a record, a wgmma, a memory op) waits until the job's end plus the tail, the warps issuing (busy,
-/// charged to the exp2-class op).
+/// issued. ptxas fills the issue slots between the MUFUs with register math (the FFMAs of `qk * scale - m` that feed
+/// them, the row sum's FADDs and the F2FP packs that consume them), but not with the ops that order or leave the
+/// warp. Read from the SASS of TLX hopper_fa_ws and Gluon attention_fwd (traces/h200/proton-captures): the v_full
+/// mbarrier wait (BAR.SYNC + SYNCS try-wait), Proton's records and the P @ V HGMMAs follow the last MUFU.EX2 (the
+/// `acc * alpha` FMULs before them consume alpha, whose MUFUs are the stream's last). So, while the agent's latest
+/// SFU job runs, register math (ALU and further exp2-class ops, which join the job) and scalar, view and
+/// control-flow ops go on in its shadow; any other op (a barrier, a record, a wgmma, a memory op, a TMEM access)
+/// waits for the job's end, the warps issuing (busy, charged to the exp2-class op). Without this the model ran the
+/// barrier wait and the records beside the MUFUs, and TLX fa_ws g2's iteration was 2780 clk against Proton's 3150.
 void Engine::Impl::awaitMufuIssue(Agent &a, const Instr &in) {
   switch (in.op) {
   case Op::Const: case Op::Binary: case Op::Cmp: case Op::Select: case Op::Cast: case Op::MemDescIndex:
@@ -32,28 +30,19 @@ void Engine::Impl::awaitMufuIssue(Agent &a, const Instr &in) {
       return;
     break;
   case Op::TensorOp:
-    if (in.sub == 0) // ALU math: its issue is owed after the MUFUs or not (execRegister)
-      return;
-    // An exp2-class op joins a running MUFU job; after the job's end, the math owed after it issues first.
-    if (in.sub == 1 && (in.imm == 0 || a.time < sms[a.cta->sm].sfu.end(a.mufuJob)))
+    if (in.sub == 0 || in.sub == 1) // register math: interleaved with the MUFUs
       return;
     break;
   default:
     break;
   }
-  settleMufuIssue(a);
-}
-
-/// Holds `a` until its MUFU job's end plus the register math owed after it, and forgets the job.
-void Engine::Impl::settleMufuIssue(Agent &a) {
-  Cycle until = sms[a.cta->sm].sfu.end(a.mufuJob) + a.mufuTail;
+  Cycle until = sms[a.cta->sm].sfu.end(a.mufuJob);
   if (a.time < until) {
     span(a, *a.mufuInstr, a.time, until, /*operandWait=*/false);
     a.work.mufuHeld += until - a.time;
     a.time = until;
   }
   a.mufuJob = -1;
-  a.mufuTail = 0;
 }
 
 /// TensorOp, Dot.
@@ -68,12 +57,6 @@ Step Engine::Impl::execRegister(Agent &a, const Instr &in, Cycle now) {
     int32_t sfuJob = -1; // the SFU request the result streams from
     Cycle ready = awaitOperands(a, in, first, /*streamSfu=*/elementwise, &sfuJob);
     double share = smspShare(a.info.numWarps), work = static_cast<double>(in.imm), cost = 0;
-    // ALU math that does not read a value still streaming from the agent's MUFU work is not interleaved with it:
-    // its issue is owed after the MUFU instructions (awaitMufuIssue), as long as the work issued in their shadow
-    // (the agent's time less what it already owes) has not passed their end.
-    if (in.sub == 0 && work > 0 && a.mufuJob >= 0 && ready <= a.time &&
-        a.time < sm.sfu.end(a.mufuJob) + a.mufuTail)
-      a.mufuTail += cycles(work / (costs.aluLanes * share));
     Cycle chainReady = 0; // a reduction's dependent chain: its result is ready then, not streamed
     switch (in.sub) {
     case 0: {
@@ -116,7 +99,7 @@ Step Engine::Impl::execRegister(Agent &a, const Instr &in, Cycle now) {
         auto [job, end] = sm.sfu.add(a.time, work, costs.sfuOps * share, a.info.id);
         ready = std::max(ready, end);
         sfuJob = job;
-        a.mufuJob = job; // joins a running job (the same owner's stream), its owed math kept
+        a.mufuJob = job; // a running job of the agent's is joined (units/SharingPipe.h): the same MUFU stream
         a.mufuInstr = &in;
       }
       break;

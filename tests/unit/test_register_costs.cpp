@@ -127,22 +127,9 @@ TEST_CASE("MUFU work overlaps the elementwise issue that consumes it; an in-warp
   CHECK(stalled == 0);
 }
 
-TEST_CASE("register math independent of the MUFU work issues after the MUFU instructions") {
-  // kSoftmaxLike with one more multiply that does not read the exp2 result (%i, 64 cycles of issue) feeding the
-  // second multiply: the seven 64-cycle ops issue by 448, the SFUs finish at 512, and the store issues at 512 + 64,
-  // the independent multiply being owed after the last MUFU instruction (ptxas places it there).
-  std::string text = std::regex_replace(std::string(kSoftmaxLike), std::regex("%m2 = arith.mulf %m1, %a"),
-                                        "%i = arith.mulf %a, %a : tensor<128x64xf32, #mma>\n    "
-                                        "%m2 = arith.mulf %m1, %i");
-  sim::AgentWork w = runOn(text, {}).last();
-  size_t tensorOp = static_cast<size_t>(sim::Op::TensorOp);
-  CHECK(w.cycles[tensorOp] == 512 + 64);
-  CHECK(w.mufuHeld == 512 + 64 - 7 * 64);
-  CHECK(w.operandWait[tensorOp] == 0);
-}
-
-/// One warp group: exp2 over a 128 x 64 tile (64 cycles of issue, 512 on the SFUs), then `body`, then a
-/// shared-memory store of `stored` (a memory op: it issues after the MUFU instructions and what is owed after them).
+/// One warp group: exp2 over a 128 x 64 tile (64 cycles of issue, 512 on the SFUs) and a row sum of it (a consumer:
+/// 64 cycles of issue among the MUFUs; it also keeps the exp2 in its place, lowering/Sink.cpp), then `body`, then a
+/// shared-memory store of `stored` (a memory op: it issues after the MUFU instructions).
 std::string mufuThen(const std::string &body, const std::string &stored) {
   std::string head = kMmaModuleHead; // the #shared / #smem aliases go before the module
   head.insert(head.find("module"), "#shared = #ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, "
@@ -150,6 +137,11 @@ std::string mufuThen(const std::string &body, const std::string &stored) {
   return head + R"(  tt.func public @mufu_then(%x: f32) {
     %a = tt.splat %x : f32 -> tensor<128x64xf32, #mma>
     %e = math.exp2 %a : tensor<128x64xf32, #mma>
+    %r = "tt.reduce"(%e) <{axis = 1 : i32}> ({
+    ^bb0(%p: f32, %q: f32):
+      %rs = arith.addf %p, %q : f32
+      tt.reduce.return %rs : f32
+    }) : (tensor<128x64xf32, #mma>) -> tensor<128xf32, #ttg.slice<{dim = 1, parent = #mma}>>
 )" + body + "    %h = arith.truncf " + stored + R"( : tensor<128x64xf32, #mma> to tensor<128x64xf16, #mma>
     %s = ttg.local_alloc %h : (tensor<128x64xf16, #mma>) -> !ttg.memdesc<128x64xf16, #shared, #smem>
     tt.return
@@ -167,29 +159,27 @@ std::string independentChain(int n) {
   return body;
 }
 
-TEST_CASE("all independent math issued under the MUFU work is owed after it, however much there is") {
-  // exp2 (64 of issue, 512 on the SFUs), n independent 64-cycle multiplies, then the store of the exp2 result
-  // (its truncf, a consumer of the streaming value, issues among the MUFUs): the store issues at 512 + 64 n, the
-  // multiplies owed after the MUFUs' end even where they outlast it.
-  for (int n : {5, 10}) {
+TEST_CASE("a memory op after MUFU work issues when both the MUFUs and the register math before it have issued") {
+  // exp2 + row sum (SFUs until 512, issue until 128), n independent 64-cycle multiplies, then the store of the exp2
+  // result (its truncf, 64 more): the store issues at max(512, 64 (n + 3)).
+  for (int n : {2, 10}) {
     CAPTURE(n);
     sim::AgentWork w = runOn(mufuThen(independentChain(n), "%e"), {}).last();
     size_t tensorOp = static_cast<size_t>(sim::Op::TensorOp);
-    CHECK(w.cycles[tensorOp] == 512 + 64 * n);
-    CHECK(w.mufuHeld == 512 + 64 * n - (64 + 64 * n + 64)); // beyond the issue of exp2, the multiplies, truncf
+    sim::Cycle issue = 64 * (n + 3);
+    CHECK(w.cycles[tensorOp] == std::max<sim::Cycle>(512, issue));
+    CHECK(w.mufuHeld == std::max<sim::Cycle>(512, issue) - issue);
   }
 }
 
-TEST_CASE("a second exp2 after the first's MUFU work issues after the math owed after the first") {
-  // exp2 #1 (SFUs until 512), 7 independent multiplies (448 owed after 512), exp2 #2 of their result: its MUFU
-  // instructions follow the owed multiplies, so its SFU work runs 960 .. 1472, and the store of its result (truncf
-  // streamed from it) issues at 1472.
+TEST_CASE("an exp2-class op after the previous one's MUFU work starts a new stream, and the store waits for it") {
+  // exp2 #1 + row sum (SFUs 0 .. 512), 7 independent multiplies (issued by 576), exp2 #2 of their result (SFUs
+  // 576 .. 1088, issued 576 .. 640), its truncf (640 .. 704): the store issues at 1088.
   std::string body = independentChain(7) + "    %e2 = math.exp2 %i7 : tensor<128x64xf32, #mma>\n";
   sim::AgentWork w = runOn(mufuThen(body, "%e2"), {}).last();
   size_t tensorOp = static_cast<size_t>(sim::Op::TensorOp);
-  CHECK(w.cycles[tensorOp] == 1472);
-  CHECK(w.mufuHeld == (960 - 512) + (1472 - 960 - 2 * 64)); // the owed multiplies, then exp2 #2's MUFUs past its
-                                                             // own issue and the truncf's
+  CHECK(w.cycles[tensorOp] == 1088);
+  CHECK(w.mufuHeld == 1088 - 704);
 }
 
 TEST_CASE("without a separate SFU pipe (CDNA: transcendentals on the VALU) MUFU work is the warps' own time") {
