@@ -166,6 +166,21 @@ struct Instr {
   int64_t viewElems[3] = {0, 0, 0};
 };
 
+/// Whether `in` only computes into registers: scalar math, shared-memory views and register tensor math (ALU, SFU),
+/// with no memory, barrier, async or control-flow semantics: what ptxas schedules freely around long-latency
+/// instructions (lowering/AsyncIssue.cpp, ops/Register.cpp awaitMufuIssue).
+inline bool registerOnly(const Instr &in) {
+  switch (in.op) {
+  case Op::Const: case Op::Binary: case Op::Cmp: case Op::Select: case Op::Cast: case Op::MemDescIndex:
+  case Op::MemDescView:
+    return true;
+  case Op::TensorOp:
+    return in.sub == 0 || in.sub == 1; // not a round trip through shared memory (2), not a TMEM access (3)
+  default:
+    return false;
+  }
+}
+
 struct Block {
   std::vector<Instr> instrs;
   std::vector<int32_t> args; ///< slots of the block arguments

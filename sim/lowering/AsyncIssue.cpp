@@ -13,20 +13,6 @@ namespace tlxsim::sim::lowering {
 
 namespace {
 
-/// An instruction that only computes into registers: scalar math and register tensor math (ALU, SFU), no memory,
-/// barrier, async or control-flow semantics. Only these may be issued after a dot that follows them in the TTGIR.
-bool registerOnly(const Instr &in) {
-  switch (in.op) {
-  case Op::Const: case Op::Binary: case Op::Cmp: case Op::Select: case Op::Cast: case Op::MemDescIndex:
-  case Op::MemDescView:
-    return true;
-  case Op::TensorOp:
-    return in.sub == 0 || in.sub == 1; // not a round trip through shared memory (2), not a TMEM access (3)
-  default:
-    return false;
-  }
-}
-
 /// Whether the wgmma at `i` is synchronous: the lowering put its own wait (same location, no operands) right after it.
 bool synchronous(const std::vector<Instr> &instrs, size_t i) {
   return i + 1 < instrs.size() && instrs[i + 1].op == Op::WgmmaWait && instrs[i + 1].args.empty() &&

@@ -20,17 +20,14 @@ using namespace engine;
 /// waits for the job's end, the warps issuing (busy, charged to the exp2-class op). Without this the model ran the
 /// barrier wait and the records beside the MUFUs, and TLX fa_ws g2's iteration was 2780 clk against Proton's 3150.
 void Engine::Impl::awaitMufuIssue(Agent &a, const Instr &in) {
+  if (registerOnly(in)) // register math: interleaved with the MUFUs
+    return;
   switch (in.op) {
-  case Op::Const: case Op::Binary: case Op::Cmp: case Op::Select: case Op::Cast: case Op::MemDescIndex:
-  case Op::MemDescView: case Op::For: case Op::If: case Op::Yield: case Op::While: case Op::Condition:
-  case Op::ProgramId: case Op::NumPrograms: case Op::LocalAlloc: case Op::Unknown:
+  case Op::For: case Op::If: case Op::Yield: case Op::While: case Op::Condition: case Op::ProgramId:
+  case Op::NumPrograms: case Op::LocalAlloc: case Op::Unknown:
     return;
   case Op::MembarSync:
     if (a.info.numWarps <= 1) // no bar.sync in a 1-warp partition (electedSync)
-      return;
-    break;
-  case Op::TensorOp:
-    if (in.sub == 0 || in.sub == 1) // register math: interleaved with the MUFUs
       return;
     break;
   default:
