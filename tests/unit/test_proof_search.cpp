@@ -85,6 +85,29 @@ TEST_CASE("proof lemmas: per-tile tables key on the in-tile feature and hold the
   CHECK(choice->rows.at({1, 0, 0, 0, 0}) == TableRow{1, 0, 1, 0});
 }
 
+TEST_CASE("proof lemmas: a cluster kernel's tables key on the CTA's rank") {
+  // TLX blackwell_gemm_2cta's bar_cta: every CTA arrives on its pair leader's barrier, only the leader waits. The
+  // leader's (rank 0) phase balance alternates 2 / 0 with the loop index, its visited flag set from its first wait
+  // on; the odd CTA's (rank 1) stays 0, never visited. At the first iteration the two tell apart by nothing else.
+  std::vector<Cand> cands = {{0, -1, 1}, {0, 0, 2}};
+  std::vector<std::vector<Obs>> obs(2);
+  for (int64_t rank : {0, 1})
+    for (int64_t i = 0; i < 6; ++i) {
+      TableRow val = {rank == 0 && i % 2 == 0 ? 2 : 0, 0, rank == 0 && i > 0 ? 1 : 0};
+      obs[0].push_back({{0, i == 0, val[2], 3, 0, rank}, val});
+      obs[1].push_back({{i % 2, i == 0, val[2], 3, 0, rank}, val});
+    }
+  CHECK_FALSE(chooseTableKey(obs, cands)); // the loop features alone: rank 0 and rank 1 disagree at one key
+  auto choice = chooseTableKey(obs, cands, -1, kLoopFeatures | kRankFeature);
+  REQUIRE(choice);
+  CHECK(choice->cand == 1);
+  CHECK(choice->mask == (1 | 2 | kRankFeature)); // the loop index's residue, the first iteration and the rank
+  CHECK(choice->rows.size() == 6);
+  CHECK(choice->rows.at({0, 1, 0, 0, 0, 0}) == TableRow{2, 0, 0, 0});
+  CHECK(choice->rows.at({0, 0, 0, 0, 0, 0}) == TableRow{2, 0, 1, 0});
+  CHECK(choice->rows.at({0, 1, 0, 0, 0, 1}) == TableRow{0, 0, 0, 0});
+}
+
 TEST_CASE("proof counterexamples: launch preferences put the first CTA, then the simulated launch, then sizes, "
           "then small sizes of the parameters the launch leaves free") {
   z3::context c;

@@ -124,6 +124,8 @@ private:
   std::map<std::pair<int, unsigned>, z3::expr> tileOffsetTerms;   ///< tileFromStart: its terms, kept alive
   z3::expr remOf(const State &st);
   z3::expr inTileOf(const State &st);
+  /// The CTA's rank in its cluster where the encoding reads it (a cluster kernel); nullopt otherwise (TableKey bit 5).
+  std::optional<z3::expr> clusterRank() const;
   z3::expr tableAt(const Table &t, const State &st);
   std::optional<std::pair<TableKey, TableRow>> observe(const Table &t, const z3::model &m, const State &st);
   /// Base case: a table without a row for the reachable state `d` of `m` learns it; false: it cannot.

@@ -129,6 +129,11 @@ z3::expr Driver::inTileOf(const State &st) {
   return in ? *in : c.bool_val(false);
 }
 
+std::optional<z3::expr> Driver::clusterRank() const {
+  auto it = params.find("cluster_rank");
+  return numCtas > 1 && it != params.end() ? std::optional<z3::expr>(it->second) : std::nullopt;
+}
+
 // A learned table lemma: the ghost state (B, D, has; `last` for per-tile waits) of one (barrier slot, waiter) as a
 // function of the key (residue of a loop-carried value, first iteration of the K loop, visited flag, iterations
 // left, the anchor in its tile loop), with the features not in `mask` ignored. Rows come from sampled runs and from base-case
@@ -145,8 +150,13 @@ std::optional<std::pair<TableKey, TableRow>> Driver::observe(const Table &t, con
       return std::nullopt;
     res = ((x % t.cd.mod) + t.cd.mod) % t.cd.mod;
   }
-  TableKey k4 = {res, num(m, *st.parts[anchor].first), num(m, st.ghost->has.at(t.key)[t.slot]), num(m, remOf(st)),
-                  num(m, inTileOf(st))};
+  std::optional<z3::expr> rank = clusterRank();
+  TableKey k4 = {res,
+                 num(m, *st.parts[anchor].first),
+                 num(m, st.ghost->has.at(t.key)[t.slot]),
+                 num(m, remOf(st)),
+                 num(m, inTileOf(st)),
+                 rank ? num(m, *rank) : 0};
   for (size_t f = 0; f < k4.size(); ++f)
     if (!(t.mask & (1 << f)))
       k4[f] = 0;
@@ -179,6 +189,8 @@ z3::expr Driver::tableAt(const Table &t, const State &st) {
       e = e && remOf(st) == c.int_val(k4[3]);
     if (t.mask & 16)
       e = e && inTileOf(st) == c.bool_val(k4[4] != 0);
+    if (std::optional<z3::expr> rank = clusterRank(); (t.mask & kRankFeature) && rank)
+      e = e && *rank == c.int_val(k4[5]);
     alts.push_back(e);
   }
   return !*st.done && !z3::mk_or(alts);
@@ -196,6 +208,11 @@ void Driver::takeSamples(z3::solver &sampler, std::vector<z3::model> &samples) {
     sampler.pop();
   };
   sample(!*states.back().done);
+  // A cluster kernel: a long run of every CTA of the cluster (the rank is a table key feature: each CTA's own
+  // barriers see the arrivals addressed to its rank).
+  if (std::optional<z3::expr> rank = clusterRank())
+    for (int r = 0; r < numCtas; ++r)
+      sample(!*states.back().done && *rank == r);
   // Every short trip count of the first innermost loop: runs of one length may differ in their trip count
   // (a loop that runs zero times and one whose bound lies below its start both end after one step; a
   // pipelined prologue issues work for the first iterations whatever the loop then runs).
@@ -264,7 +281,8 @@ void Driver::addTable(int id, Table t) {
   // The in-tile feature and `last` only where the table has them (the lines of the other tables as before).
   for (auto &[k4, val] : tab.rows)
     os << " (" << k4[0] << "," << k4[1] << "," << k4[2] << "," << k4[3]
-       << ((tab.mask & 16) ? "," + std::to_string(k4[4]) : "") << ")->(" << val[0] << "," << val[1] << "," << val[2]
+       << ((tab.mask & 16) ? "," + std::to_string(k4[4]) : "")
+       << ((tab.mask & kRankFeature) ? ",rank " + std::to_string(k4[5]) : "") << ")->(" << val[0] << "," << val[1] << "," << val[2]
        << (tab.last ? "," + std::to_string(val[3]) : "") << ")";
   report.tables.push_back(line);
   if (getenv("TLXSIM_PROOF_DEBUG")) {
@@ -272,7 +290,7 @@ void Driver::addTable(int id, Table t) {
                  << ": var " << tab.cd.part << "/" << tab.cd.var << " mod " << tab.cd.mod << " mask " << tab.mask
                  << ", " << tab.rows.size() << " rows\n";
     for (auto &[k4, val] : tab.rows)
-      llvm::errs() << "  (" << k4[0] << "," << k4[1] << "," << k4[2] << "," << k4[3] << "," << k4[4]
+      llvm::errs() << "  (" << k4[0] << "," << k4[1] << "," << k4[2] << "," << k4[3] << "," << k4[4] << "," << k4[5]
                    << ") -> B=" << val[0] << " D=" << val[1] << " has=" << val[2] << " last=" << val[3] << "\n";
   }
 }
@@ -357,6 +375,11 @@ int Driver::learnTables(std::vector<SampleValues> &samples) {
   const size_t nS = samples.size(), nT = states.size();
   std::vector<size_t> live(nS, nT); // the first state of each sample where the kernel is done
   std::vector<std::vector<int64_t>> firstV(nS), remV(nS), inTileV(nS);
+  const std::optional<z3::expr> rank = clusterRank();
+  std::vector<int64_t> rankV(nS, 0); // the sample's cluster rank (a launch parameter: one value per sample)
+  if (rank)
+    for (size_t m = 0; m < nS; ++m)
+      rankV[m] = samples[m](*rank);
   for (size_t m = 0; m < nS; ++m)
     for (size_t j = 0; j < nT; ++j) {
       if (samples[m](*states[j].done)) {
@@ -416,7 +439,7 @@ int Driver::learnTables(std::vector<SampleValues> &samples) {
                 res = ((x % cd.mod) + cd.mod) % cd.mod;
               }
               const auto &gv = ghostV[m][j];
-              obsPerCand[ci].push_back({{res, firstV[m][j], gv[2], remV[m][j], inTileV[m][j]},
+              obsPerCand[ci].push_back({{res, firstV[m][j], gv[2], remV[m][j], inTileV[m][j], rankV[m]},
                                         {gv[0], gv[1], gv[2], withLast ? gv[3] : -1}});
             }
         }
@@ -425,11 +448,12 @@ int Driver::learnTables(std::vector<SampleValues> &samples) {
       bool withLast = perTile;
       std::vector<Cand> used = cands; // the candidates of `obsPerCand`
       std::vector<std::vector<Obs>> obsPerCand = observations(used.size(), withLast);
-      int features = perTile ? kAllFeatures : kLoopFeatures;
+      const int rankFeature = rank ? kRankFeature : 0;
+      int features = (perTile ? kAllFeatures : kLoopFeatures) | rankFeature;
       std::optional<TableChoice> choice = chooseTableKey(obsPerCand, used, -1, features);
       if (!choice && perTile) { // no key determines the parity: the table of the loop features alone
         withLast = false;
-        features = kLoopFeatures;
+        features = kLoopFeatures | rankFeature;
         used.resize(nLoopCands);
         obsPerCand = observations(used.size(), false);
         choice = chooseTableKey(obsPerCand, used, -1, features);

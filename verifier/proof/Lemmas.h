@@ -28,8 +28,8 @@ struct Cand {
 };
 
 /// A table key: (residue of the candidate, first iteration of the K loop, visited flag, iterations left capped
-/// at R, the anchor inside its tile loop); features not in the table's mask are 0.
-using TableKey = std::array<int64_t, 5>;
+/// at R, the anchor inside its tile loop, the CTA's rank in its cluster); features not in the table's mask are 0.
+using TableKey = std::array<int64_t, 6>;
 /// A table row's value: B, D, has (-1: the visited flag is part of the key), last (the parity of the latest
 /// wait; -1: not part of the table).
 using TableRow = std::array<int64_t, 4>;
@@ -37,13 +37,19 @@ using TableRow = std::array<int64_t, 4>;
 constexpr int kLoopFeatures = 15;
 /// Every key feature: those and the anchor inside its tile loop (bit 4).
 constexpr int kAllFeatures = 31;
+/// The CTA's rank in its cluster (bit 5), a key feature of cluster kernels only: the CTAs of a cluster run the
+/// same code on barriers of their own, and which of them a remote arrive reaches or a predicated wait serves
+/// depends on the rank (TLX blackwell_gemm_2cta: every CTA arrives on the leader's bar_cta, only the leader waits;
+/// the other CTA's bar_cta stays in phase 0).
+constexpr int kRankFeature = 32;
 
 /// A learned table lemma on the ghost state of (barrier group, waiter) `key`, slot `slot`.
 struct Table {
   std::pair<int, int> key;
   int slot;
   Cand cd;
-  int mask; ///< features of TableKey in the key: bit 0 residue, 1 first, 2 has, 3 iterations left, 4 in tile
+  int mask; ///< features of TableKey in the key: bit 0 residue, 1 first, 2 has, 3 iterations left, 4 in tile,
+            ///< 5 cluster rank
   std::map<TableKey, TableRow> rows;
   int refined = 0; ///< rows learned from base-case counterexamples
   /// The row values include `last`, the parity of the waiter's latest wait on the slot (per-tile waits: the
