@@ -22,6 +22,12 @@ TEST_CASE("proof lemmas: the smallest consistent key wins; none when no key dete
   CHECK(choice->cand == 1);
   CHECK(choice->mask == 1); // the residue alone
   CHECK(choice->rows == std::map<TableKey, TableRow>{{{0, 0, 0, 0}, {0, 0, 1}}, {{1, 0, 0, 0}, {1, 0, 1}}});
+  // A required feature is in every key tried: the residue and the in-tile feature (the second-lemma search).
+  auto withInTile = chooseTableKey(obs, cands, -1, kAllFeatures, 16);
+  REQUIRE(withInTile);
+  CHECK(withInTile->cand == 1);
+  CHECK(withInTile->mask == (1 | 16));
+  CHECK_FALSE(chooseTableKey(obs, cands, -1, kLoopFeatures, 16)); // required but not allowed: no key
   // A constant value: the empty key of the first candidate (no features at all).
   std::vector<std::vector<Obs>> flat(2);
   for (int64_t i = 0; i < 4; ++i) {

@@ -11,7 +11,8 @@
 namespace tlxsim::verifier::proof {
 
 std::optional<TableChoice> chooseTableKey(const std::vector<std::vector<Obs>> &obsPerCand,
-                                          const std::vector<Cand> &cands, int visitedInKey, int features) {
+                                          const std::vector<Cand> &cands, int visitedInKey, int features,
+                                          int required) {
   std::optional<TableChoice> chosen;
   constexpr int nFeatures = std::tuple_size_v<TableKey>;
   // The visited flag is part of the value when some key determines it, else part of the key.
@@ -19,7 +20,8 @@ std::optional<TableChoice> chooseTableKey(const std::vector<std::vector<Obs>> &o
     for (int pop = 0; pop <= nFeatures && !chosen; ++pop)
       for (size_t ci = 0; ci < cands.size() && !chosen; ++ci)
         for (int mask = 0; mask < (1 << nFeatures) && !chosen; ++mask) {
-          if (__builtin_popcount(mask) != pop || (mask & ~features) || ((mask & 1) != 0) != (cands[ci].var >= 0) ||
+          if (__builtin_popcount(mask) != pop || (mask & ~features) || (mask & required) != required ||
+              ((mask & 1) != 0) != (cands[ci].var >= 0) ||
               ((mask & 4) != 0) != (hasInKey != 0))
             continue;
           std::map<TableKey, TableRow> r;
@@ -457,9 +459,24 @@ int Driver::learnTables(std::vector<SampleValues> &samples) {
         used.resize(nLoopCands);
         obsPerCand = observations(used.size(), false);
         choice = chooseTableKey(obsPerCand, used, -1, features);
+      } else if (!choice && maxDepth == 2) {
+        // A waiter in its K loop of a persistent kernel: the step after the last tile's transition (the kernel
+        // still runs it; the last tile's peeled release or the producer's last arrivals stand there) may look like
+        // a tile's start to the loop features alone (TLX's cooperative GEMM: the consumers' bars_full_a / _b,
+        // whose waits sit in a peeled first iteration and the K loop). The anchor in its tile loop tells them apart.
+        features = kAllFeatures | rankFeature;
+        choice = chooseTableKey(obsPerCand, used, -1, features);
       }
       if (!choice)
         continue;
+      // The same for a key over the loop features that the samples admit beside one with the in-tile feature
+      // (hopper-persistent-gemm-ws-cooperative bm256_bn128_s4's bars_full_a[1]: residue, first, visited and
+      // iterations left fit the samples, 79 rows, and the base case refutes them at K = 320): a key of no more
+      // features that uses the in-tile feature is a second lemma, so that Houdini can drop the first alone.
+      if (!perTile && maxDepth == 2 && !(choice->mask & 16))
+        if (std::optional<TableChoice> alt = chooseTableKey(obsPerCand, used, -1, kAllFeatures | rankFeature, 16);
+            alt && __builtin_popcount(alt->mask) <= __builtin_popcount(choice->mask))
+          alternatives.push_back(Table{key, slot, used[alt->cand], alt->mask, std::move(alt->rows), 0, false});
       if (withLast)
         if (std::optional<std::pair<Cand, TableChoice>> alt = tileFirstChoice(obsPerCand, used, *choice, features))
           alternatives.push_back(Table{key, slot, alt->first, alt->second.mask, std::move(alt->second.rows), 0, true});

@@ -102,9 +102,9 @@ struct TableChoice {
 /// candidate order, then the lowest mask; a candidate without a variable has no residue feature and one with a
 /// variable always has it. nullopt when no key is consistent (or no candidate has observations).
 /// `visitedInKey`: 0 or 1 forces the visited flag into the value (0) or the key (1); -1 tries both in that order.
-/// `features`: the key features allowed (a mask of TableKey positions).
+/// `features`: the key features allowed (a mask of TableKey positions); `required`: those the key must use.
 std::optional<TableChoice> chooseTableKey(const std::vector<std::vector<Obs>> &obsPerCand,
                                           const std::vector<Cand> &cands, int visitedInKey = -1,
-                                          int features = kLoopFeatures);
+                                          int features = kLoopFeatures, int required = 0);
 
 } // namespace tlxsim::verifier::proof
