@@ -280,12 +280,13 @@ void Driver::addTable(int id, Table t) {
   llvm::raw_string_ostream os(line);
   os << groups[tab.key.first].name << "[" << tab.slot << "]@" << tab.key.second << ": var " << tab.cd.part << "/"
      << tab.cd.var << " mod " << tab.cd.mod << " mask " << tab.mask << ":";
-  // The in-tile feature and `last` only where the table has them (the lines of the other tables as before).
+  // The in-tile feature, the cluster rank and `last` only where the table has them (the lines of the other tables
+  // as before).
   for (auto &[k4, val] : tab.rows)
     os << " (" << k4[0] << "," << k4[1] << "," << k4[2] << "," << k4[3]
        << ((tab.mask & 16) ? "," + std::to_string(k4[4]) : "")
-       << ((tab.mask & kRankFeature) ? ",rank " + std::to_string(k4[5]) : "") << ")->(" << val[0] << "," << val[1] << "," << val[2]
-       << (tab.last ? "," + std::to_string(val[3]) : "") << ")";
+       << ((tab.mask & kRankFeature) ? ",rank " + std::to_string(k4[5]) : "") << ")->(" << val[0] << "," << val[1]
+       << "," << val[2] << (tab.last ? "," + std::to_string(val[3]) : "") << ")";
   report.tables.push_back(line);
   if (getenv("TLXSIM_PROOF_DEBUG")) {
     llvm::errs() << "lemma " << id << " " << groups[tab.key.first].name << "[" << tab.slot << "]@" << tab.key.second
