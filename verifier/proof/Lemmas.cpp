@@ -174,6 +174,7 @@ std::optional<std::pair<TableKey, TableRow>> Driver::observe(const Table &t, con
 z3::expr Driver::tableAt(const Table &t, const State &st) {
   z3::expr_vector alts(c);
   std::optional<z3::expr> v = t.cd.var >= 0 ? varExpr(st, t.cd) : std::nullopt;
+  std::optional<z3::expr> rank = (t.mask & kRankFeature) ? clusterRank() : std::nullopt;
   for (auto &[k4, val] : t.rows) {
     z3::expr e = st.ghost->B.at(t.key)[t.slot] == c.int_val(val[0]) &&
                  st.ghost->D.at(t.key)[t.slot] == c.bool_val(val[1] != 0);
@@ -191,7 +192,7 @@ z3::expr Driver::tableAt(const Table &t, const State &st) {
       e = e && remOf(st) == c.int_val(k4[3]);
     if (t.mask & 16)
       e = e && inTileOf(st) == c.bool_val(k4[4] != 0);
-    if (std::optional<z3::expr> rank = clusterRank(); (t.mask & kRankFeature) && rank)
+    if (rank)
       e = e && *rank == c.int_val(k4[5]);
     alts.push_back(e);
   }
@@ -379,6 +380,7 @@ int Driver::learnTables(std::vector<SampleValues> &samples) {
   std::vector<size_t> live(nS, nT); // the first state of each sample where the kernel is done
   std::vector<std::vector<int64_t>> firstV(nS), remV(nS), inTileV(nS);
   const std::optional<z3::expr> rank = clusterRank();
+  const int rankFeature = rank ? kRankFeature : 0; // a key feature of cluster kernels that read the rank
   std::vector<int64_t> rankV(nS, 0); // the sample's cluster rank (a launch parameter: one value per sample)
   if (rank)
     for (size_t m = 0; m < nS; ++m)
@@ -451,7 +453,6 @@ int Driver::learnTables(std::vector<SampleValues> &samples) {
       bool withLast = perTile;
       std::vector<Cand> used = cands; // the candidates of `obsPerCand`
       std::vector<std::vector<Obs>> obsPerCand = observations(used.size(), withLast);
-      const int rankFeature = rank ? kRankFeature : 0;
       int features = (perTile ? kAllFeatures : kLoopFeatures) | rankFeature;
       std::optional<TableChoice> choice = chooseTableKey(obsPerCand, used, -1, features);
       if (!choice && perTile) { // no key determines the parity: the table of the loop features alone
@@ -460,24 +461,24 @@ int Driver::learnTables(std::vector<SampleValues> &samples) {
         used.resize(nLoopCands);
         obsPerCand = observations(used.size(), false);
         choice = chooseTableKey(obsPerCand, used, -1, features);
-      } else if (!choice && maxDepth == 2) {
+      } else if (!perTile && maxDepth == 2) {
         // A waiter in its K loop of a persistent kernel: the step after the last tile's transition (the kernel
         // still runs it; the last tile's peeled release or the producer's last arrivals stand there) may look like
-        // a tile's start to the loop features alone (TLX's cooperative GEMM: the consumers' bars_full_a / _b,
-        // whose waits sit in a peeled first iteration and the K loop). The anchor in its tile loop tells them apart.
-        features = kAllFeatures | rankFeature;
-        choice = chooseTableKey(obsPerCand, used, -1, features);
+        // a tile's start to the loop features alone. The anchor in its tile loop tells them apart: its key is the
+        // table where the loop features fit none (TLX's cooperative GEMM: the consumers' bars_full_a / _b, whose
+        // waits sit in a peeled first iteration and the K loop), and a second lemma where it has no more features
+        // than the one they fit (cooperative bm256_bn128_s4's bars_full_a[1]: residue, first, visited and
+        // iterations left fit the samples, 79 rows, refuted by the base case at K = 320), so that Houdini can
+        // drop the first alone.
+        std::optional<TableChoice> inTile = chooseTableKey(obsPerCand, used, -1, kAllFeatures | rankFeature, 16);
+        if (!choice && inTile) {
+          features = kAllFeatures | rankFeature;
+          choice = std::move(inTile);
+        } else if (choice && inTile && __builtin_popcount(inTile->mask) <= __builtin_popcount(choice->mask))
+          alternatives.push_back(Table{key, slot, used[inTile->cand], inTile->mask, std::move(inTile->rows), 0, false});
       }
       if (!choice)
         continue;
-      // The same for a key over the loop features that the samples admit beside one with the in-tile feature
-      // (hopper-persistent-gemm-ws-cooperative bm256_bn128_s4's bars_full_a[1]: residue, first, visited and
-      // iterations left fit the samples, 79 rows, and the base case refutes them at K = 320): a key of no more
-      // features that uses the in-tile feature is a second lemma, so that Houdini can drop the first alone.
-      if (!perTile && maxDepth == 2 && !(choice->mask & 16))
-        if (std::optional<TableChoice> alt = chooseTableKey(obsPerCand, used, -1, kAllFeatures | rankFeature, 16);
-            alt && __builtin_popcount(alt->mask) <= __builtin_popcount(choice->mask))
-          alternatives.push_back(Table{key, slot, used[alt->cand], alt->mask, std::move(alt->rows), 0, false});
       if (withLast)
         if (std::optional<std::pair<Cand, TableChoice>> alt = tileFirstChoice(obsPerCand, used, *choice, features))
           alternatives.push_back(Table{key, slot, alt->first, alt->second.mask, std::move(alt->second.rows), 0, true});
