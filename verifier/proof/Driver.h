@@ -51,12 +51,30 @@ private:
   std::map<int, Table> tables;         ///< lemma id -> learned table
   int anchor = -1;                     ///< the first partition with a loop (the tables' key reads its loop)
   int R = 2;                           ///< the `iterations left` feature's cap: max slots + 1
+  /// The longest constant K loop whose end the samples reach (deepenForConstantLoop): the unrolling grows by one
+  /// lock-step step per iteration, the samples' cost with it.
+  static constexpr int64_t kMaxSampledTrips = 64;
+  int64_t remStep = 1;
+  int endStep = -1;             ///< the first step at which every run of the encoding is done (-1: unknown / none)
+  bool bmcReachedBound = false; ///< runBmc checked every depth to N without an unknown                 ///< the anchor's K-loop step when a constant above 1 (remOf counts iterations)
   bool lemmasHold = true;
   /// The launch-existence query's solver, kept alive to the end of run(): freeing it earlier recycles Z3's AST ids
   /// and changes later queries' term order (and so their models) against the pre-split prover.
   std::optional<z3::solver> launchSolver;
 
   // ---- phases (Driver.cpp) ---------------------------------------------------------------------
+  /// The anchor (the first partition with the deepest loop nest) and its K loop's constant step (remStep).
+  void chooseAnchor();
+  /// Sets endStep when the anchor's K loop has a constant trip count and no run of the encoding is still active
+  /// at the last unrolled state (one query, then a binary search for the first such step; `done` only turns true).
+  void findEndStep();
+  /// Every run ends by endStep and the BMC checked every step to it without an unknown: the properties it did not
+  /// violate hold on every run (a completeness threshold: the encoding's runs are its first endStep steps).
+  void proveByCompleteBmc();
+  /// A K loop of a constant trip count beyond the unrolling (TLX's autoWS attention: 32 iterations): unrolls far
+  /// enough for the samples to see its last iterations and the next tile's start (depths.unroll only; the BMC
+  /// bound and the induction depth stay).
+  void deepenForConstantLoop();
   bool unrollFromStart(); ///< the dry run, then `depths.unroll` steps from the initial state
   void constrainLaunch(); ///< argument ranges, tt.divisibility, grid, clusters, assumptions
   bool launchesExist();   ///< false (with a note) when the assumptions admit no launch

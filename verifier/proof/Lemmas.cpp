@@ -51,9 +51,6 @@ std::optional<TableChoice> chooseTableKey(const std::vector<std::vector<Obs>> &o
 //    of the K loop, visited, iterations left), sampled from bounded runs and then checked like
 //    every other lemma (bounded model checking for the base case, induction for the step).
 void Driver::learnLemmas() {
-  for (size_t i = 0; i < parts.size(); ++i)
-    if (parts[i].depth == maxDepth && maxDepth > 0 && anchor < 0) // a partition with the K loop, if any has one
-      anchor = static_cast<int>(i);
   R = maxSlots + 1;
   if (anchor >= 0 && windowOk) {
     // The sampler lives until the lemmas are learned, as in the pre-split prover: Z3 recycles the AST ids of
@@ -116,11 +113,28 @@ std::optional<z3::expr> Driver::varExpr(const State &st, const Cand &cd) {
   return i < ps.inner.size() && ps.inner[i].k == Val::Int ? ps.inner[i].e : std::nullopt;
 }
 
-/// The anchor's iterations left, capped to [-1, R].
+void Driver::chooseAnchor() {
+  for (size_t i = 0; i < parts.size() && anchor < 0; ++i)
+    if (parts[i].depth == maxDepth && maxDepth > 0) // a partition with the K loop, if any has one
+      anchor = static_cast<int>(i);
+  if (anchor < 0)
+    return;
+  std::optional<int64_t> st = constantOf(innermostLoop(parts[anchor]).step);
+  remStep = st && *st > 1 && !innermostLoop(parts[anchor]).clc ? *st : 1;
+}
+
+/// The anchor's iterations left, capped to [-1, R]: ub - k in a loop of step 1; ceil((ub - k) / step) in one of a
+/// constant step above 1 (-1 where ub - k < 0, 0 where it is 0, as there: the exit of a loop whose bound is no
+/// multiple of the step reads -1), so that the last R iterations of `range(0, 4096, 128)` have keys of their own.
 z3::expr Driver::remOf(const State &st) {
   const PState &ps = st.parts[anchor];
   z3::expr d = *ps.ub - *ps.k;
-  return z3::ite(d > R, c.int_val(R), z3::ite(d < 0, c.int_val(-1), d));
+  if (remStep == 1)
+    return z3::ite(d > R, c.int_val(R), z3::ite(d < 0, c.int_val(-1), d));
+  z3::expr rem = z3::ite(d < 0, c.int_val(-1), c.int_val(0));
+  for (int r = 1; r <= R; ++r)
+    rem = z3::ite(d > c.int_val(static_cast<int64_t>(r - 1) * remStep), c.int_val(r), rem);
+  return rem;
 }
 
 /// Whether the anchor is inside its tile loop (Encoder::tileLoopRuns); false in a kernel without tile loops. After

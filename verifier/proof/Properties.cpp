@@ -3,6 +3,7 @@
 // step (apply), of the kernel's end (checkEnd) and of a step boundary (checkBoundary, the tx-per-step lemma).
 // Semantics: PTX ISA mbarrier (phases, parity, tx-count), wgmma.wait_group, fence.proxy.async.
 #include "verifier/proof/Encoder.h"
+#include "ir/OpSyntax.h"
 
 using namespace mlir;
 
@@ -16,20 +17,34 @@ static bool isThreadArrive(Operation &op) {
   return name == "ttng.arrive_barrier" || name == "ttng.async_tma_store_token_wait";
 }
 
+/// The TMA store whose token a `ttng.async_tma_store_token_wait` waits on, when it is an op (null otherwise).
+static Operation *tokenStore(Operation &wait) {
+  if (wait.getName().getStringRef() != "ttng.async_tma_store_token_wait")
+    return nullptr;
+  auto tok = ir::getOperandGroup(&wait, "token");
+  return tok && !tok->empty() ? (*tok)[0].getDefiningOp() : nullptr;
+}
+
 void Encoder::learnReleases(const std::vector<Event> &events) {
-  std::map<std::pair<int, int>, std::vector<z3::expr>> reads; // (partition, data buffer) -> stage index terms
+  // (partition, data buffer) -> (stage index term, reading op)
+  std::map<std::pair<int, int>, std::vector<std::pair<z3::expr, Operation *>>> reads;
   for (const Event &e : events)
     if (e.k == Event::Read)
-      reads[{e.part, e.group}].push_back(e.idx.simplify());
+      reads[{e.part, e.group}].push_back({e.idx.simplify(), e.op});
   for (const Event &e : events) {
     if (e.k != Event::Arrive)
       continue;
     z3::expr slot = e.idx.simplify();
+    // A token wait's arrive follows its own store's read of shared memory and releases that store's source only
+    // (fbtriton's autoWS epilogue: two one-slot buffers stored back to back, each token wait arriving on its own
+    // buffer's barrier; by the slot index alone, 0 == 0, the first arrive also "released" the second buffer, still
+    // read by the second store in flight).
+    Operation *store = tokenStore(*e.op);
     for (auto &[key, terms] : reads)
       if (key.first == e.part && groups[key.second].slots == groups[e.group].slots &&
           writersWaitOn(groups[key.second], groups[e.group]))
-        for (const z3::expr &t : terms)
-          if (z3::eq(t, slot))
+        for (const auto &[t, reader] : terms)
+          if (z3::eq(t, slot) && (!store || reader == store))
             groups[key.second].releases.insert(e.group);
   }
 }

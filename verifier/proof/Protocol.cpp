@@ -205,9 +205,21 @@ std::vector<size_t> deepestPartitions(const std::vector<Part> &parts) {
       out.push_back(i);
   return out;
 }
+} // namespace
 
 const LoopView &innermostLoop(const Part &p) { return p.depth == 1 ? *p.v1 : *p.v2; }
-} // namespace
+
+std::optional<int64_t> constantTripCount(const Part &p) {
+  if (p.depth == 0)
+    return std::nullopt;
+  const LoopView &loop = innermostLoop(p);
+  std::optional<int64_t> lb = p.alignedLb ? p.alignedLb : constantOf(loop.lb);
+  std::optional<int64_t> ub = p.alignedUb ? p.alignedUb : constantOf(loop.ub);
+  std::optional<int64_t> st = constantOf(loop.step);
+  if (loop.clc || !lb || !ub || !st || *st <= 0)
+    return std::nullopt;
+  return *ub > *lb ? (*ub - *lb + *st - 1) / *st : 0;
+}
 
 void alignLowerBounds(std::vector<Part> &parts) {
   std::optional<int64_t> lowest, step;

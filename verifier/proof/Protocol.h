@@ -79,6 +79,12 @@ std::string loopMismatch(const std::vector<Part> &parts);
 void addNamedBarriers(Protocol &p);
 /// The value of `v` when an `arith.constant` integer defines it.
 std::optional<int64_t> constantOf(mlir::Value v);
+/// The innermost loop of `p`'s nest (its K loop, or its tile loop when it has one level); `p.depth` > 0.
+const LoopView &innermostLoop(const Part &p);
+/// The number of iterations of `p`'s innermost loop when its bounds and step are constants (the lock-step
+/// encoding's aligned bounds where alignLowerBounds / alignUpperBounds set them: TLX's autoWS attention,
+/// `range(0, 4096, 128)`, 32); none for a symbolic bound, a non-positive step or a CLC loop.
+std::optional<int64_t> constantTripCount(const Part &p);
 /// Whether `op` is a named-barrier op (`ttng.wait_barrier_named` / `ttng.arrive_barrier_named`).
 bool isNamedBarrierOp(mlir::Operation &op);
 
