@@ -68,6 +68,7 @@ ProofReport Driver::run() {
       N = std::max(d.bound, k);
     }
   }
+  baseBound = N;
   if (endStep > N)
     N = endStep; // every run ends by then: the bounded check to it is complete (proveByCompleteBmc)
   runBmc();
@@ -97,8 +98,18 @@ void Driver::findEndStep() {
     return r != z3::unsat; // sat or unknown: a run may still be active at step j
   };
   size_t hi = states.size() - 1;
-  if (mayRun(hi))
+  if (mayRun(hi)) {
+    // Runs go on (a persistent kernel's tile loop): the lemmas are learned from the usual unrolling. Samples of the
+    // constant loop's end made the FA tables larger, not inductive (fused_attention_ws_device_tma_dp
+    // bn128_pingpong: 148.7 M units -> over the 200 M budget, no verdict gained).
+    if (defaultUnroll > 0 && states.size() > static_cast<size_t>(defaultUnroll) + 1) {
+      states.erase(states.begin() + defaultUnroll + 1, states.end());
+      viol.erase(viol.begin() + defaultUnroll + 1, viol.end());
+      slotUses.erase(slotUses.begin() + static_cast<long>(defaultSlotUses), slotUses.end());
+      depths.unroll = defaultUnroll;
+    }
     return;
+  }
   size_t lo = 0; // mayRun(lo) (the initial state runs), !mayRun(hi); `done` only turns true
   while (hi - lo > 1) {
     size_t mid = (lo + hi) / 2;
@@ -113,6 +124,7 @@ void Driver::deepenForConstantLoop() {
   // steps than the short-run samples of takeSamples reach); loops above kMaxSampledTrips are left as before.
   if (!trips || *trips > kMaxSampledTrips)
     return;
+  defaultUnroll = depths.unroll;
   depths.unroll = std::max<int>(depths.unroll, static_cast<int>(*trips) + 2 * maxSlots + 4);
 }
 
@@ -144,6 +156,8 @@ bool Driver::unrollFromStart() {
     for (int i = 0; i < depths.unroll; ++i) {
       viol.emplace_back();
       states.push_back(step(states.back(), viol.back()));
+      if (i + 1 == defaultUnroll)
+        defaultSlotUses = slotUses.size();
     }
     recordSlots = false;
   } catch (const Unsupported &u) {
@@ -486,6 +500,14 @@ void Driver::runBmc() {
         s.add(!bad);
         break;
       }
+      if (r == z3::unknown && static_cast<int>(d) > baseBound) {
+        // Beyond the usual bound (the complete check's extra depths): the check stops here as if its bound were
+        // d - 1, which still covers the induction's base case; nothing is proved complete.
+        s.pop();
+        N = static_cast<int>(d) - 1;
+        bmcEnd = d;
+        break;
+      }
       if (r == z3::unknown) {
         s.pop();
         unknownSeen = true;
@@ -555,7 +577,7 @@ void Driver::runBmc() {
       }
     }
   }
-  bmcReachedBound = !unknownSeen;
+  bmcReachedBound = !unknownSeen && bmcEnd == static_cast<size_t>(N) + 1 && N >= endStep;
   z3::check_result any = failDepth >= 0 ? z3::sat : unknownSeen ? z3::unknown : z3::unsat;
   // Each property's counterexample is searched over the whole bound: a deeper one often needs a more
   // realistic launch (the parameters are then moved toward the simulated one).
@@ -578,7 +600,9 @@ void Driver::runBmc() {
 //    whatever the step violates is removed from the set and the rest tried again (Houdini):
 //    the remaining set is k-inductive and its base case was checked above.
 void Driver::runInduction() {
-  if (endStep >= 0 && endStep <= N && bmcReachedBound) {
+  // A structural lemma (loop alignment, ...) that failed in the base case means the lock-step runs may not be the
+  // kernel's: the complete check then proves nothing, and the induction runs without the lemma as before.
+  if (endStep >= 0 && endStep <= N && bmcReachedBound && structuralFailed < 0) {
     proveByCompleteBmc();
     return;
   }

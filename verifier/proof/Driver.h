@@ -54,9 +54,12 @@ private:
   /// The longest constant K loop whose end the samples reach (deepenForConstantLoop): the unrolling grows by one
   /// lock-step step per iteration, the samples' cost with it.
   static constexpr int64_t kMaxSampledTrips = 64;
-  int64_t remStep = 1;
+  int64_t remStep = 1;          ///< the anchor's K-loop step when a constant above 1 with constant bounds (remOf)
+  int defaultUnroll = 0;        ///< depths.unroll before deepenForConstantLoop (0: not deepened)
+  size_t defaultSlotUses = 0;   ///< slotUses recorded by the first defaultUnroll steps
   int endStep = -1;             ///< the first step at which every run of the encoding is done (-1: unknown / none)
-  bool bmcReachedBound = false; ///< runBmc checked every depth to N without an unknown                 ///< the anchor's K-loop step when a constant above 1 (remOf counts iterations)
+  bool bmcReachedBound = false; ///< runBmc checked every depth to N without an unknown
+  int baseBound = 1;            ///< the bound before findEndStep raised it: the induction's base case needs no more
   bool lemmasHold = true;
   /// The launch-existence query's solver, kept alive to the end of run(): freeing it earlier recycles Z3's AST ids
   /// and changes later queries' term order (and so their models) against the pre-split prover.

@@ -120,7 +120,7 @@ void Driver::chooseAnchor() {
   if (anchor < 0)
     return;
   std::optional<int64_t> st = constantOf(innermostLoop(parts[anchor]).step);
-  remStep = st && *st > 1 && !innermostLoop(parts[anchor]).clc ? *st : 1;
+  remStep = st && *st > 1 && constantTripCount(parts[anchor]) ? *st : 1;
 }
 
 /// The anchor's iterations left, capped to [-1, R]: ub - k in a loop of step 1; ceil((ub - k) / step) in one of a

@@ -17,12 +17,15 @@ static bool isThreadArrive(Operation &op) {
   return name == "ttng.arrive_barrier" || name == "ttng.async_tma_store_token_wait";
 }
 
-/// The TMA store whose token a `ttng.async_tma_store_token_wait` waits on, when it is an op (null otherwise).
+/// The TMA store (`ttng.async_tma_copy_local_to_global`) whose token a `ttng.async_tma_store_token_wait` waits on;
+/// null for any other token (a loop-carried or `scf.if` result, `ub.poison`, a TMA reduce): its arrive is then
+/// paired by the slot index alone, as every other arrive.
 static Operation *tokenStore(Operation &wait) {
   if (wait.getName().getStringRef() != "ttng.async_tma_store_token_wait")
     return nullptr;
   auto tok = ir::getOperandGroup(&wait, "token");
-  return tok && !tok->empty() ? (*tok)[0].getDefiningOp() : nullptr;
+  Operation *def = tok && !tok->empty() ? (*tok)[0].getDefiningOp() : nullptr;
+  return def && def->getName().getStringRef() == "ttng.async_tma_copy_local_to_global" ? def : nullptr;
 }
 
 void Encoder::learnReleases(const std::vector<Event> &events) {
@@ -40,6 +43,12 @@ void Encoder::learnReleases(const std::vector<Event> &events) {
     // buffer's barrier; by the slot index alone, 0 == 0, the first arrive also "released" the second buffer, still
     // read by the second store in flight).
     Operation *store = tokenStore(*e.op);
+    bool storeRead = false; // the store's read of its source is an event of this step (else: the slot alone)
+    for (auto &[key, terms] : reads)
+      for (const auto &[t, reader] : terms)
+        storeRead |= store && reader == store;
+    if (!storeRead)
+      store = nullptr;
     for (auto &[key, terms] : reads)
       if (key.first == e.part && groups[key.second].slots == groups[e.group].slots &&
           writersWaitOn(groups[key.second], groups[e.group]))
