@@ -102,7 +102,9 @@ void Driver::findEndStep() {
     // Runs go on (a persistent kernel's tile loop): the lemmas are learned from the usual unrolling. Samples of the
     // constant loop's end made the FA tables larger, not inductive (fused_attention_ws_device_tma_dp
     // bn128_pingpong: 148.7 M units -> over the 200 M budget, no verdict gained).
-    if (defaultUnroll > 0 && states.size() > static_cast<size_t>(defaultUnroll) + 1) {
+    // TLXSIM_PROOF_DEEP_SAMPLES=1 keeps them (an experiment).
+    if (defaultUnroll > 0 && states.size() > static_cast<size_t>(defaultUnroll) + 1 &&
+        !getenv("TLXSIM_PROOF_DEEP_SAMPLES")) {
       states.erase(states.begin() + defaultUnroll + 1, states.end());
       viol.erase(viol.begin() + defaultUnroll + 1, viol.end());
       slotUses.erase(slotUses.begin() + static_cast<long>(defaultSlotUses), slotUses.end());
@@ -581,8 +583,10 @@ void Driver::runBmc() {
   z3::check_result any = failDepth >= 0 ? z3::sat : unknownSeen ? z3::unknown : z3::unsat;
   // Each property's counterexample is searched over the whole bound: a deeper one often needs a more
   // realistic launch (the parameters are then moved toward the simulated one).
-  size_t cexDepth = bmcEnd;
-  const size_t fullDepth = bmcEnd;
+  // After an unknown (at most at the usual bound: one beyond it stops the check instead, above), the searches stay
+  // within the usual bound: the complete check's extra depths would cost every property's search their steps.
+  const size_t fullDepth = unknownSeen ? std::min(bmcEnd, static_cast<size_t>(baseBound) + 1) : bmcEnd;
+  size_t cexDepth = fullDepth;
   if (any != z3::unsat) {
     if (unknownSeen) {
       lemmasHold = false; // their base case was not checked to the full depth
