@@ -258,3 +258,23 @@ TEST_CASE("proof extraction: tile loops in ratio 2:1 (a producer stepping 1, two
   p.parts[1].phaseWaiter = p.parts[2].phaseWaiter = -1;
   CHECK(loopMismatch(p.parts).find("partition0's tile loop steps 2, default's 1") != std::string::npos);
 }
+
+TEST_CASE("proof extraction: a K loop's constant trip count (ceil((ub - lb) / step); none for a symbolic bound)") {
+  auto tripsOf = [](const std::string &text) -> std::optional<int64_t> {
+    prooftest::Kernel k(text);
+    REQUIRE_MESSAGE(k.module, k.diagnostics);
+    Protocol p = extractProtocol(*k.module);
+    REQUIRE(p.parts.size() == 1);
+    return constantTripCount(p.parts[0]);
+  };
+  auto with = [](std::string from, std::string to) {
+    std::string text = prooftest::kernelText();
+    size_t at = text.find(from);
+    REQUIRE(at != std::string::npos);
+    return text.replace(at, from.size(), to);
+  };
+  CHECK_FALSE(tripsOf(prooftest::kernelText()).has_value()); // 0 to %n
+  CHECK(tripsOf(with("%c0 to %n step %c1", "%c0 to %c3 step %c1")) == 3);
+  CHECK(tripsOf(with("%c0 to %n step %c1", "%c1 to %c3 step %c3")) == 1); // ceil(2 / 3)
+  CHECK(tripsOf(with("%c0 to %n step %c1", "%c3 to %c1 step %c1")) == 0); // a bound below the start
+}

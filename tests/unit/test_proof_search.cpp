@@ -153,3 +153,34 @@ TEST_CASE("proof pipeline: the tiny kernel's repeated wait parity is a counterex
     if (r.property == "wait-parity" && r.barrier == "bars")
       CHECK(r.params.at("n") == 5);
 }
+
+TEST_CASE("proof pipeline: constant loop bounds make the bounded check complete (runs of bounded length)") {
+  // The tiny kernel over k = 1, 2 (slots 1 and 2, each arrived on once and waited with parity 0): every run ends
+  // after the loop's two iterations, so the bounded check to that step sees every run and proves every property
+  // without an induction query (Driver::findEndStep). Over k = 1 .. 5 slot 1 is waited on again with parity 0 at
+  // k = 4: the same check finds the wait-parity counterexample there.
+  auto proveTo = [](int64_t ub) {
+    std::string text = prooftest::kernelText();
+    const std::string loop = "%c0 to %n step %c1", constant = "%c3 = arith.constant 3 : i32 loc(#loc)";
+    text.replace(text.find(loop), loop.size(), "%c1 to %ub step %c1");
+    text.replace(text.find(constant), constant.size(),
+                 constant + "\n    %ub = arith.constant " + std::to_string(ub) + " : i32 loc(#loc)");
+    prooftest::Kernel k(text);
+    REQUIRE_MESSAGE(k.module, k.diagnostics);
+    return proveProtocol(*k.module, ProofOptions{});
+  };
+  ProofReport ok = proveTo(3);
+  REQUIRE_FALSE(ok.results.empty());
+  for (const ProofResult &r : ok.results) {
+    CHECK_MESSAGE(r.verdict == "proved", r.property << " " << r.verdict << " " << r.witness);
+    CHECK(r.witness.find("every run ends within") == 0);
+  }
+  ProofReport bug = proveTo(6);
+  const ProofResult *parity = nullptr;
+  for (const ProofResult &r : bug.results)
+    if (r.property == "wait-parity" && r.barrier == "bars")
+      parity = &r;
+  REQUIRE(parity);
+  CHECK(parity->verdict == "counterexample");
+  CHECK(parity->step == 4); // the loop's fourth iteration, k = 4, revisits slot 1
+}
