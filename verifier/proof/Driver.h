@@ -55,6 +55,9 @@ private:
   /// lock-step step per iteration, the samples' cost with it.
   static constexpr int64_t kMaxSampledTrips = 64;
   int64_t remStep = 1;          ///< the anchor's K-loop step when a constant above 1 with constant bounds (remOf)
+  /// The same for a loop of symbolic bounds: its tables keep `iterations left` in index units, and a second table
+  /// in iterations (Table::remIter) is a lemma beside each one that uses the feature (learnTables).
+  int64_t remStepSymbolic = 1;
   int defaultUnroll = 0;        ///< depths.unroll before deepenForConstantLoop (0: not deepened)
   size_t defaultSlotUses = 0;   ///< slotUses recorded by the first defaultUnroll steps
   int endStep = -1;             ///< the first step at which every run of the encoding is done (-1: unknown / none)
@@ -143,7 +146,7 @@ private:
   std::optional<z3::expr> tileFromStart(int part, const PState &ps);
   std::map<int, z3::expr> tileStarts;                             ///< tileFromStart: the loops' starts
   std::map<std::pair<int, unsigned>, z3::expr> tileOffsetTerms;   ///< tileFromStart: its terms, kept alive
-  z3::expr remOf(const State &st);
+  z3::expr remOf(const State &st, bool iterations = false);
   z3::expr inTileOf(const State &st);
   /// The CTA's rank in its cluster where the encoding reads it (a cluster kernel); nullopt otherwise (TableKey bit 5).
   std::optional<z3::expr> clusterRank() const;

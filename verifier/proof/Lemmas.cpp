@@ -120,20 +120,23 @@ void Driver::chooseAnchor() {
   if (anchor < 0)
     return;
   std::optional<int64_t> st = constantOf(innermostLoop(parts[anchor]).step);
-  remStep = st && *st > 1 && constantTripCount(parts[anchor]) ? *st : 1;
+  bool constant = constantTripCount(parts[anchor]).has_value();
+  remStep = st && *st > 1 && constant ? *st : 1;
+  remStepSymbolic = st && *st > 1 && !constant && !innermostLoop(parts[anchor]).clc ? *st : 1;
 }
 
 /// The anchor's iterations left, capped to [-1, R]: ub - k in a loop of step 1; ceil((ub - k) / step) in one of a
 /// constant step above 1 (-1 where ub - k < 0, 0 where it is 0, as there: the exit of a loop whose bound is no
 /// multiple of the step reads -1), so that the last R iterations of `range(0, 4096, 128)` have keys of their own.
-z3::expr Driver::remOf(const State &st) {
+z3::expr Driver::remOf(const State &st, bool iterations) {
   const PState &ps = st.parts[anchor];
   z3::expr d = *ps.ub - *ps.k;
-  if (remStep == 1)
+  const int64_t step = iterations ? remStepSymbolic : remStep;
+  if (step == 1)
     return z3::ite(d > R, c.int_val(R), z3::ite(d < 0, c.int_val(-1), d));
   z3::expr rem = z3::ite(d < 0, c.int_val(-1), c.int_val(0));
   for (int r = 1; r <= R; ++r)
-    rem = z3::ite(d > c.int_val(static_cast<int64_t>(r - 1) * remStep), c.int_val(r), rem);
+    rem = z3::ite(d > c.int_val(static_cast<int64_t>(r - 1) * step), c.int_val(r), rem);
   return rem;
 }
 
@@ -170,7 +173,7 @@ std::optional<std::pair<TableKey, TableRow>> Driver::observe(const Table &t, con
   TableKey k4 = {res,
                  num(m, *st.parts[anchor].first),
                  num(m, st.ghost->has.at(t.key)[t.slot]),
-                 num(m, remOf(st)),
+                 num(m, remOf(st, t.remIter)),
                  num(m, inTileOf(st)),
                  rank ? num(m, *rank) : 0};
   for (size_t f = 0; f < k4.size(); ++f)
@@ -203,7 +206,7 @@ z3::expr Driver::tableAt(const Table &t, const State &st) {
     if (t.mask & 4)
       e = e && st.ghost->has.at(t.key)[t.slot] == c.bool_val(k4[2] != 0);
     if (t.mask & 8)
-      e = e && remOf(st) == c.int_val(k4[3]);
+      e = e && remOf(st, t.remIter) == c.int_val(k4[3]);
     if (t.mask & 16)
       e = e && inTileOf(st) == c.bool_val(k4[4] != 0);
     if (rank)
@@ -392,7 +395,7 @@ int Driver::learnTables(std::vector<SampleValues> &samples) {
   int lemmaId = 0;
   const size_t nS = samples.size(), nT = states.size();
   std::vector<size_t> live(nS, nT); // the first state of each sample where the kernel is done
-  std::vector<std::vector<int64_t>> firstV(nS), remV(nS), inTileV(nS);
+  std::vector<std::vector<int64_t>> firstV(nS), remV(nS), remItV(nS), inTileV(nS);
   const std::optional<z3::expr> rank = clusterRank();
   const int rankFeature = rank ? kRankFeature : 0; // a key feature of cluster kernels that read the rank
   std::vector<int64_t> rankV(nS, 0); // the sample's cluster rank (a launch parameter: one value per sample)
@@ -407,6 +410,8 @@ int Driver::learnTables(std::vector<SampleValues> &samples) {
       }
       firstV[m].push_back(samples[m](*states[j].parts[anchor].first));
       remV[m].push_back(modelValue(samples[m].model(), remOf(states[j])));       // a temporary: not memoized
+      if (remStepSymbolic > 1)
+        remItV[m].push_back(modelValue(samples[m].model(), remOf(states[j], true)));
       inTileV[m].push_back(modelValue(samples[m].model(), inTileOf(states[j]))); // likewise
     }
   std::map<std::pair<int, int>, std::vector<std::vector<int64_t>>> varCache; // (part, var) -> [sample][state]
@@ -443,7 +448,7 @@ int Driver::learnTables(std::vector<SampleValues> &samples) {
         }
       // Rows (residue, first, has, rem, in tile) -> (B, D, has, last) over the samples; the smallest consistent
       // key (fewest features, then the candidate order) generalizes best.
-      auto observations = [&](size_t nCands, bool withLast) {
+      auto observations = [&](size_t nCands, bool withLast, bool remIter = false) {
         std::vector<std::vector<Obs>> obsPerCand(nCands);
         for (size_t ci = 0; ci < nCands; ++ci) {
           const Cand &cd = cands[ci];
@@ -458,7 +463,8 @@ int Driver::learnTables(std::vector<SampleValues> &samples) {
                 res = ((x % cd.mod) + cd.mod) % cd.mod;
               }
               const auto &gv = ghostV[m][j];
-              obsPerCand[ci].push_back({{res, firstV[m][j], gv[2], remV[m][j], inTileV[m][j], rankV[m]},
+              obsPerCand[ci].push_back({{res, firstV[m][j], gv[2], (remIter ? remItV : remV)[m][j], inTileV[m][j],
+                                         rankV[m]},
                                         {gv[0], gv[1], gv[2], withLast ? gv[3] : -1}});
             }
         }
@@ -505,6 +511,18 @@ int Driver::learnTables(std::vector<SampleValues> &samples) {
         if (std::optional<TableChoice> alt = chooseTableKey(obsPerCand, used, 1, features);
             alt && __builtin_popcount(alt->mask) < __builtin_popcount(choice->mask))
           alternatives.push_back(Table{key, slot, used[alt->cand], alt->mask, std::move(alt->rows), 0, withLast});
+      // A symbolic loop of constant step above 1: `iterations left` in index units reads the cap in every iteration
+      // but the last; in iterations it tells the last R apart (TLX blackwell_fa_ws_pipelined ns3: 6 more proved),
+      // but a key over it alone may fit the samples and not be inductive (blackwell_fa_ws_persistent's per-tile
+      // waits: 6 fewer). So the table in iterations is a second lemma where its key uses the feature.
+      if (remStepSymbolic > 1) {
+        std::vector<std::vector<Obs>> obsIt = observations(used.size(), withLast, true);
+        if (std::optional<TableChoice> alt = chooseTableKey(obsIt, used, -1, features); alt && (alt->mask & 8)) {
+          Table t{key, slot, used[alt->cand], alt->mask, std::move(alt->rows), 0, withLast};
+          t.remIter = true;
+          alternatives.push_back(std::move(t));
+        }
+      }
       addTable(lemmaId, Table{key, slot, used[choice->cand], choice->mask, std::move(choice->rows), 0, withLast});
     }
   }

@@ -55,6 +55,9 @@ struct Table {
   /// The row values include `last`, the parity of the waiter's latest wait on the slot (per-tile waits: the
   /// waiter's previous wait may lie more steps back than the induction window reaches).
   bool last = false;
+  /// `iterations left` (bit 3) counts iterations of a symbolic loop of constant step > 1 (Driver::remStepSymbolic),
+  /// not index units: a second table beside the one in index units.
+  bool remIter = false;
 };
 
 /// The value of `e` in `m` as an integer (booleans 0 / 1, model completion), INT64_MIN when it has none.
