@@ -297,7 +297,8 @@ void Driver::addTable(int id, Table t) {
   std::string line;
   llvm::raw_string_ostream os(line);
   os << groups[tab.key.first].name << "[" << tab.slot << "]@" << tab.key.second << ": var " << tab.cd.part << "/"
-     << tab.cd.var << " mod " << tab.cd.mod << " mask " << tab.mask << ":";
+     << tab.cd.var << " mod " << tab.cd.mod << " mask " << tab.mask << (tab.remIter ? " (left in iterations)" : "")
+     << ":";
   // The in-tile feature, the cluster rank and `last` only where the table has them (the lines of the other tables
   // as before).
   for (auto &[k4, val] : tab.rows)
