@@ -128,6 +128,7 @@ void Driver::chooseAnchor() {
 /// The anchor's iterations left, capped to [-1, R]: ub - k in a loop of step 1; ceil((ub - k) / step) in one of a
 /// constant step above 1 (-1 where ub - k < 0, 0 where it is 0, as there: the exit of a loop whose bound is no
 /// multiple of the step reads -1), so that the last R iterations of `range(0, 4096, 128)` have keys of their own.
+/// `iterations`: the same count for a symbolic loop of constant step (remStepSymbolic; Table::remIter's tables).
 z3::expr Driver::remOf(const State &st, bool iterations) {
   const PState &ps = st.parts[anchor];
   z3::expr d = *ps.ub - *ps.k;
