@@ -53,6 +53,17 @@ module attributes {"ttg.num-warps" = 4 : i32, ttg.target = "cuda:90"} {
   return text;
 }
 
+/// The module's text with the K loop's bounds (`%c0 to %n step %c1`) replaced by `bounds`, and `constant` (an
+/// `arith.constant` line's op, e.g. `%ub = arith.constant 6 : i32`) defined after %c3 when not empty.
+inline std::string kernelWithBounds(const std::string &bounds, const std::string &constant = "") {
+  std::string text = kernelText();
+  const std::string loop = "%c0 to %n step %c1", c3 = "%c3 = arith.constant 3 : i32 loc(#loc)";
+  text.replace(text.find(loop), loop.size(), bounds);
+  if (!constant.empty())
+    text.replace(text.find(c3), c3.size(), c3 + "\n    " + constant + " loc(#loc)");
+  return text;
+}
+
 /// The parsed module and its context.
 struct Kernel {
   std::unique_ptr<mlir::MLIRContext> ctx = ir::makeContext();

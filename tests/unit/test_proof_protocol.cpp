@@ -267,14 +267,8 @@ TEST_CASE("proof extraction: a K loop's constant trip count (ceil((ub - lb) / st
     REQUIRE(p.parts.size() == 1);
     return constantTripCount(p.parts[0]);
   };
-  auto with = [](std::string from, std::string to) {
-    std::string text = prooftest::kernelText();
-    size_t at = text.find(from);
-    REQUIRE(at != std::string::npos);
-    return text.replace(at, from.size(), to);
-  };
   CHECK_FALSE(tripsOf(prooftest::kernelText()).has_value()); // 0 to %n
-  CHECK(tripsOf(with("%c0 to %n step %c1", "%c0 to %c3 step %c1")) == 3);
-  CHECK(tripsOf(with("%c0 to %n step %c1", "%c1 to %c3 step %c3")) == 1); // ceil(2 / 3)
-  CHECK(tripsOf(with("%c0 to %n step %c1", "%c3 to %c1 step %c1")) == 0); // a bound below the start
+  CHECK(tripsOf(prooftest::kernelWithBounds("%c0 to %c3 step %c1")) == 3);
+  CHECK(tripsOf(prooftest::kernelWithBounds("%c1 to %c3 step %c3")) == 1); // ceil(2 / 3)
+  CHECK(tripsOf(prooftest::kernelWithBounds("%c3 to %c1 step %c1")) == 0); // a bound below the start
 }

@@ -129,15 +129,22 @@ TEST_CASE("proof counterexamples: launch preferences put the first CTA, then the
                                          "(<= M 65536)=true", "(<= M 4096)=true", "(<= M 256)=true"});
 }
 
+namespace {
+/// The result of `property` on `barrier` in `report`, null when it has none.
+const ProofResult *resultOf(const ProofReport &report, const std::string &property, const std::string &barrier) {
+  for (const ProofResult &r : report.results)
+    if (r.property == property && r.barrier == barrier)
+      return &r;
+  return nullptr;
+}
+} // namespace
+
 TEST_CASE("proof pipeline: the tiny kernel's repeated wait parity is a counterexample from n = 4 on") {
   prooftest::Kernel k;
   REQUIRE(k.module);
   ProofOptions options;
   ProofReport report = proveProtocol(*k.module, options);
-  const ProofResult *parity = nullptr;
-  for (const ProofResult &r : report.results)
-    if (r.property == "wait-parity" && r.barrier == "bars")
-      parity = &r;
+  const ProofResult *parity = resultOf(report, "wait-parity", "bars");
   REQUIRE(parity);
   CHECK(parity->verdict == "counterexample");
   REQUIRE(parity->params.count("n"));
@@ -160,12 +167,8 @@ TEST_CASE("proof pipeline: constant loop bounds make the bounded check complete 
   // without an induction query (Driver::findEndStep). Over k = 1 .. 5 slot 1 is waited on again with parity 0 at
   // k = 4: the same check finds the wait-parity counterexample there.
   auto proveTo = [](int64_t ub) {
-    std::string text = prooftest::kernelText();
-    const std::string loop = "%c0 to %n step %c1", constant = "%c3 = arith.constant 3 : i32 loc(#loc)";
-    text.replace(text.find(loop), loop.size(), "%c1 to %ub step %c1");
-    text.replace(text.find(constant), constant.size(),
-                 constant + "\n    %ub = arith.constant " + std::to_string(ub) + " : i32 loc(#loc)");
-    prooftest::Kernel k(text);
+    prooftest::Kernel k(
+        prooftest::kernelWithBounds("%c1 to %ub step %c1", "%ub = arith.constant " + std::to_string(ub) + " : i32"));
     REQUIRE_MESSAGE(k.module, k.diagnostics);
     return proveProtocol(*k.module, ProofOptions{});
   };
@@ -176,10 +179,7 @@ TEST_CASE("proof pipeline: constant loop bounds make the bounded check complete 
     CHECK(r.witness.find("every run ends within") == 0);
   }
   ProofReport bug = proveTo(6);
-  const ProofResult *parity = nullptr;
-  for (const ProofResult &r : bug.results)
-    if (r.property == "wait-parity" && r.barrier == "bars")
-      parity = &r;
+  const ProofResult *parity = resultOf(bug, "wait-parity", "bars");
   REQUIRE(parity);
   CHECK(parity->verdict == "counterexample");
   CHECK(parity->step == 4); // the loop's fourth iteration, k = 4, revisits slot 1

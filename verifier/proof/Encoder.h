@@ -258,4 +258,8 @@ private:
 /// An integer attribute of `op`, `dflt` when absent.
 int64_t intAttr(mlir::Operation &op, const char *name, int64_t dflt);
 
+/// The op that defines the token a `ttng.async_tma_store_token_wait` waits on (its TMA store, or an scf result,
+/// ub.poison, ...); null for a block argument (a loop-carried token). ExecAsync.cpp.
+mlir::Operation *tokenDef(mlir::Operation &wait);
+
 } // namespace tlxsim::verifier::proof

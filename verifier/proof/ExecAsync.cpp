@@ -130,9 +130,13 @@ void Encoder::storeWait(OpCtx &x, int64_t pendings) {
     x.events->push_back({Event::StoreWait, -1, c.int_val(0), x.guard, c.int_val(0), pendings, &x.op, x.part});
 }
 
-int64_t Encoder::tokenPendings(Operation &wait) {
+Operation *tokenDef(Operation &wait) {
   auto tok = ir::getOperandGroup(&wait, "token");
-  Operation *store = tok && !tok->empty() ? (*tok)[0].getDefiningOp() : nullptr;
+  return tok && !tok->empty() ? (*tok)[0].getDefiningOp() : nullptr;
+}
+
+int64_t Encoder::tokenPendings(Operation &wait) {
+  Operation *store = tokenDef(wait);
   if (!store || store->getBlock() != wait.getBlock() || !store->isBeforeInBlock(&wait))
     return 0; // a loop-carried or poison token: its store's place is not followed; all of them retire
   int64_t n = 0;

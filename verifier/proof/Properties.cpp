@@ -3,7 +3,6 @@
 // step (apply), of the kernel's end (checkEnd) and of a step boundary (checkBoundary, the tx-per-step lemma).
 // Semantics: PTX ISA mbarrier (phases, parity, tx-count), wgmma.wait_group, fence.proxy.async.
 #include "verifier/proof/Encoder.h"
-#include "ir/OpSyntax.h"
 
 using namespace mlir;
 
@@ -23,17 +22,19 @@ static bool isThreadArrive(Operation &op) {
 static Operation *tokenStore(Operation &wait) {
   if (wait.getName().getStringRef() != "ttng.async_tma_store_token_wait")
     return nullptr;
-  auto tok = ir::getOperandGroup(&wait, "token");
-  Operation *def = tok && !tok->empty() ? (*tok)[0].getDefiningOp() : nullptr;
+  Operation *def = tokenDef(wait);
   return def && def->getName().getStringRef() == "ttng.async_tma_copy_local_to_global" ? def : nullptr;
 }
 
 void Encoder::learnReleases(const std::vector<Event> &events) {
   // (partition, data buffer) -> (stage index term, reading op)
   std::map<std::pair<int, int>, std::vector<std::pair<z3::expr, Operation *>>> reads;
+  std::set<Operation *> readers; // the ops of the step's reads
   for (const Event &e : events)
-    if (e.k == Event::Read)
+    if (e.k == Event::Read) {
       reads[{e.part, e.group}].push_back({e.idx.simplify(), e.op});
+      readers.insert(e.op);
+    }
   for (const Event &e : events) {
     if (e.k != Event::Arrive)
       continue;
@@ -43,11 +44,7 @@ void Encoder::learnReleases(const std::vector<Event> &events) {
     // buffer's barrier; by the slot index alone, 0 == 0, the first arrive also "released" the second buffer, still
     // read by the second store in flight).
     Operation *store = tokenStore(*e.op);
-    bool storeRead = false; // the store's read of its source is an event of this step (else: the slot alone)
-    for (auto &[key, terms] : reads)
-      for (const auto &[t, reader] : terms)
-        storeRead |= store && reader == store;
-    if (!storeRead)
+    if (!readers.count(store)) // the store's read of its source is no event of this step: by the slot alone
       store = nullptr;
     for (auto &[key, terms] : reads)
       if (key.first == e.part && groups[key.second].slots == groups[e.group].slots &&
