@@ -8,6 +8,7 @@
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/MapVector.h"
 
 #include <optional>
 #include <set>
@@ -25,7 +26,11 @@ namespace tlxsim::verifier::proof {
 bool isStageView(mlir::Operation &op);
 
 class Encoder;
-using Env = llvm::DenseMap<mlir::Value, Val>;
+/// The symbolic values of an execution, by SSA value. Insertion-ordered (not a hash map keyed by the values'
+/// addresses): its copies and its destruction create and free Z3 terms in the same order in every run, and Z3's
+/// term numbers (recycled from freed terms) order its search, so the queries and their resource units do not
+/// depend on where the heap lies (tests/lit/proof/deterministic.test).
+using Env = llvm::MapVector<mlir::Value, Val>;
 
 /// One op under symbolic execution: its operands' values and the helpers that record its results and emit its
 /// events (`events` null: a run that only computes values, e.g. a loop's bounds).
@@ -67,7 +72,7 @@ public:
     Val bar;
     z3::expr target;
   };
-  llvm::DenseMap<mlir::Value, RemoteView> remoteViews;
+  llvm::MapVector<mlir::Value, RemoteView> remoteViews; ///< insertion-ordered, as Env
   /// Expressions of the ops that reach other CTAs' barriers, and the op: the peers' versions substitute the
   /// issuer's rank, which is exact only when nothing else in them differs between the CTAs (checked by the driver).
   std::vector<std::pair<std::vector<z3::expr>, mlir::Operation *>> peerExprs;
