@@ -14,6 +14,14 @@ void CheckerBase::onAgentStart(const sim::AgentInfo &info, sim::Cycle) {
     it = partitionNames_.insert(partitionNames_.end(), info.partition);
   agentPartition_[info.id] = static_cast<int32_t>(it - partitionNames_.begin());
   agentCta_[info.id] = info.cta;
+  ++liveAgents_[info.cta];
+  exitedCtas_.erase(info.cta);
+}
+
+void CheckerBase::onAgentEnd(int32_t agent, sim::Cycle) {
+  int64_t c = cta(agent);
+  if (--liveAgents_[c] <= 0)
+    exitedCtas_.insert(c);
 }
 
 ir::SourceLoc CheckerBase::loc(int32_t index) const {

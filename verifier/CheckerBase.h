@@ -2,6 +2,9 @@
 // and the Python location of an op. Compact per agent (an index and a CTA id).
 #pragma once
 
+#include <map>
+#include <set>
+
 #include "sim/Events.h"
 
 #include <string>
@@ -19,6 +22,7 @@ inline int64_t observedPhase(const sim::BarrierEvent &wait) {
 class CheckerBase : public sim::Listener {
 public:
   void onAgentStart(const sim::AgentInfo &info, sim::Cycle t) override;
+  void onAgentEnd(int32_t agent, sim::Cycle t) override;
 
 protected:
   explicit CheckerBase(const sim::Program &program) : program_(program) {}
@@ -28,6 +32,9 @@ protected:
   int32_t partitionIndex(int32_t agent) const { return agentPartition_[agent]; }
   /// The CTA `agent` belongs to.
   int64_t cta(int32_t agent) const { return agentCta_[agent]; }
+  /// Whether every agent of CTA `cta` that started has ended (the CTA exited; a checker that overrides
+  /// onAgentEnd calls CheckerBase::onAgentEnd first).
+  bool ctaExited(int64_t cta) const { return exitedCtas_.count(cta) > 0; }
   /// The Python location of Program::locs[index]; unknown for -1.
   ir::SourceLoc loc(int32_t index) const;
   /// The note on a wait (`pass`, a WaitPass) that passed at once on the fresh barrier `name` for parity 1: PTX ISA
@@ -42,6 +49,8 @@ private:
   std::vector<int32_t> agentPartition_;
   std::vector<int64_t> agentCta_;
   std::vector<std::string> partitionNames_;
+  std::map<int64_t, int32_t> liveAgents_; ///< per CTA: agents started and not ended
+  std::set<int64_t> exitedCtas_;
 };
 
 } // namespace tlxsim::verifier

@@ -19,14 +19,12 @@ void DeadlockChecker::onAgentStart(const AgentInfo &info, Cycle t) {
   if (info.id >= static_cast<int32_t>(agentBlock_.size()))
     agentBlock_.resize(info.id + 1, -1);
   agentBlock_[info.id] = info.rootBlock;
-  if (info.cta >= static_cast<int64_t>(liveAgents_.size()))
-    liveAgents_.resize(info.cta + 1);
-  ++liveAgents_[info.cta];
 }
 
-void DeadlockChecker::onAgentEnd(int32_t agent, Cycle) {
+void DeadlockChecker::onAgentEnd(int32_t agent, Cycle t) {
+  CheckerBase::onAgentEnd(agent, t);
   int64_t done = cta(agent);
-  if (--liveAgents_[done] > 0)
+  if (!ctaExited(done))
     return;
   // The CTA finished: its barriers can no longer be part of a deadlock.
   history_.eraseCta(done);
@@ -88,6 +86,8 @@ void DeadlockChecker::onBarrier(const BarrierEvent &e) {
     if (h.signalers.size() <= index)
       h.signalers.resize(index + 1);
     h.signalers.set(index);
+    if (e.agent >= 0 && cta(e.agent) != e.barrier.cta)
+      h.peerSignals.insert_or_assign(cta(e.agent), e);
   }
 }
 
@@ -189,6 +189,14 @@ std::vector<WaitCause> DeadlockChecker::leadWithRootCause(std::vector<const Bloc
                             " since: the release its readers owe (a barrier_arrive, or the MMA's mbarriers / a "
                             "tcgen05 commit) is missing or never reached"};
   }
+  // A peer CTA that signalled this barrier has exited: it ran fewer rounds of the protocol the CTAs share, and the
+  // arrivals or bytes this phase needs from it never come. Above every other cause (TLX's hopper_gemm_ws with
+  // NUM_CTAS = 2 over 133 tiles on 132 CTAs: CTA 1 ends after one tile while CTA 0 runs tile 132 and waits for
+  // CTA 1's half of B and its cta_bars arrive; read as "an expect-tx larger than its copies" before).
+  for (size_t i = 0; i < waiting.size(); ++i)
+    if (waiting[i]->onBarrier)
+      if (WaitCause peer = exitedPeerCause(*waiting[i]); peer.rank > causes[i].rank)
+        causes[i] = peer;
   // More arrivals per round than the arrival count: two agents' arrivals at one site completed two phases with no
   // wait between them (two CTAs' arrivals on the leader's barrier of count 1): the phases run ahead of the waits'
   // parity, and whichever wait blocks is a symptom. Above every other cause (a TLX 2-CTA GEMM with
@@ -246,6 +254,24 @@ std::vector<WaitCause> DeadlockChecker::leadWithRootCause(std::vector<const Bloc
     std::rotate(causes.begin(), causes.begin() + lead, causes.begin() + lead + 1);
   }
   return causes;
+}
+
+WaitCause DeadlockChecker::exitedPeerCause(const BlockedAgent &b) {
+  const History &h = history_[b.barrier];
+  for (const auto &[peer, e] : h.peerSignals) {
+    if (!ctaExited(peer))
+      continue;
+    std::string what = e.action == BarrierAction::CompleteTx
+                           ? "the bytes of its multicast copy issued at " + loc(e.loc).str()
+                           : "its remote arrive at " + loc(e.loc).str();
+    return {3.7, "CTA " + std::to_string(peer) + " of the cluster has exited, and " + stateOf(b).name + " of CTA " +
+                     std::to_string(b.barrier.cta) + " got " + what + " (partition '" + partition(e.agent) +
+                     "') in its earlier phases: the CTAs of the cluster ran different numbers of rounds of the "
+                     "protocol they share (a loop whose trip count depends on the CTA, such as a persistent tile "
+                     "loop over a tile count that does not split evenly between the cluster's CTAs), so this "
+                     "phase waits for a peer that is gone"};
+  }
+  return {};
 }
 
 void DeadlockChecker::onStall(Cycle, const std::vector<BlockedAgent> &blocked) {

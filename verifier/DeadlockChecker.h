@@ -47,6 +47,9 @@ private:
     int32_t flipLoc = -1, flipAgent = -1, lastArriveLoc = -1, lastArriveAgent = -1;
     int32_t overArrivalLoc = -1;
     std::pair<int32_t, int32_t> overArrivalAgents{-1, -1};
+    /// Signals from other CTAs of the cluster (a remote arrive, a multicast copy's bytes): signalling CTA -> its
+    /// latest such event (the exited-peer cause in leadWithRootCause).
+    std::map<int64_t, sim::BarrierEvent> peerSignals;
     size_t size() const { return ring.size(); }
     const sim::BarrierEvent &at(size_t i) const { return ring[(head + i) % ring.size()]; } ///< 0 = oldest
     const sim::BarrierEvent &back() const { return at(ring.size() - 1); }
@@ -57,9 +60,11 @@ private:
   /// Ranks the blocked waits (DeadlockCause.h) and moves the likely root cause to the front of `waiting`; returns
   /// the ranks in the new order.
   std::vector<WaitCause> leadWithRootCause(std::vector<const sim::BlockedAgent *> &waiting);
+  /// The exited-peer cause of blocked wait `b` (rank 3.7, DeadlockCause.h), or rank 0: another CTA of the cluster
+  /// signalled its barrier in earlier phases and has exited since.
+  WaitCause exitedPeerCause(const sim::BlockedAgent &b);
 
   size_t historyDepth_;
-  std::vector<int32_t> liveAgents_; ///< per CTA id
   std::vector<int32_t> agentBlock_; ///< per agent: the block its partition starts in (AgentInfo::rootBlock)
   /// Per barrier allocation (Program::allocs index): some slot of it, in some CTA, got expect-tx bytes, a copy's
   /// completion or an async op's arrival (a tcgen05 commit): a barrier data arrives on, not a release barrier.

@@ -41,7 +41,8 @@ void RaceChecker::onAgentStart(const AgentInfo &info, Cycle t) {
   clock.tick(info.id);
 }
 
-void RaceChecker::onAgentEnd(int32_t agent, Cycle) {
+void RaceChecker::onAgentEnd(int32_t agent, Cycle t) {
+  CheckerBase::onAgentEnd(agent, t);
   auto it = parentOf_.find(agent);
   if (it != parentOf_.end())
     finishedWorkers_[it->second].push_back(agent);

@@ -31,16 +31,17 @@ private:
     int64_t phase = 0, pending = 0, arrivals = 0, tx = 0; ///< the barrier's state after the latest event
   };
   BarrierTable<Phase> phases_;
-  /// Per barrier allocation: the bytes one completion of each copy site (op location) delivered on it, and the
-  /// bytes of its latest expect-tx: the per-round picture of a stalled phase (an expect of 16384 against copies of
-  /// 16384 + 16384), which the phase's own sums, spread over the rounds a wrong count shifts, do not show. Said only
-  /// where the allocation has one expect site (K and V each with their own expect on one ring would not pair).
+  /// Per CTA and barrier allocation: the bytes one completion of each copy site (op location, issuing CTA: a
+  /// multicast site delivers one copy from each CTA of the cluster) delivered on it, and the bytes of its latest
+  /// expect-tx: the per-round picture of a stalled phase (an expect of 16384 against copies of 16384 + 16384), which
+  /// the phase's own sums, spread over the rounds a wrong count shifts, do not show. Said only where the allocation
+  /// has one expect site (K and V each with their own expect on one ring would not pair).
   struct Rounds {
-    std::map<int32_t, int64_t> copySites; ///< copy site -> bytes of its latest completion
-    std::set<int32_t> expectSites;        ///< the expect-tx sites (one: the copies pair with it)
-    int64_t lastExpect = 0;               ///< bytes of the latest expect-tx
+    std::map<std::pair<int32_t, int64_t>, int64_t> copySites; ///< (copy site, issuing CTA) -> bytes of its latest
+    std::set<int32_t> expectSites; ///< the expect-tx sites (one: the copies pair with it)
+    int64_t lastExpect = 0;        ///< bytes of the latest expect-tx
   };
-  std::map<int32_t, Rounds> rounds_; ///< per barrier allocation
+  std::map<std::pair<int64_t, int32_t>, Rounds> rounds_; ///< per (CTA, barrier allocation)
   std::set<int32_t> reportedLocs_;
   std::vector<Finding> findings_;
 };
