@@ -88,6 +88,10 @@ constexpr uint64_t kReplayInstructions = 100'000'000ull;
 /// Wall-clock bound of a replay: Z3 picks the launch, and with the checkers attached a persistent kernel's launch of
 /// 100 M instructions took over 26 min (TLX hopper_fa_ws_pipelined_pingpong_persistent, 2026-12-02).
 constexpr double kReplaySeconds = 60;
+/// A counterexample at program_id_x = p (y and z 0) is replayed with the first p + 1 CTAs (whole clusters) when p
+/// is below this: the simulation runs the first CTAs of the grid, and a violation of one CTA (a cluster whose CTAs
+/// run different tile counts) shows only where that CTA runs. Above it the replay keeps the checked CTAs.
+constexpr int64_t kReplayMaxProgramId = 256;
 
 /// Re-runs the simulation at the counterexample's launch; returns a one-line summary and sets `reproduced` when
 /// the simulation reports a finding there (for stage-ownership, one about the counterexample's buffer: mentions)
@@ -97,10 +101,12 @@ std::string replay(const verifier::proof::ProofResult &r, bool writeTrace, bool 
   std::vector<std::string> savedArgs(argOpts.begin(), argOpts.end());
   std::string savedGrid = gridOpt;
   std::string launch;
-  std::array<int64_t, 3> grid{1, 1, 1};
+  std::array<int64_t, 3> grid{1, 1, 1}, pid{0, 0, 0};
   bool haveGrid = false;
   for (auto &[name, value] : r.params) {
     StringRef n(name);
+    if (StringRef axis = n; axis.consume_front("program_id_"))
+      pid[axis == "x" ? 0 : axis == "y" ? 1 : 2] = value;
     if (n.consume_front("num_programs_")) {
       grid[n == "x" ? 0 : n == "y" ? 1 : 2] = value;
       haveGrid = true;
@@ -124,6 +130,11 @@ std::string replay(const verifier::proof::ProofResult &r, bool writeTrace, bool 
     {
       // prepareSimulation prints its errors to stderr; a failed replay is reported in one line.
       SimulationRequest request = requestFromOptions();
+      if (pid[1] == 0 && pid[2] == 0 && pid[0] > 0 && pid[0] < kReplayMaxProgramId && request.maxCtas > 0 &&
+          request.maxCtas <= pid[0]) {
+        request.maxCtas = pid[0] + 1; // rounded up to whole clusters by the engine
+        launch += " --max-ctas " + std::to_string(pid[0] + 1);
+      }
       request.maxInstructions = kReplayInstructions;
       request.maxSeconds = kReplaySeconds;
       request.binaryTiming = false; // as `check` runs: the IR's asynchrony (Simulation.h)

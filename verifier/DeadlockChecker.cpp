@@ -87,7 +87,7 @@ void DeadlockChecker::onBarrier(const BarrierEvent &e) {
       h.signalers.resize(index + 1);
     h.signalers.set(index);
     if (e.agent >= 0 && cta(e.agent) != e.barrier.cta)
-      h.peerSignals.insert_or_assign(cta(e.agent), e);
+      peerSignals_[{e.barrier.cta, e.barrier.alloc}].insert_or_assign(cta(e.agent), e);
   }
 }
 
@@ -257,16 +257,18 @@ std::vector<WaitCause> DeadlockChecker::leadWithRootCause(std::vector<const Bloc
 }
 
 WaitCause DeadlockChecker::exitedPeerCause(const BlockedAgent &b) {
-  const History &h = history_[b.barrier];
-  for (const auto &[peer, e] : h.peerSignals) {
+  auto signals = peerSignals_.find({b.barrier.cta, b.barrier.alloc});
+  if (signals == peerSignals_.end())
+    return {};
+  for (const auto &[peer, e] : signals->second) {
     if (!ctaExited(peer))
       continue;
-    std::string what = e.action == BarrierAction::CompleteTx
-                           ? "the bytes of its multicast copy issued at " + loc(e.loc).str()
-                           : "its remote arrive at " + loc(e.loc).str();
-    return {3.7, "CTA " + std::to_string(peer) + " of the cluster has exited, and " + stateOf(b).name + " of CTA " +
-                     std::to_string(b.barrier.cta) + " got " + what + " (partition '" + partition(e.agent) +
-                     "') in its earlier phases: the CTAs of the cluster ran different numbers of rounds of the "
+    std::string what = e.action == BarrierAction::CompleteTx ? "the bytes of its multicast copy at " : "its remote arrive at ";
+    return {3.7, "CTA " + std::to_string(peer) + " of the cluster has exited, and it signalled " +
+                     program_.allocs[b.barrier.alloc].name + " of CTA " + std::to_string(b.barrier.cta) +
+                     " before (" + what + loc(e.loc).str() + ", partition '" + partition(e.agent) + "', on " +
+                     program_.barrierName(e.barrier.alloc, e.barrier.index) +
+                     "): the CTAs of the cluster ran different numbers of rounds of the "
                      "protocol they share (a loop whose trip count depends on the CTA, such as a persistent tile "
                      "loop over a tile count that does not split evenly between the cluster's CTAs), so this "
                      "phase waits for a peer that is gone"};

@@ -47,9 +47,6 @@ private:
     int32_t flipLoc = -1, flipAgent = -1, lastArriveLoc = -1, lastArriveAgent = -1;
     int32_t overArrivalLoc = -1;
     std::pair<int32_t, int32_t> overArrivalAgents{-1, -1};
-    /// Signals from other CTAs of the cluster (a remote arrive, a multicast copy's bytes): signalling CTA -> its
-    /// latest such event (the exited-peer cause in leadWithRootCause).
-    std::map<int64_t, sim::BarrierEvent> peerSignals;
     size_t size() const { return ring.size(); }
     const sim::BarrierEvent &at(size_t i) const { return ring[(head + i) % ring.size()]; } ///< 0 = oldest
     const sim::BarrierEvent &back() const { return at(ring.size() - 1); }
@@ -76,6 +73,10 @@ private:
     std::set<std::string> partitions;
     std::set<int64_t> slots;
   };
+  /// Signals from other CTAs of the cluster (a remote arrive, a multicast copy's bytes) on any slot of an
+  /// allocation: (CTA, alloc) -> signalling CTA -> its latest such event (the exited-peer cause: a tile that only
+  /// one CTA runs may wait on a slot the peer never reached).
+  std::map<std::pair<int64_t, int32_t>, std::map<int64_t, sim::BarrierEvent>> peerSignals_;
   /// (CTA, alloc) -> op location -> who, which slots
   std::map<std::pair<int64_t, int32_t>, std::map<int32_t, ArrivalSite>> arrivalSites_;
   /// The note on a starved slot (no arrival since its init) of blocked wait `b`'s barrier, with where the array's

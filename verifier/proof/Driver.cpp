@@ -345,6 +345,7 @@ bool Driver::collectProperties() {
 void Driver::buildWindow() {
   // The k-induction window: k + 1 steps from an arbitrary state.
   try {
+    windowPeerStart = peerExprs.size();
     wviol.emplace_back();
     wstates.push_back(freshState("w"));
     for (int i = 0; i < k + 1; ++i) {
@@ -382,12 +383,26 @@ bool Driver::clusterPeersAgree() {
     };
     auto perCta = [](const std::string &n) { return n == "cluster_rank" || n.starts_with("program_id_"); };
     // Abstracted terms (tile counts) are the same in every CTA unless they read the rank or program id.
+    // Terms that read the rank or a program id (and launch parameters, and such terms) have each peer's own
+    // version (Symbols::forPeer): substituted like the rank itself, but not the same in every CTA.
     std::map<std::string, bool> abstractedOk;
+    std::set<std::string> substitutedTerms;
     for (auto &a : abstracted) {
-      bool ok = true;
-      for (const std::string &n : constsOf(a.exact))
+      if (a.peerOf >= 0)
+        continue;
+      bool ok = true, exact = true, reads = false;
+      for (const std::string &n : constsOf(a.exact)) {
         ok &= params.count(n) && !perCta(n);
+        bool inner = substitutedTerms.count(n) > 0;
+        // divS's value for a zero divisor (a fresh symbol): only where the divisor, here a tile count, is 0 and the
+        // tile loop does not run; the peers share it there.
+        bool divByZero = llvm::StringRef(n).starts_with("div_by_zero!");
+        exact &= params.count(n) || inner || divByZero || (abstractedOk.count(n) && abstractedOk[n]);
+        reads |= perCta(n) || inner;
+      }
       abstractedOk[a.var.decl().name().str()] = ok;
+      if (exact && reads)
+        substitutedTerms.insert(a.var.decl().name().str());
     }
     // (window const, its next value, its initial value) per loop-carried component.
     std::vector<std::tuple<std::optional<z3::expr>, std::optional<z3::expr>, std::optional<z3::expr>>> comps;
@@ -452,17 +467,32 @@ bool Driver::clusterPeersAgree() {
         return "a loop-carried value of the loop state, " + n + ", which depends on the rank or program id";
       return n;
     };
-    for (auto &[deps, op] : peerExprs) {
-      if (!why.empty())
-        break;
+    // The bounded check's steps are unrolled from the launch: their expressions read the launch's symbols, which
+    // the peers' versions substitute, and the abstracted terms. The window's steps also read its loop state.
+    std::string windowWhy;
+    for (size_t e = 0; e < peerExprs.size() && why.empty(); ++e) {
+      auto &[deps, op] = peerExprs[e];
+      bool inWindow = e >= windowPeerStart;
+      if (inWindow && !windowWhy.empty())
+        continue;
       for (const z3::expr &d : deps)
         for (const std::string &name : constsOf(d))
-          if (!perCta(name) && !sameEverywhere(name)) {
-            why = ir::pythonLocation(op->getLoc()).str() + ": " + op->getName().getStringRef().str() +
-                  " reaches other CTAs' barriers and depends on a value that may differ between the CTAs (" +
-                  describe(name) + ")";
+          if (!perCta(name) && !substitutedTerms.count(name) && !sameEverywhere(name)) {
+            (inWindow && windowConsts.count(name) ? windowWhy : why) =
+                ir::pythonLocation(op->getLoc()).str() + ": " + op->getName().getStringRef().str() +
+                " reaches other CTAs' barriers and depends on a value that may differ between the CTAs (" +
+                describe(name) + ")";
             break;
           }
+    }
+    if (why.empty() && !windowWhy.empty()) {
+      // Exact in the bounded check (a peer that runs fewer tiles stops arriving there: a counterexample), not in
+      // the window: no induction, the clean properties read `bounded`.
+      peerWindowWhy = windowWhy;
+      windowOk = false;
+      report.notes.push_back("cluster kernel (" + clusterText() + "): bounded model checking only: " + windowWhy +
+                             "; the bounded check unrolls every CTA of the cluster from the launch, the induction "
+                             "step's arbitrary state cannot say what the peers' state is");
     }
     if (!why.empty()) {
       std::erase_if(report.notes, [](const std::string &n) { return n.starts_with("stage-ownership on "); });
@@ -716,7 +746,8 @@ void Driver::runInduction() {
     } else {
       r.verdict = "bounded";
       r.bound = N;
-      r.witness = "no violation within " + std::to_string(N) + " lock-step steps; " + why;
+      r.witness = "no violation within " + std::to_string(N) + " lock-step steps; " +
+                  (peerWindowWhy.empty() ? why : "no induction: the peers' loop state may differ (" + peerWindowWhy + ")");
       auto kg = std::next(props.begin(), static_cast<long>(i));
       r.witness += boundedReason(kg->first, kg->second);
     }
@@ -779,6 +810,8 @@ void Driver::classifyUnproved() {
       r.reason = limitReason(r.limit);
     else if (!bmcStop.empty()) // a BMC query stopped: the lemmas were dropped, so the induction had none
       r.reason = limitReason(bmcStop);
+    else if (!peerWindowWhy.empty())
+      r.reason = "cluster-peers";
     else
       r.reason = boundedReason(kind, group).empty() ? "not-inductive" : "counter-barrier";
   }

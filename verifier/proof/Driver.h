@@ -42,6 +42,12 @@ private:
   std::vector<State> wstates;               ///< the k-induction window: k + 1 steps from an arbitrary state
   std::vector<std::vector<Violation>> wviol;
   bool windowOk = true;
+  /// Cluster kernels: the peers' loop state may differ from this CTA's in the induction window (a loop-carried
+  /// value that depends on the rank or program id, e.g. a persistent tile loop's ring counter, whose trip count
+  /// differs between the CTAs): the bounded check, unrolled from the launch, follows every CTA exactly, the window
+  /// cannot; the reason (clusterPeersAgree), and the properties stay `bounded` (reason `cluster-peers`).
+  std::string peerWindowWhy;
+  size_t windowPeerStart = 0; ///< peerExprs recorded by the window's steps start here (buildWindow)
   int structuralFailed = -1; ///< the structural lemma (kind) that failed in the base case, -1 if none
   std::string bmcStop;       ///< the limit (QueryBudget::stop) that stopped a BMC query, empty if none did
   std::set<std::pair<int, int>> props; ///< (kind, group) of the reported properties

@@ -1,6 +1,8 @@
 // Symbolic values of the encoding (Symbols.h).
 #include "verifier/proof/Symbols.h"
 
+#include <set>
+
 namespace tlxsim::verifier::proof {
 
 z3::expr Symbols::fresh(const std::string &base, bool isBool) {
@@ -37,6 +39,50 @@ z3::expr Symbols::forPeer(const z3::expr &x, int64_t cta, const std::array<int64
       from.push_back(it->second);
       to.push_back(it->second - clusterCoord(rank, axis, dims) + clusterCoord(c.int_val(cta), axis, dims));
     }
+  // The abstracted terms `x` reads, directly or through the exact terms of others (a term reads only earlier ones).
+  std::set<std::string> reads;
+  auto collect = [&](const z3::expr &root) {
+    std::vector<z3::expr> todo = {root};
+    std::set<unsigned> seen;
+    while (!todo.empty()) {
+      z3::expr e = todo.back();
+      todo.pop_back();
+      if (!seen.insert(Z3_get_ast_id(c, e)).second || !e.is_app())
+        continue;
+      if (e.num_args() == 0 && e.decl().decl_kind() == Z3_OP_UNINTERPRETED)
+        reads.insert(e.decl().name().str());
+      for (unsigned i = 0; i < e.num_args(); ++i)
+        todo.push_back(e.arg(i));
+    }
+  };
+  collect(x);
+  size_t own = abstracted.size();
+  for (size_t i = own; i-- > 0;)
+    if (abstracted[i].peerOf < 0 && reads.count(abstracted[i].var.decl().name().str()))
+      collect(abstracted[i].exact);
+  // In creation order, so that an earlier term's peer version is in `from` by the time a later term's exact term
+  // is substituted.
+  for (size_t i = 0; i < own; ++i) {
+    if (abstracted[i].peerOf >= 0 || !reads.count(abstracted[i].var.decl().name().str()))
+      continue;
+    auto key = std::make_pair(i, cta);
+    auto it = peerTerms.find(key);
+    if (it == peerTerms.end()) {
+      z3::expr exact = abstracted[i].exact;
+      z3::expr mapped = exact.substitute(from, to);
+      size_t index = std::string::npos;
+      if (!z3::eq(mapped, exact)) {
+        index = abstracted.size();
+        std::string name = abstracted[i].var.decl().name().str() + "@" + std::to_string(cta);
+        abstracted.push_back({c.int_const(name.c_str()), mapped, static_cast<int>(i)});
+      }
+      it = peerTerms.emplace(key, index).first;
+    }
+    if (it->second != std::string::npos) {
+      from.push_back(abstracted[i].var);
+      to.push_back(abstracted[it->second].var);
+    }
+  }
   z3::expr y = x;
   return y.substitute(from, to);
 }

@@ -30,6 +30,9 @@ public:
   /// counterexamples are concretized with the exact terms (`exact`).
   struct Abstracted {
     z3::expr var, exact;
+    /// A peer CTA's version (forPeer) of abstracted[peerOf]: `nl!I@CTA`, its exact term with the rank and program
+    /// ids substituted; -1 for the encoding's own terms.
+    int peerOf = -1;
   };
   std::vector<Abstracted> abstracted;
 
@@ -46,12 +49,18 @@ public:
   /// `x` as the CTA of rank `cta` of this CTA's cluster computes it: the rank substituted, and each program id
   /// shifted by the difference of the two CTAs' coordinates in the cluster of `dims` CTAs along x, y, z (the rank
   /// is x-major: %cluster_ctarank = x + dx * (y + dy * z), PTX ISA 10.13 %cluster_ctarank / %cluster_ctaid).
+  /// An abstracted term whose exact term reads the rank, a program id or such a term (a tile's split index
+  /// `tile_id // num_mn_tiles` with tile_id = pid) becomes the peer's own abstraction of its substituted term, one
+  /// per term and CTA (the same symbol at every use).
   z3::expr forPeer(const z3::expr &x, int64_t cta, const std::array<int64_t, 3> &dims);
   /// The coordinate along `axis` (0 x, 1 y, 2 z) of the CTA of rank `rank` in a cluster of `dims`.
   static z3::expr clusterCoord(const z3::expr &rank, int axis, const std::array<int64_t, 3> &dims);
 
 private:
   std::map<std::tuple<char, unsigned, unsigned>, size_t> abstractedIndex;
+  /// forPeer: (own term index, CTA) -> index of its peer version in `abstracted`, or npos (the term reads no
+  /// per-CTA symbol: the peer's is the same).
+  std::map<std::pair<size_t, int64_t>, size_t> peerTerms;
   int freshCounter = 0;
 };
 

@@ -26,6 +26,7 @@ KNOWN_BUGS = {
     "tlx/blackwell/blackwell_gemm_pipelined/bn256_bk64_s4": "tests/lit/tlx_blackwell.test (K = 0)",
     "tlx/blackwell/blackwell-grouped-gemm_test/bn256_bk128_s3_sub4": "tests/lit/tlx_blackwell.test (smem refused)",
     "tlx/blackwell/blackwell-triton-addmm-2cta_test/default": "tests/lit/tlx_blackwell.test (undecided 2-CTA race)",
+    "tlx/hopper/hopper_gemm_ws/bn128_s3_cta2": "tests/lit/bugs/tlx_cluster_tile_count.test (uneven cluster tiles)",
 }
 
 
