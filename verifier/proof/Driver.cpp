@@ -365,22 +365,7 @@ bool Driver::clusterPeersAgree() {
   // nor on values the prover does not follow (a fixed point over one step of the window).
   if (!peerExprs.empty()) {
     std::string why;
-    auto constsOf = [&](const z3::expr &root) {
-      std::set<std::string> out;
-      std::set<unsigned> seen;
-      std::vector<z3::expr> todo = {root};
-      while (!todo.empty()) {
-        z3::expr e = todo.back();
-        todo.pop_back();
-        if (!seen.insert(Z3_get_ast_id(c, e)).second || !e.is_app())
-          continue;
-        if (e.num_args() == 0 && e.decl().decl_kind() == Z3_OP_UNINTERPRETED)
-          out.insert(e.decl().name().str());
-        for (unsigned i = 0; i < e.num_args(); ++i)
-          todo.push_back(e.arg(i));
-      }
-      return out;
-    };
+    auto constsOf = [](const z3::expr &root) { return symbolNames(root); };
     auto perCta = [](const std::string &n) { return n == "cluster_rank" || n.starts_with("program_id_"); };
     // Abstracted terms (tile counts) are the same in every CTA unless they read the rank or program id.
     // Terms that read the rank or a program id (and launch parameters, and such terms) have each peer's own

@@ -5,6 +5,23 @@
 
 namespace tlxsim::verifier::proof {
 
+std::set<std::string> symbolNames(const z3::expr &root) {
+  std::set<std::string> out;
+  std::set<unsigned> seen;
+  std::vector<z3::expr> todo = {root};
+  while (!todo.empty()) {
+    z3::expr e = todo.back();
+    todo.pop_back();
+    if (!seen.insert(Z3_get_ast_id(root.ctx(), e)).second || !e.is_app())
+      continue;
+    if (e.num_args() == 0 && e.decl().decl_kind() == Z3_OP_UNINTERPRETED)
+      out.insert(e.decl().name().str());
+    for (unsigned i = 0; i < e.num_args(); ++i)
+      todo.push_back(e.arg(i));
+  }
+  return out;
+}
+
 z3::expr Symbols::fresh(const std::string &base, bool isBool) {
   std::string n = base + "!" + std::to_string(freshCounter++);
   return isBool ? c.bool_const(n.c_str()) : c.int_const(n.c_str());
@@ -40,26 +57,11 @@ z3::expr Symbols::forPeer(const z3::expr &x, int64_t cta, const std::array<int64
       to.push_back(it->second - clusterCoord(rank, axis, dims) + clusterCoord(c.int_val(cta), axis, dims));
     }
   // The abstracted terms `x` reads, directly or through the exact terms of others (a term reads only earlier ones).
-  std::set<std::string> reads;
-  auto collect = [&](const z3::expr &root) {
-    std::vector<z3::expr> todo = {root};
-    std::set<unsigned> seen;
-    while (!todo.empty()) {
-      z3::expr e = todo.back();
-      todo.pop_back();
-      if (!seen.insert(Z3_get_ast_id(c, e)).second || !e.is_app())
-        continue;
-      if (e.num_args() == 0 && e.decl().decl_kind() == Z3_OP_UNINTERPRETED)
-        reads.insert(e.decl().name().str());
-      for (unsigned i = 0; i < e.num_args(); ++i)
-        todo.push_back(e.arg(i));
-    }
-  };
-  collect(x);
+  std::set<std::string> reads = symbolNames(x);
   size_t own = abstracted.size();
   for (size_t i = own; i-- > 0;)
     if (abstracted[i].peerOf < 0 && reads.count(abstracted[i].var.decl().name().str()))
-      collect(abstracted[i].exact);
+      reads.merge(symbolNames(abstracted[i].exact));
   // In creation order, so that an earlier term's peer version is in `from` by the time a later term's exact term
   // is substituted.
   for (size_t i = 0; i < own; ++i) {

@@ -10,6 +10,7 @@
 #include <array>
 #include <functional>
 #include <map>
+#include <set>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -18,6 +19,9 @@ namespace tlxsim::verifier::proof {
 
 /// The symbols of one kernel's encoding. Launch quantities are named as the user names them in `--assume` and
 /// the counterexamples (a scalar argument's Python name, `num_programs_x`, `program_id_x`, `cluster_rank`).
+/// The names of the uninterpreted constants `root` reads (launch parameters, abstracted terms, fresh symbols).
+std::set<std::string> symbolNames(const z3::expr &root);
+
 class Symbols {
 public:
   z3::context c;
