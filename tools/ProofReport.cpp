@@ -121,7 +121,7 @@ std::string replay(const verifier::proof::ProofResult &r, bool writeTrace, bool 
   }
   if (launch.empty()) // the violation needs no launch value of its own (e.g. only the CTA's rank in its cluster)
     launch = " the checked launch";
-  std::string out;
+  std::string out, unsimulated;
   {
     PreparedSimulation prepared;
     std::string err;
@@ -130,8 +130,13 @@ std::string replay(const verifier::proof::ProofResult &r, bool writeTrace, bool 
     {
       // prepareSimulation prints its errors to stderr; a failed replay is reported in one line.
       SimulationRequest request = requestFromOptions();
+      if (request.maxCtas > 0 && (pid[1] > 0 || pid[2] > 0 || pid[0] >= request.maxCtas))
+        unsimulated = formatv(" (the counterexample's CTA ({0}, {1}, {2}) is not among the simulated CTAs)", pid[0],
+                              pid[1], pid[2])
+                          .str();
       if (pid[1] == 0 && pid[2] == 0 && pid[0] > 0 && pid[0] < kReplayMaxProgramId && request.maxCtas > 0 &&
           request.maxCtas <= pid[0]) {
+        unsimulated.clear();
         request.maxCtas = pid[0] + 1; // rounded up to whole clusters by the engine
         launch += " --max-ctas " + std::to_string(pid[0] + 1);
       }
@@ -188,8 +193,9 @@ std::string replay(const verifier::proof::ProofResult &r, bool writeTrace, bool 
         reproduced = same != findings.end();
         std::string more = findings.size() > 1 ? formatv(" (+{0} more)", findings.size() - 1).str() : "";
         if (findings.empty())
-          out = "replay at" + launch + ": the simulation of this launch reports no finding: not reproduced (an "
-                "imbalance no wait observes at this launch, or a limitation of the prover's encoding; not a finding)";
+          out = "replay at" + launch + ": the simulation of this launch reports no finding" + unsimulated +
+                ": not reproduced (an imbalance no wait observes at this launch, or a limitation of the prover's "
+                "encoding; not a finding)";
         else if (!reproduced)
           out = "replay at" + launch + ": the simulation's findings there (" + findings.front().cls + ": " +
                 findings.front().message + more + ") concern no " +

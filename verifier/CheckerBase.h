@@ -2,11 +2,10 @@
 // and the Python location of an op. Compact per agent (an index and a CTA id).
 #pragma once
 
-#include <map>
-#include <set>
-
 #include "sim/Events.h"
 
+#include <map>
+#include <set>
 #include <string>
 #include <vector>
 

@@ -86,8 +86,14 @@ void DeadlockChecker::onBarrier(const BarrierEvent &e) {
     if (h.signalers.size() <= index)
       h.signalers.resize(index + 1);
     h.signalers.set(index);
-    if (e.agent >= 0 && cta(e.agent) != e.barrier.cta)
-      peerSignals_[{e.barrier.cta, e.barrier.alloc}].insert_or_assign(cta(e.agent), e);
+    if (e.agent >= 0 && cta(e.agent) != e.barrier.cta) {
+      PeerShare &share = peerSignals_[{e.barrier.cta, e.barrier.alloc}][cta(e.agent)];
+      if (e.action == BarrierAction::CompleteTx)
+        share.bytes[e.loc] = e.amount;
+      else
+        share.arrivals[e.loc] = e.action == BarrierAction::Arrive ? e.amount : 1;
+      share.last = e;
+    }
   }
 }
 
@@ -189,8 +195,9 @@ std::vector<WaitCause> DeadlockChecker::leadWithRootCause(std::vector<const Bloc
                             " since: the release its readers owe (a barrier_arrive, or the MMA's mbarriers / a "
                             "tcgen05 commit) is missing or never reached"};
   }
-  // A peer CTA that signalled this barrier has exited: it ran fewer rounds of the protocol the CTAs share, and the
-  // arrivals or bytes this phase needs from it never come. Above every other cause (TLX's hopper_gemm_ws with
+  // A peer CTA that signalled this barrier's allocation has exited and the phase still misses its share: it ran
+  // fewer rounds of the protocol the CTAs share, and the arrivals or bytes this phase needs from it never come.
+  // Above every other cause but an over-arrival on the same wait (3.5, below: direct evidence of a wrong count) (TLX's hopper_gemm_ws with
   // NUM_CTAS = 2 over 133 tiles on 132 CTAs: CTA 1 ends after one tile while CTA 0 runs tile 132 and waits for
   // CTA 1's half of B and its cta_bars arrive; read as "an expect-tx larger than its copies" before).
   for (size_t i = 0; i < waiting.size(); ++i)
@@ -260,18 +267,32 @@ WaitCause DeadlockChecker::exitedPeerCause(const BlockedAgent &b) {
   auto signals = peerSignals_.find({b.barrier.cta, b.barrier.alloc});
   if (signals == peerSignals_.end())
     return {};
-  for (const auto &[peer, e] : signals->second) {
+  BarrierState s = stateOf(b);
+  auto sum = [](const std::map<int32_t, int64_t> &perSite) {
+    int64_t total = 0;
+    for (const auto &[at, n] : perSite)
+      total += n;
+    return total;
+  };
+  for (const auto &[peer, share] : signals->second) {
     if (!ctaExited(peer))
       continue;
-    std::string what = e.action == BarrierAction::CompleteTx ? "the bytes of its multicast copy at " : "its remote arrive at ";
+    // The phase still misses what the peer brings to a round: some of its arrivals (at most its share), or bytes
+    // (at least its copies' share); else the peer owes this phase nothing and the cause is this CTA's own.
+    int64_t arrivals = sum(share.arrivals), bytes = sum(share.bytes);
+    bool owes = (s.pending > 0 && arrivals > 0 && s.pending <= arrivals) || (s.tx > 0 && bytes > 0 && s.tx >= bytes);
+    if (!owes)
+      continue;
+    const BarrierEvent &e = share.last;
+    std::string what =
+        e.action == BarrierAction::CompleteTx ? "the bytes of its multicast copy at " : "its remote arrive at ";
     return {3.7, "CTA " + std::to_string(peer) + " of the cluster has exited, and it signalled " +
                      program_.allocs[b.barrier.alloc].name + " of CTA " + std::to_string(b.barrier.cta) +
                      " before (" + what + loc(e.loc).str() + ", partition '" + partition(e.agent) + "', on " +
                      program_.barrierName(e.barrier.alloc, e.barrier.index) +
-                     "): the CTAs of the cluster ran different numbers of rounds of the "
-                     "protocol they share (a loop whose trip count depends on the CTA, such as a persistent tile "
-                     "loop over a tile count that does not split evenly between the cluster's CTAs), so this "
-                     "phase waits for a peer that is gone"};
+                     "): the CTAs of the cluster ran different numbers of rounds of the protocol they share (a loop "
+                     "whose trip count depends on the CTA, such as a persistent tile loop over a tile count that does "
+                     "not split evenly between the cluster's CTAs), so this phase waits for a peer that is gone"};
   }
   return {};
 }

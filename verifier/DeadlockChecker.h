@@ -73,10 +73,15 @@ private:
     std::set<std::string> partitions;
     std::set<int64_t> slots;
   };
-  /// Signals from other CTAs of the cluster (a remote arrive, a multicast copy's bytes) on any slot of an
-  /// allocation: (CTA, alloc) -> signalling CTA -> its latest such event (the exited-peer cause: a tile that only
-  /// one CTA runs may wait on a slot the peer never reached).
-  std::map<std::pair<int64_t, int32_t>, std::map<int64_t, sim::BarrierEvent>> peerSignals_;
+  /// What another CTA of the cluster brings to a round of an allocation's barriers: per op location, the arrivals
+  /// of its latest remote arrive and the bytes of its latest multicast copy, and its latest such event.
+  struct PeerShare {
+    std::map<int32_t, int64_t> arrivals, bytes;
+    sim::BarrierEvent last{};
+  };
+  /// (CTA, alloc) -> signalling CTA -> its share, over all slots (the exited-peer cause: a tile that only one CTA
+  /// runs may wait on a slot the peer never reached).
+  std::map<std::pair<int64_t, int32_t>, std::map<int64_t, PeerShare>> peerSignals_;
   /// (CTA, alloc) -> op location -> who, which slots
   std::map<std::pair<int64_t, int32_t>, std::map<int32_t, ArrivalSite>> arrivalSites_;
   /// The note on a starved slot (no arrival since its init) of blocked wait `b`'s barrier, with where the array's

@@ -71,14 +71,19 @@ void TxCountChecker::onStall(Cycle, const std::vector<BlockedAgent> &blocked) {
     if (p.expected == p.delivered || p.expectLoc < 0)
       continue;
     auto rounds = rounds_.find({b.barrier.cta, b.barrier.alloc});
-    // Bytes owed by a peer CTA that has exited (its multicast copies filled this barrier in earlier rounds): the
-    // CTAs ran different numbers of rounds, not a wrong expect; the deadlock finding names the peer.
-    if (rounds != rounds_.end() && std::any_of(rounds->second.copySites.begin(), rounds->second.copySites.end(),
-                                               [&](const auto &site) {
-                                                 int64_t issuer = site.first.second;
-                                                 return issuer != b.barrier.cta && ctaExited(issuer);
-                                               }))
-      continue;
+    // Bytes owed by a peer CTA that has exited (its multicast copies filled this barrier in earlier rounds) while
+    // the expect equals a round's copies (one per site and issuing CTA): the CTAs ran different numbers of rounds,
+    // not a wrong expect; the deadlock finding names the peer.
+    if (rounds != rounds_.end()) {
+      int64_t round = 0;
+      bool exitedIssuer = false;
+      for (const auto &[site, bytes] : rounds->second.copySites) {
+        round += bytes;
+        exitedIssuer |= site.second != b.barrier.cta && ctaExited(site.second);
+      }
+      if (exitedIssuer && round == p.expected)
+        continue;
+    }
     if (!reportedLocs_.insert(p.expectLoc).second)
       continue;
     std::string name = program_.barrierName(b.barrier.alloc, b.barrier.index);

@@ -37,7 +37,8 @@ private:
   /// the phase's own sums, spread over the rounds a wrong count shifts, do not show. Said only where the allocation
   /// has one expect site (K and V each with their own expect on one ring would not pair).
   struct Rounds {
-    std::map<std::pair<int32_t, int64_t>, int64_t> copySites; ///< (copy site, issuing CTA) -> bytes of its latest
+    /// (copy site, issuing CTA) -> bytes of its latest completion
+    std::map<std::pair<int32_t, int64_t>, int64_t> copySites;
     std::set<int32_t> expectSites; ///< the expect-tx sites (one: the copies pair with it)
     int64_t lastExpect = 0;        ///< bytes of the latest expect-tx
   };

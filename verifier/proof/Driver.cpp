@@ -365,7 +365,6 @@ bool Driver::clusterPeersAgree() {
   // nor on values the prover does not follow (a fixed point over one step of the window).
   if (!peerExprs.empty()) {
     std::string why;
-    auto constsOf = [](const z3::expr &root) { return symbolNames(root); };
     auto perCta = [](const std::string &n) { return n == "cluster_rank" || n.starts_with("program_id_"); };
     // Abstracted terms (tile counts) are the same in every CTA unless they read the rank or program id.
     // Terms that read the rank or a program id (and launch parameters, and such terms) have each peer's own
@@ -376,7 +375,7 @@ bool Driver::clusterPeersAgree() {
       if (a.peerOf >= 0)
         continue;
       bool ok = true, exact = true, reads = false;
-      for (const std::string &n : constsOf(a.exact)) {
+      for (const std::string &n : symbolNames(a.exact)) {
         ok &= params.count(n) && !perCta(n);
         bool inner = substitutedTerms.count(n) > 0;
         // divS's value for a zero divisor (a fresh symbol): only where the divisor, here a tile count, is 0 and the
@@ -434,7 +433,7 @@ bool Driver::clusterPeersAgree() {
         bool ok = n && i;
         for (const std::optional<z3::expr> &x : {n, i})
           if (x)
-            for (const std::string &name : constsOf(*x))
+            for (const std::string &name : symbolNames(*x))
               ok &= sameEverywhere(name);
         if (!ok) {
           tainted.insert(w->decl().name().str());
@@ -461,9 +460,9 @@ bool Driver::clusterPeersAgree() {
       if (inWindow && !windowWhy.empty())
         continue;
       for (const z3::expr &d : deps)
-        for (const std::string &name : constsOf(d))
+        for (const std::string &name : symbolNames(d))
           if (!perCta(name) && !substitutedTerms.count(name) && !sameEverywhere(name)) {
-            (inWindow && windowConsts.count(name) ? windowWhy : why) =
+            (inWindow ? windowWhy : why) = // a window step's failure only rules out the induction
                 ir::pythonLocation(op->getLoc()).str() + ": " + op->getName().getStringRef().str() +
                 " reaches other CTAs' barriers and depends on a value that may differ between the CTAs (" +
                 describe(name) + ")";
@@ -732,7 +731,8 @@ void Driver::runInduction() {
       r.verdict = "bounded";
       r.bound = N;
       r.witness = "no violation within " + std::to_string(N) + " lock-step steps; " +
-                  (peerWindowWhy.empty() ? why : "no induction: the peers' loop state may differ (" + peerWindowWhy + ")");
+                  (peerWindowWhy.empty() ? why
+                                         : "no induction: the peers' loop state may differ (" + peerWindowWhy + ")");
       auto kg = std::next(props.begin(), static_cast<long>(i));
       r.witness += boundedReason(kg->first, kg->second);
     }

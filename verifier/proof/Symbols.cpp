@@ -77,6 +77,8 @@ z3::expr Symbols::forPeer(const z3::expr &x, int64_t cta, const std::array<int64
         index = abstracted.size();
         std::string name = abstracted[i].var.decl().name().str() + "@" + std::to_string(cta);
         abstracted.push_back({c.int_const(name.c_str()), mapped, static_cast<int>(i)});
+        // This CTA's own version is its own term (the substitution is the identity at its rank).
+        paramConstraints.push_back(z3::implies(rank == c.int_val(cta), abstracted.back().var == abstracted[i].var));
       }
       it = peerTerms.emplace(key, index).first;
     }

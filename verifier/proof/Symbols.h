@@ -17,11 +17,11 @@
 
 namespace tlxsim::verifier::proof {
 
-/// The symbols of one kernel's encoding. Launch quantities are named as the user names them in `--assume` and
-/// the counterexamples (a scalar argument's Python name, `num_programs_x`, `program_id_x`, `cluster_rank`).
 /// The names of the uninterpreted constants `root` reads (launch parameters, abstracted terms, fresh symbols).
 std::set<std::string> symbolNames(const z3::expr &root);
 
+/// The symbols of one kernel's encoding. Launch quantities are named as the user names them in `--assume` and
+/// the counterexamples (a scalar argument's Python name, `num_programs_x`, `program_id_x`, `cluster_rank`).
 class Symbols {
 public:
   z3::context c;
