@@ -21,10 +21,10 @@
 //   0. none of these: a symptom (e.g. a consumer waiting for data a blocked producer never loads).
 // Also in DeadlockChecker, from the run's history: 3.7, another CTA of the cluster signalled the barrier (a remote
 // arrive, a multicast copy's bytes) in earlier phases, has exited, and the phase still misses its share (the CTAs
-// ran different numbers of rounds; an over-arrival on the same wait replaces it); 3.5, two agents' arrivals at one site completing two phases with
-// no wait between them (an arrival count below the arrivals per round); 0.4, a partition that passed its waits on a
-// barrier's fresh phases waits on it again, and no op has ever arrived on any slot of its array in the CTA (a
-// release never made); 0.25, named barriers waiting on each other.
+// ran different numbers of rounds; an over-arrival on the same wait replaces it); 3.5, two agents' arrivals at one
+// site completing two phases with no wait between them (an arrival count below the arrivals per round); 0.4, a
+// partition that passed its waits on a barrier's fresh phases waits on it again, and no op has ever arrived on any
+// slot of its array in the CTA (a release never made); 0.25, named barriers waiting on each other.
 // Ties keep the checker's order (agent order).
 #pragma once
 

@@ -197,9 +197,10 @@ std::vector<WaitCause> DeadlockChecker::leadWithRootCause(std::vector<const Bloc
   }
   // A peer CTA that signalled this barrier's allocation has exited and the phase still misses its share: it ran
   // fewer rounds of the protocol the CTAs share, and the arrivals or bytes this phase needs from it never come.
-  // Above every other cause but an over-arrival on the same wait (3.5, below: direct evidence of a wrong count) (TLX's hopper_gemm_ws with
-  // NUM_CTAS = 2 over 133 tiles on 132 CTAs: CTA 1 ends after one tile while CTA 0 runs tile 132 and waits for
-  // CTA 1's half of B and its cta_bars arrive; read as "an expect-tx larger than its copies" before).
+  // Above every other cause but an over-arrival on the same wait (3.5, below: direct evidence of a wrong count).
+  // TLX's hopper_gemm_ws with NUM_CTAS = 2 over 133 tiles on 132 CTAs: CTA 1 ends after one tile while CTA 0 runs
+  // tile 132 and waits for CTA 1's half of B and its cta_bars arrive (read as "an expect-tx larger than its copies"
+  // before).
   for (size_t i = 0; i < waiting.size(); ++i)
     if (waiting[i]->onBarrier)
       if (WaitCause peer = exitedPeerCause(*waiting[i]); peer.rank > causes[i].rank)

@@ -1,7 +1,5 @@
 #include "verifier/TxCountChecker.h"
 
-#include <algorithm>
-
 
 namespace tlxsim::verifier {
 
