@@ -103,14 +103,15 @@ std::string replay(const verifier::proof::ProofResult &r, bool writeTrace, bool 
   std::string launch;
   std::array<int64_t, 3> grid{1, 1, 1}, pid{0, 0, 0};
   bool haveGrid = false;
+  auto axis = [](StringRef xyz) { return xyz == "x" ? 0 : xyz == "y" ? 1 : 2; };
   for (auto &[name, value] : r.params) {
     StringRef n(name);
-    if (StringRef axis = n; axis.consume_front("program_id_"))
-      pid[axis == "x" ? 0 : axis == "y" ? 1 : 2] = value;
-    if (n.consume_front("num_programs_")) {
-      grid[n == "x" ? 0 : n == "y" ? 1 : 2] = value;
+    if (n.consume_front("program_id_")) {
+      pid[axis(n)] = value;
+    } else if (n.consume_front("num_programs_")) {
+      grid[axis(n)] = value;
       haveGrid = true;
-    } else if (!n.starts_with("program_id_") && n != "cluster_rank" && !n.contains('#')) {
+    } else if (n != "cluster_rank" && !n.contains('#')) {
       argOpts.push_back(name + "=" + std::to_string(value));
       launch += " --arg " + name + "=" + std::to_string(value);
     }

@@ -69,19 +69,18 @@ void TxCountChecker::onStall(Cycle, const std::vector<BlockedAgent> &blocked) {
     if (p.expected == p.delivered || p.expectLoc < 0)
       continue;
     auto rounds = rounds_.find({b.barrier.cta, b.barrier.alloc});
-    // Bytes owed by a peer CTA that has exited (its multicast copies filled this barrier in earlier rounds) while
-    // the expect equals a round's copies (one per site and issuing CTA): the CTAs ran different numbers of rounds,
-    // not a wrong expect; the deadlock finding names the peer.
-    if (rounds != rounds_.end()) {
-      int64_t round = 0;
-      bool exitedIssuer = false;
+    int64_t round = 0; // one copy of each site and issuing CTA
+    bool exitedIssuer = false;
+    if (rounds != rounds_.end())
       for (const auto &[site, bytes] : rounds->second.copySites) {
         round += bytes;
         exitedIssuer |= site.second != b.barrier.cta && ctaExited(site.second);
       }
-      if (exitedIssuer && round == p.expected)
-        continue;
-    }
+    // Bytes owed by a peer CTA that has exited (its multicast copies filled this barrier in earlier rounds) while
+    // the expect equals a round's copies: the CTAs ran different numbers of rounds, not a wrong expect; the deadlock
+    // finding names the peer.
+    if (exitedIssuer && round == p.expected)
+      continue;
     if (!reportedLocs_.insert(p.expectLoc).second)
       continue;
     std::string name = program_.barrierName(b.barrier.alloc, b.barrier.index);
@@ -98,13 +97,10 @@ void TxCountChecker::onStall(Cycle, const std::vector<BlockedAgent> &blocked) {
     // The per-round picture: one copy of each site against one expect (each site issues one copy per round in the
     // usual pipeline), when the stalled phase's own sums (spread over rounds by the wrong count) differ from it.
     if (rounds != rounds_.end() && !rounds->second.copySites.empty() && rounds->second.expectSites.size() == 1) {
-      int64_t round = 0;
       std::string list;
-      for (const auto &[site, bytes] : rounds->second.copySites) {
-        round += bytes;
+      for (const auto &[site, bytes] : rounds->second.copySites)
         list += (list.empty() ? "" : ", ") + std::to_string(bytes) + " bytes from " + loc(site.first).str() +
                 (site.second != b.barrier.cta ? " (issued by CTA " + std::to_string(site.second) + ")" : "");
-      }
       int64_t expect = rounds->second.lastExpect;
       if (round != expect && (round != p.delivered || expect != p.expected)) // else the phase's sums say it
         f.message += "; per round, one copy of each site delivers " + std::to_string(round) + " bytes (" + list +

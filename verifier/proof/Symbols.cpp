@@ -1,8 +1,6 @@
 // Symbolic values of the encoding (Symbols.h).
 #include "verifier/proof/Symbols.h"
 
-#include <set>
-
 namespace tlxsim::verifier::proof {
 
 std::set<std::string> symbolNames(const z3::expr &root) {
