@@ -56,6 +56,31 @@ TEST_CASE("proof encoding: arith.divsi / remsi truncate toward zero; nonlinear t
   CHECK(t.fresh("p", true).is_bool());
 }
 
+TEST_CASE("proof encoding: arith keeps products exact over terms of finitely many constants") {
+  Symbols s;
+  z3::expr N = *s.param("N").e, pid = *s.param("program_id_x").e, K = *s.param("K").e;
+  z3::expr next = s.c.bool_const("next"), last = s.c.bool_const("last");
+  // A tile rank in the bounded check: ite(next, r + 2, r) over ite(last, 2, 0): the product with N is distributed.
+  z3::expr r = z3::ite(last, s.c.int_val(2), s.c.int_val(0));
+  z3::expr rank = z3::ite(next, r + 2, r);
+  z3::expr p = s.arith('*', rank, N);
+  CHECK(s.abstracted.empty());
+  z3::solver slv(s.c);
+  slv.add(N == 5 && next && last && p != 20); // (2 + 2) * 5
+  CHECK(slv.check() == z3::unsat);
+  slv.reset();
+  slv.add(N == 3 && !next && !last && p != 0);
+  CHECK(slv.check() == z3::unsat);
+  CHECK(value(s.arith('*', N, s.c.int_val(4) - 4)) == 0); // a difference of constants: distributed, exact
+  CHECK(s.abstracted.empty());
+  CHECK(value(s.arith('/', s.c.int_val(-7), s.c.int_val(2))) == -3);
+  // Two symbolic factors stay abstracted, as does a product with a term over a symbol.
+  s.arith('*', z3::ite(next, pid, s.c.int_val(1)), N);
+  CHECK(s.abstracted.size() == 1);
+  s.arith('/', pid, K);
+  CHECK(s.abstracted.size() == 2);
+}
+
 TEST_CASE("proof encoding: a peer CTA's program ids shift by its x-major coordinates in the cluster box") {
   Symbols s;
   std::array<int64_t, 3> dims{4, 2, 1};

@@ -365,7 +365,6 @@ bool Driver::clusterPeersAgree() {
   // nor on values the prover does not follow (a fixed point over one step of the window).
   if (!peerExprs.empty()) {
     std::string why;
-    auto perCta = [](const std::string &n) { return n == "cluster_rank" || n.starts_with("program_id_"); };
     // Abstracted terms (tile counts) are the same in every CTA unless they read the rank or program id.
     // Terms that read the rank or a program id (and launch parameters, and such terms) have each peer's own
     // version (Symbols::forPeer): substituted like the rank itself, but not the same in every CTA.
@@ -376,13 +375,13 @@ bool Driver::clusterPeersAgree() {
         continue;
       bool ok = true, exact = true, reads = false;
       for (const std::string &n : symbolNames(a.exact)) {
-        ok &= params.count(n) && !perCta(n);
+        ok &= params.count(n) && !perCtaParam(n);
         bool inner = substitutedTerms.count(n) > 0;
         // divS's value for a zero divisor (a fresh symbol): only where the divisor, here a tile count, is 0 and the
         // tile loop does not run; the peers share it there.
         bool divByZero = llvm::StringRef(n).starts_with("div_by_zero!");
         exact &= params.count(n) || inner || divByZero || (abstractedOk.count(n) && abstractedOk[n]);
-        reads |= perCta(n) || inner;
+        reads |= perCtaParam(n) || inner;
       }
       abstractedOk[a.var.decl().name().str()] = ok;
       if (exact && reads)
@@ -417,7 +416,7 @@ bool Driver::clusterPeersAgree() {
       if (w && w->is_const())
         windowConsts.insert(w->decl().name().str());
     auto sameEverywhere = [&](const std::string &n) {
-      if (perCta(n))
+      if (perCtaParam(n))
         return false;
       if (params.count(n))
         return true;
@@ -461,7 +460,7 @@ bool Driver::clusterPeersAgree() {
         continue;
       for (const z3::expr &d : deps)
         for (const std::string &name : symbolNames(d))
-          if (!perCta(name) && !substitutedTerms.count(name) && !sameEverywhere(name)) {
+          if (!perCtaParam(name) && !substitutedTerms.count(name) && !sameEverywhere(name)) {
             (inWindow ? windowWhy : why) = // a window step's failure only rules out the induction
                 ir::pythonLocation(op->getLoc()).str() + ": " + op->getName().getStringRef().str() +
                 " reaches other CTAs' barriers and depends on a value that may differ between the CTAs (" +
@@ -505,6 +504,8 @@ void Driver::runBmc() {
     return v.kind < LemmaAlign ? !failed.count(propIndex.at({v.kind, v.group})) : lemmasHold;
   };
   for (size_t d = 0; d < bmcEnd && !unknownSeen; ++d) {
+    if (getenv("TLXSIM_PROOF_DEBUG"))
+      llvm::errs() << "bmc depth " << d << " of " << bmcEnd - 1 << " (k " << k << ")\n";
     for (;;) {
       z3::expr bad = anyViol(d, d + 1, sel, viol);
       s.push();

@@ -101,11 +101,11 @@ void Encoder::execValue(OpCtx &x) {
     if (name == "arith.subi")
       return setInt(x - y);
     if (name == "arith.muli")
-      return setInt(x.is_numeral() || y.is_numeral() ? x * y : nonlinear('*', x, y, [&] { return x * y; }));
+      return setInt(arith('*', x, y));
     if (name == "arith.divsi" || name == "arith.divui")
-      return setInt(y.is_numeral() ? divS(x, y) : nonlinear('/', x, y, [&] { return divS(x, y); }));
+      return setInt(arith('/', x, y));
     if (name == "arith.remsi" || name == "arith.remui")
-      return setInt(y.is_numeral() ? remS(x, y) : nonlinear('%', x, y, [&] { return remS(x, y); }));
+      return setInt(arith('%', x, y));
     if (name == "arith.floordivsi" && y.is_numeral() && y.get_numeral_int64() > 0)
       return setInt(x / y);
     if (name == "arith.ceildivsi" && y.is_numeral() && y.get_numeral_int64() > 0)

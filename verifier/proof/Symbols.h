@@ -46,6 +46,12 @@ public:
   Val param(const std::string &name);
   /// The abstraction variable `nl!N` of `x op y` (one per distinct term); `exact` builds the exact term.
   z3::expr nonlinear(char op, const z3::expr &x, const z3::expr &y, const std::function<z3::expr()> &exact);
+  /// `x op y` for op '*' (arith.muli), '/' (arith.divsi) or '%' (arith.remsi): exact where it stays linear, else
+  /// the abstraction `nonlinear`. A product with a term of finitely many constant values (an `ite` / sum /
+  /// constant multiple of constants, at most 512 distinct subterms: a tile rank `ite(next tile, r + 2, r)` in the
+  /// bounded check, where the step of a tile transition is symbolic) is distributed over that term: each constant
+  /// times the other operand is linear, so the product stays exact instead of a fresh symbol per step.
+  z3::expr arith(char op, const z3::expr &x, const z3::expr &y);
   /// arith.divsi semantics (truncation toward zero) on Z3's Euclidean division; division by zero is a fresh value.
   z3::expr divS(const z3::expr &a, const z3::expr &b);
   /// arith.remsi: a - b * divS(a, b).
@@ -57,6 +63,11 @@ public:
   /// `tile_id // num_mn_tiles` with tile_id = pid) becomes the peer's own abstraction of its substituted term, one
   /// per term and CTA (the same symbol at every use).
   z3::expr forPeer(const z3::expr &x, int64_t cta, const std::array<int64_t, 3> &dims);
+  /// Whether the launch quantity `name` differs between the CTAs of a cluster: the rank and the program ids, the
+  /// quantities forPeer substitutes (every other launch quantity is the same in all CTAs of the launch).
+  static bool perCtaParam(const std::string &name) {
+    return name == "cluster_rank" || name.starts_with("program_id_");
+  }
   /// The coordinate along `axis` (0 x, 1 y, 2 z) of the CTA of rank `rank` in a cluster of `dims`.
   static z3::expr clusterCoord(const z3::expr &rank, int axis, const std::array<int64_t, 3> &dims);
 
