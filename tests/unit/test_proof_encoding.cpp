@@ -73,6 +73,12 @@ TEST_CASE("proof encoding: arith keeps products exact over terms of finitely man
   CHECK(slv.check() == z3::unsat);
   CHECK(value(s.arith('*', N, s.c.int_val(4) - 4)) == 0); // a difference of constants: distributed, exact
   CHECK(s.abstracted.empty());
+  // A constant multiple with the constant second (as `muli %r, %c4` builds it) and a negation: distributed too.
+  z3::expr q = s.arith('*', -(z3::ite(next, s.c.int_val(3), s.c.int_val(1)) * 4), N);
+  CHECK(s.abstracted.empty());
+  slv.reset();
+  slv.add(N == 2 && next && q != -24);
+  CHECK(slv.check() == z3::unsat);
   CHECK(value(s.arith('/', s.c.int_val(-7), s.c.int_val(2))) == -3);
   // Two symbolic factors stay abstracted, as does a product with a term over a symbol.
   s.arith('*', z3::ite(next, pid, s.c.int_val(1)), N);

@@ -8,7 +8,7 @@ using namespace mlir;
 namespace tlxsim::verifier::proof {
 
 // Integer and boolean arith ops are exact on unbounded integers (the launch bounds keep i32 arithmetic from
-// overflowing); products and quotients of two symbols are abstracted (Symbols::nonlinear).
+// overflowing); products and quotients of two symbols are abstracted (Symbols::arith, Symbols::nonlinear).
 void Encoder::execValue(OpCtx &x) {
   Operation &op = x.op;
   Env &env = x.env;

@@ -62,8 +62,9 @@ bool finiteChoice(const z3::expr &e, int *budget, std::set<unsigned> &seen) {
       if (!finiteChoice(e.arg(i), budget, seen))
         return false;
     return true;
-  case Z3_OP_MUL: // a constant multiple
-    return e.num_args() == 2 && e.arg(0).is_numeral() && finiteChoice(e.arg(1), budget, seen);
+  case Z3_OP_MUL: // a constant multiple, the constant on either side (`muli %r, %c4` builds `r * 4`)
+    return e.num_args() == 2 && (e.arg(0).is_numeral() || e.arg(1).is_numeral()) &&
+           finiteChoice(e.arg(0), budget, seen) && finiteChoice(e.arg(1), budget, seen);
   default:
     return false;
   }
@@ -74,29 +75,29 @@ bool finiteChoice(const z3::expr &e, int *budget, std::set<unsigned> &seen) {
 z3::expr distributeProduct(const z3::expr &e, const z3::expr &y, std::map<unsigned, z3::expr> &memo) {
   if (auto it = memo.find(e.id()); it != memo.end())
     return it->second;
-  z3::expr r = e * y;
-  if (!e.is_numeral()) {
-    auto arg = [&](unsigned i) { return distributeProduct(e.arg(i), y, memo); };
-    switch (e.decl().decl_kind()) {
-    case Z3_OP_ITE:
-      r = z3::ite(e.arg(0), arg(1), arg(2));
-      break;
-    case Z3_OP_ADD:
-      r = arg(0);
-      for (unsigned i = 1; i < e.num_args(); ++i)
-        r = r + arg(i);
-      break;
-    case Z3_OP_SUB:
-      r = arg(0);
-      for (unsigned i = 1; i < e.num_args(); ++i)
-        r = r - arg(i);
-      break;
-    case Z3_OP_UMINUS:
-      r = -arg(0);
-      break;
-    default: // Z3_OP_MUL: a constant times a finiteChoice term
-      r = e.arg(0) * arg(1);
-    }
+  if (e.is_numeral())
+    return memo.emplace(e.id(), e * y).first->second;
+  auto arg = [&](unsigned i) { return distributeProduct(e.arg(i), y, memo); };
+  z3::expr r = e;
+  switch (e.decl().decl_kind()) {
+  case Z3_OP_ITE:
+    r = z3::ite(e.arg(0), arg(1), arg(2));
+    break;
+  case Z3_OP_ADD:
+    r = arg(0);
+    for (unsigned i = 1; i < e.num_args(); ++i)
+      r = r + arg(i);
+    break;
+  case Z3_OP_SUB:
+    r = arg(0);
+    for (unsigned i = 1; i < e.num_args(); ++i)
+      r = r - arg(i);
+    break;
+  case Z3_OP_UMINUS:
+    r = -arg(0);
+    break;
+  default: // Z3_OP_MUL: a constant times a finiteChoice term
+    r = e.arg(0).is_numeral() ? e.arg(0) * arg(1) : arg(0) * e.arg(1);
   }
   memo.emplace(e.id(), r);
   return r;
