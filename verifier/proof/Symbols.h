@@ -48,9 +48,10 @@ public:
   z3::expr nonlinear(char op, const z3::expr &x, const z3::expr &y, const std::function<z3::expr()> &exact);
   /// `x op y` for op '*' (arith.muli), '/' (arith.divsi) or '%' (arith.remsi): exact where it stays linear, else
   /// the abstraction `nonlinear`. A product with a term of finitely many constant values (an `ite` / sum /
-  /// constant multiple of constants, at most kFiniteChoiceTerms distinct subterms: a tile rank `ite(next tile, r + 2, r)` in the
-  /// bounded check, where the step of a tile transition is symbolic) is distributed over that term: each constant
-  /// times the other operand is linear, so the product stays exact instead of a fresh symbol per step.
+  /// constant multiple of constants, at most kFiniteChoiceTerms (Symbols.cpp) distinct subterms: a tile rank
+  /// `ite(next tile, r + 2, r)` in the bounded check, where the step of a tile transition is symbolic) is
+  /// distributed over that term: each constant times the other operand is linear, so the product stays exact
+  /// instead of a fresh symbol per step.
   z3::expr arith(char op, const z3::expr &x, const z3::expr &y);
   /// arith.divsi semantics (truncation toward zero) on Z3's Euclidean division; division by zero is a fresh value.
   z3::expr divS(const z3::expr &a, const z3::expr &b);
