@@ -131,16 +131,14 @@ std::string replay(const verifier::proof::ProofResult &r, bool writeTrace, bool 
     {
       // prepareSimulation prints its errors to stderr; a failed replay is reported in one line.
       SimulationRequest request = requestFromOptions();
-      if (request.maxCtas > 0 && (pid[1] > 0 || pid[2] > 0 || pid[0] >= request.maxCtas))
+      bool outside = request.maxCtas > 0 && (pid[1] > 0 || pid[2] > 0 || pid[0] >= request.maxCtas);
+      if (outside && pid[1] == 0 && pid[2] == 0 && pid[0] < kReplayMaxProgramId) {
+        request.maxCtas = pid[0] + 1; // rounded up to whole clusters by the engine
+        launch += " --max-ctas " + std::to_string(pid[0] + 1);
+      } else if (outside)
         unsimulated = formatv(" (the counterexample's CTA ({0}, {1}, {2}) is not among the simulated CTAs)", pid[0],
                               pid[1], pid[2])
                           .str();
-      if (pid[1] == 0 && pid[2] == 0 && pid[0] > 0 && pid[0] < kReplayMaxProgramId && request.maxCtas > 0 &&
-          request.maxCtas <= pid[0]) {
-        unsimulated.clear();
-        request.maxCtas = pid[0] + 1; // rounded up to whole clusters by the engine
-        launch += " --max-ctas " + std::to_string(pid[0] + 1);
-      }
       request.maxInstructions = kReplayInstructions;
       request.maxSeconds = kReplaySeconds;
       request.binaryTiming = false; // as `check` runs: the IR's asynchrony (Simulation.h)

@@ -148,28 +148,14 @@ void Driver::preferLaunch(size_t i, size_t depth, z3::model &model) {
 // where the violation holds in `m`.
 void Driver::describeCounterexample(z3::model &m, int kind, int group, ProofResult &r) {
   // Parameters the violated formulas mention (the launch values that matter).
-  std::set<std::string> used;
-  {
-    std::set<unsigned> seen;
-    std::vector<z3::expr> todo;
-    for (auto &vs : viol)
-      for (const Violation &v : vs)
-        if (v.kind == kind && v.group == group)
-          todo.push_back(v.cond);
-    for (auto &a : abstracted)
-      todo.push_back(a.exact);
-    while (!todo.empty()) {
-      z3::expr e = todo.back();
-      todo.pop_back();
-      if (!seen.insert(Z3_get_ast_id(c, e)).second)
-        continue;
-      if (e.is_const() && !e.is_numeral())
-        used.insert(e.decl().name().str());
-      if (e.is_app())
-        for (unsigned i = 0; i < e.num_args(); ++i)
-          todo.push_back(e.arg(i));
-    }
-  }
+  std::vector<z3::expr> roots;
+  for (auto &vs : viol)
+    for (const Violation &v : vs)
+      if (v.kind == kind && v.group == group)
+        roots.push_back(v.cond);
+  for (auto &a : abstracted)
+    roots.push_back(a.exact);
+  std::set<std::string> used = symbolNames(std::move(roots));
   for (auto &[n, e] : params) {
     if (!used.count(n))
       continue;

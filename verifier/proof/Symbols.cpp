@@ -3,14 +3,15 @@
 
 namespace tlxsim::verifier::proof {
 
-std::set<std::string> symbolNames(const z3::expr &root) {
+std::set<std::string> symbolNames(const z3::expr &root) { return symbolNames(std::vector<z3::expr>{root}); }
+
+std::set<std::string> symbolNames(std::vector<z3::expr> todo) {
   std::set<std::string> out;
   std::set<unsigned> seen;
-  std::vector<z3::expr> todo = {root};
   while (!todo.empty()) {
     z3::expr e = todo.back();
     todo.pop_back();
-    if (!seen.insert(Z3_get_ast_id(root.ctx(), e)).second || !e.is_app())
+    if (!seen.insert(e.id()).second || !e.is_app())
       continue;
     if (e.num_args() == 0 && e.decl().decl_kind() == Z3_OP_UNINTERPRETED)
       out.insert(e.decl().name().str());

@@ -19,6 +19,8 @@ namespace tlxsim::verifier::proof {
 
 /// The names of the uninterpreted constants `root` reads (launch parameters, abstracted terms, fresh symbols).
 std::set<std::string> symbolNames(const z3::expr &root);
+/// The same over several roots (one walk: a subterm they share is visited once).
+std::set<std::string> symbolNames(std::vector<z3::expr> roots);
 
 /// The symbols of one kernel's encoding. Launch quantities are named as the user names them in `--assume` and
 /// the counterexamples (a scalar argument's Python name, `num_programs_x`, `program_id_x`, `cluster_rank`).
