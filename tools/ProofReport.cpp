@@ -10,6 +10,7 @@
 #include "tools/Simulation.h"
 
 #include "verifier/Verifier.h"
+#include "verifier/proof/StrengthReduce.h"
 #include "ir/Location.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -281,8 +282,12 @@ PendingProofs startProofs(mlir::ModuleOp module, const sim::Launch &launch) {
   out.ran = true;
   // The prover reads the module only (MLIR's uniquing is thread-safe) and owns its Z3 context; its limits are Z3
   // resource units, so running it next to the simulation changes no verdict.
-  pending.report = std::async(std::launch::async, [module, options = std::move(options)]() mutable {
-    return verifier::proof::proveProtocol(module, options);
+  // Loop-carried products in their carried form (StrengthReduce.h): built here, before the prover's thread and the
+  // simulation use the (single-threaded) MLIR context; the prover reads the clone, the simulation the original.
+  pending.reduced = std::make_shared<mlir::OwningOpRef<mlir::ModuleOp>>(verifier::proof::strengthReduced(module));
+  mlir::ModuleOp proved = *pending.reduced ? pending.reduced->get() : module;
+  pending.report = std::async(std::launch::async, [proved, options = std::move(options)]() mutable {
+    return verifier::proof::proveProtocol(proved, options);
   });
   return pending;
 }

@@ -8,10 +8,12 @@
 #include "verifier/proof/Prover.h"
 
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <future>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -56,6 +58,9 @@ std::vector<verifier::Finding> counterexampleFindings(const ProofOutcome &outcom
 struct PendingProofs {
   ProofOutcome outcome;                              ///< options, assumptions; ran false with --no-proofs
   std::future<verifier::proof::ProofReport> report;  ///< valid when outcome.ran
+  /// The module the prover reads when it differs from the simulated one (verifier/proof/StrengthReduce.h); alive
+  /// until the prover is done.
+  std::shared_ptr<mlir::OwningOpRef<mlir::ModuleOp>> reduced;
 };
 
 /// Validates the proof options (a bad one: outcome.badInput, said on stderr) and starts the prover on `module` on

@@ -3,6 +3,10 @@
 #include "ProofTestModule.h"
 
 #include "verifier/proof/Protocol.h"
+#include "verifier/proof/StrengthReduce.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Matchers.h"
 
 #include "ir/Dialects.h"
 #include "ir/Reader.h"
@@ -271,4 +275,64 @@ TEST_CASE("proof extraction: a K loop's constant trip count (ceil((ub - lb) / st
   CHECK(tripsOf(prooftest::kernelWithBounds("%c0 to %c3 step %c1")) == 3);
   CHECK(tripsOf(prooftest::kernelWithBounds("%c1 to %c3 step %c3")) == 1); // ceil(2 / 3)
   CHECK(tripsOf(prooftest::kernelWithBounds("%c3 to %c1 step %c1")) == 0); // a bound below the start
+}
+
+TEST_CASE("proof strength reduction: a loop-carried product with a loop-invariant becomes an iter_arg") {
+  const std::string text = R"(module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.target = "cuda:90", "ttg.threads-per-warp" = 32 : i32} {
+  tt.func public @k(%n: i32, %t: i32) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c2 = arith.constant 2 : i32
+    %r = scf.for %i = %c0 to %t step %c1 iter_args(%rank = %c1) -> (i32) : i32 {
+      %p = arith.muli %rank, %n : i32
+      %q = arith.muli %rank, %c2 : i32
+      %s = arith.addi %p, %q : i32
+      %next = arith.addi %rank, %c2 : i32
+      scf.yield %next : i32
+    }
+    tt.return
+  }
+})";
+  prooftest::Kernel k(text);
+  REQUIRE_MESSAGE(k.module, k.diagnostics);
+  mlir::OwningOpRef<mlir::ModuleOp> reduced = strengthReduced(*k.module);
+  REQUIRE(reduced);
+  // The original is untouched: one iter_arg, both products in the body.
+  auto loopOf = [](mlir::ModuleOp m) {
+    mlir::scf::ForOp loop;
+    m.walk([&](mlir::scf::ForOp f) { loop = f; });
+    return loop;
+  };
+  CHECK(loopOf(*k.module).getNumRegionIterArgs() == 1);
+  mlir::scf::ForOp loop = loopOf(*reduced);
+  REQUIRE(loop.getNumRegionIterArgs() == 2);
+  mlir::BlockArgument g = loop.getRegionIterArgs()[1];
+  // %p reads the new iter_arg; %q (a constant factor) is still a product.
+  int products = 0;
+  for (mlir::Operation &op : *loop.getBody())
+    if (auto mul = llvm::dyn_cast<mlir::arith::MulIOp>(op)) {
+      ++products;
+      CHECK(mlir::matchPattern(mul.getRhs(), mlir::m_Constant()));
+    }
+  CHECK(products == 1);
+  auto sum = llvm::cast<mlir::arith::AddIOp>(*g.getUsers().begin());
+  CHECK(sum.getLhs() == g);
+  // The init is rank0 * n before the loop; the yield advances it by n * 2.
+  auto init = loop.getInitArgs()[1].getDefiningOp<mlir::arith::MulIOp>();
+  REQUIRE(init);
+  CHECK(mlir::matchPattern(init.getLhs(), mlir::m_One()));
+  auto yield = llvm::cast<mlir::scf::YieldOp>(loop.getBody()->getTerminator());
+  auto next = yield.getOperand(1).getDefiningOp<mlir::arith::AddIOp>();
+  REQUIRE(next);
+  CHECK(next.getLhs() == g);
+  auto inc = next.getRhs().getDefiningOp<mlir::arith::MulIOp>();
+  REQUIRE(inc);
+  llvm::APInt two;
+  CHECK((mlir::matchPattern(inc.getRhs(), mlir::m_ConstantInt(&two)) && two == 2));
+  // Without a loop-invariant symbolic factor, nothing to reduce.
+  std::string plain = text;
+  plain.replace(plain.find("%p = arith.muli %rank, %n"), 25, "%p = arith.addi %rank, %n");
+  prooftest::Kernel k2(plain);
+  REQUIRE_MESSAGE(k2.module, k2.diagnostics);
+  CHECK(!strengthReduced(*k2.module));
 }
