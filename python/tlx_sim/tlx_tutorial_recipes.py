@@ -122,6 +122,11 @@ GEMM_HOST_DESC_PRE = ("M>=1", "N>=1", "K>=1")
 # < 132 (without it, the ping-pong GEMM's unaligned encoding printed an unconfirmed counterexample at program id
 # 1048575).
 PERSISTENT_GRID_PRE = ("num_programs_x<=132",)
+# Blackwell's persistent GEMM launches min(NUM_SMS, total_tiles) programs (blackwell_gemm_ws.py:1455 `grid =
+# (min(NUM_SMS, total_tiles), )`), NUM_SMS = 148 on the B200 these recipes capture for (its launch.json constexpr
+# NUM_SMS); it also wraps A, B and C in host-side TensorDescriptors (blackwell_gemm_ws.py:1402), so M, N, K >= 1.
+# Without the grid bound the prover's wait-parity search on the sub2 config concretized at program id 1048575.
+BW_PERSISTENT_GRID_PRE = ("num_programs_x<=148",)
 
 _HOPPER_GEMM_WS = dict(GROUP_SIZE_M=8, NUM_MMA_WARPS=8, NUM_MMA_GROUPS=2, USE_WARP_BARRIER=False)
 _BW_GEMM_WS = dict(BLOCK_SIZE_M=256, BLOCK_SIZE_K=64, GROUP_SIZE_M=8, NUM_MMA_GROUPS=2, SPLIT_K=1,
@@ -218,7 +223,7 @@ RECIPES: dict[str, Recipe] = {
                                         NUM_CTAS=1, **_BW_GEMM_WS),
          "bm256_bn128_s5_t2_sub4_cta2": dict(BLOCK_SIZE_N=128, NUM_SMEM_BUFFERS=5, NUM_TMEM_BUFFERS=2,
                                              EPILOGUE_SUBTILE=4, NUM_CTAS=2, **_BW_GEMM_WS)},
-        ["cuda:100"]),
+        ["cuda:100"], preconditions=GEMM_HOST_DESC_PRE + BW_PERSISTENT_GRID_PRE),
     "blackwell_gemm_pipelined": Recipe(
         "blackwell_gemm_pipelined.py", "matmul", gemm, GEMM_4K, "matmul_kernel_tma_pipelined_blackwell",
         {"bn256_bk64_s4": dict(BLOCK_SIZE_N=256, BLOCK_SIZE_K=64, NUM_STAGES=4),
