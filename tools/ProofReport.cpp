@@ -280,8 +280,9 @@ PendingProofs startProofs(mlir::ModuleOp module, const sim::Launch &launch) {
   out.launchValues = options.launch;
   out.domainUnstated = launch.domainUnstated;
   out.ran = true;
-  // The prover reads the module only (MLIR's uniquing is thread-safe) and owns its Z3 context; its limits are Z3
-  // resource units, so running it next to the simulation changes no verdict.
+  // The prover only reads the module (it creates no attribute or type: the MLIR context is built without threading,
+  // ir/Dialects.cpp) and owns its Z3 context; its limits are Z3 resource units, so running it next to the simulation
+  // changes no verdict.
   // Loop-carried products in their carried form (StrengthReduce.h): built here, before the prover's thread and the
   // simulation use the (single-threaded) MLIR context; the prover reads the clone, the simulation the original.
   pending.reduced = std::make_shared<mlir::OwningOpRef<mlir::ModuleOp>>(verifier::proof::strengthReduced(module));

@@ -56,11 +56,12 @@ std::vector<verifier::Finding> counterexampleFindings(const ProofOutcome &outcom
 
 /// The proofs of one kernel, running on their own thread (startProofs) while the simulation runs.
 struct PendingProofs {
-  ProofOutcome outcome;                              ///< options, assumptions; ran false with --no-proofs
-  std::future<verifier::proof::ProofReport> report;  ///< valid when outcome.ran
-  /// The module the prover reads when it differs from the simulated one (verifier/proof/StrengthReduce.h); alive
-  /// until the prover is done.
+  ProofOutcome outcome; ///< options, assumptions; ran false with --no-proofs
+  /// The module the prover reads when it differs from the simulated one (verifier/proof/StrengthReduce.h). Declared
+  /// before `report`, so destroyed after it: a `check` that returns early (a bad --baseline) destroys the pending
+  /// proofs while the prover still runs, and the future's destructor waits for the prover before the clone goes.
   std::shared_ptr<mlir::OwningOpRef<mlir::ModuleOp>> reduced;
+  std::future<verifier::proof::ProofReport> report; ///< valid when outcome.ran
 };
 
 /// Validates the proof options (a bad one: outcome.badInput, said on stderr) and starts the prover on `module` on

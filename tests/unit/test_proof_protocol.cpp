@@ -7,6 +7,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/IR/Verifier.h"
 
 #include "ir/Dialects.h"
 #include "ir/Reader.h"
@@ -278,18 +279,23 @@ TEST_CASE("proof extraction: a K loop's constant trip count (ceil((ub - lb) / st
 }
 
 TEST_CASE("proof strength reduction: a loop-carried product with a loop-invariant becomes an iter_arg") {
+  // rank starts at 3 and advances by -2 written `c + r`; the product is written `n * rank`: the reduced iter_arg
+  // must start at 3 * n and advance by n * -2 whatever the operand order.
   const std::string text = R"(module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.target = "cuda:90", "ttg.threads-per-warp" = 32 : i32} {
   tt.func public @k(%n: i32, %t: i32) {
     %c0 = arith.constant 0 : i32
     %c1 = arith.constant 1 : i32
     %c2 = arith.constant 2 : i32
-    %r = scf.for %i = %c0 to %t step %c1 iter_args(%rank = %c1) -> (i32) : i32 {
-      %p = arith.muli %rank, %n : i32
+    %c3 = arith.constant 3 : i32
+    %cm2 = arith.constant -2 : i32
+    %r = scf.for %i = %c0 to %t step %c1 iter_args(%rank = %c3) -> (i32) : i32 {
+      %p = arith.muli %n, %rank : i32
       %q = arith.muli %rank, %c2 : i32
       %s = arith.addi %p, %q : i32
-      %next = arith.addi %rank, %c2 : i32
+      %next = arith.addi %cm2, %rank : i32
       scf.yield %next : i32
     }
+    %after = arith.addi %r, %c1 : i32
     tt.return
   }
 })";
@@ -297,6 +303,7 @@ TEST_CASE("proof strength reduction: a loop-carried product with a loop-invarian
   REQUIRE_MESSAGE(k.module, k.diagnostics);
   mlir::OwningOpRef<mlir::ModuleOp> reduced = strengthReduced(*k.module);
   REQUIRE(reduced);
+  CHECK(mlir::succeeded(mlir::verify(reduced->getOperation())));
   // The original is untouched: one iter_arg, both products in the body.
   auto loopOf = [](mlir::ModuleOp m) {
     mlir::scf::ForOp loop;
@@ -306,33 +313,54 @@ TEST_CASE("proof strength reduction: a loop-carried product with a loop-invarian
   CHECK(loopOf(*k.module).getNumRegionIterArgs() == 1);
   mlir::scf::ForOp loop = loopOf(*reduced);
   REQUIRE(loop.getNumRegionIterArgs() == 2);
-  mlir::BlockArgument g = loop.getRegionIterArgs()[1];
+  mlir::BlockArgument rank = loop.getRegionIterArgs()[0], g = loop.getRegionIterArgs()[1];
+  mlir::Value n = loop->getParentRegion()->getArgument(0); // the function's %n
   // %p reads the new iter_arg; %q (a constant factor) is still a product.
   int products = 0;
   for (mlir::Operation &op : *loop.getBody())
     if (auto mul = llvm::dyn_cast<mlir::arith::MulIOp>(op)) {
       ++products;
+      CHECK(mul.getLhs() == rank);
       CHECK(mlir::matchPattern(mul.getRhs(), mlir::m_Constant()));
     }
   CHECK(products == 1);
   auto sum = llvm::cast<mlir::arith::AddIOp>(*g.getUsers().begin());
   CHECK(sum.getLhs() == g);
-  // The init is rank0 * n before the loop; the yield advances it by n * 2.
+  // The init is rank0 * n before the loop; the yield advances it by n * -2; rank's own yield is unchanged and the
+  // loop's first result still feeds %after.
+  llvm::APInt c;
   auto init = loop.getInitArgs()[1].getDefiningOp<mlir::arith::MulIOp>();
   REQUIRE(init);
-  CHECK(mlir::matchPattern(init.getLhs(), mlir::m_One()));
+  CHECK((mlir::matchPattern(init.getLhs(), mlir::m_ConstantInt(&c)) && c == 3));
+  CHECK(init.getRhs() == n);
+  CHECK(init->isBeforeInBlock(loop));
   auto yield = llvm::cast<mlir::scf::YieldOp>(loop.getBody()->getTerminator());
   auto next = yield.getOperand(1).getDefiningOp<mlir::arith::AddIOp>();
   REQUIRE(next);
   CHECK(next.getLhs() == g);
   auto inc = next.getRhs().getDefiningOp<mlir::arith::MulIOp>();
   REQUIRE(inc);
-  llvm::APInt two;
-  CHECK((mlir::matchPattern(inc.getRhs(), mlir::m_ConstantInt(&two)) && two == 2));
+  CHECK(inc.getLhs() == n);
+  CHECK((mlir::matchPattern(inc.getRhs(), mlir::m_ConstantInt(&c)) && c.getSExtValue() == -2));
+  auto rankNext = yield.getOperand(0).getDefiningOp<mlir::arith::AddIOp>();
+  REQUIRE(rankNext);
+  CHECK(rankNext.getRhs() == rank);
+  bool afterUsesResult = false;
+  for (mlir::Operation *user : loop.getResult(0).getUsers())
+    afterUsesResult |= llvm::isa<mlir::arith::AddIOp>(user);
+  CHECK(afterUsesResult);
   // Without a loop-invariant symbolic factor, nothing to reduce.
   std::string plain = text;
-  plain.replace(plain.find("%p = arith.muli %rank, %n"), 25, "%p = arith.addi %rank, %n");
+  plain.replace(plain.find("%p = arith.muli %n, %rank"), 25, "%p = arith.addi %n, %rank");
   prooftest::Kernel k2(plain);
   REQUIRE_MESSAGE(k2.module, k2.diagnostics);
   CHECK(!strengthReduced(*k2.module));
+  // A rank yielded through a select (not `r + c`) is no counter: nothing to reduce either.
+  std::string selected = text;
+  selected.replace(selected.find("scf.yield %next : i32"), 21,
+                   "%cond = arith.cmpi slt, %next, %n : i32\n      %sel = arith.select %cond, %next, %rank : i32\n"
+                   "      scf.yield %sel : i32");
+  prooftest::Kernel k3(selected);
+  REQUIRE_MESSAGE(k3.module, k3.diagnostics);
+  CHECK(!strengthReduced(*k3.module));
 }

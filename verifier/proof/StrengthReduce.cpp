@@ -20,11 +20,11 @@ struct Product {
   arith::MulIOp mul;
   unsigned arg = 0;
   Value factor;
-  int64_t step = 0;
+  APInt step;
 };
 
-/// The constant c where `yielded` is `r + c` or `c + r`.
-std::optional<int64_t> constantIncrement(Value yielded, BlockArgument r) {
+/// The constant c where `yielded` is `r + c` or `c + r` (of r's width).
+std::optional<APInt> constantIncrement(Value yielded, BlockArgument r) {
   auto add = yielded.getDefiningOp<arith::AddIOp>();
   if (!add)
     return std::nullopt;
@@ -32,7 +32,7 @@ std::optional<int64_t> constantIncrement(Value yielded, BlockArgument r) {
   APInt c;
   if (!other || !matchPattern(other, m_ConstantInt(&c)))
     return std::nullopt;
-  return c.getSExtValue();
+  return c;
 }
 
 /// The first reducible product in `root`, if any.
@@ -41,9 +41,9 @@ std::optional<Product> findProduct(ModuleOp root) {
   root.walk([&](scf::ForOp loop) {
     auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
     for (auto [i, r] : llvm::enumerate(loop.getRegionIterArgs())) {
-      if (!r.getType().isSignlessInteger())
+      if (!r.getType().isSignlessInteger() || r.getType().isInteger(1)) // an i1 sum is no counter
         continue;
-      std::optional<int64_t> step = constantIncrement(yield.getOperand(i), r);
+      std::optional<APInt> step = constantIncrement(yield.getOperand(i), r);
       if (!step)
         continue;
       for (Operation *user : r.getUsers()) {
