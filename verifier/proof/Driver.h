@@ -130,6 +130,10 @@ private:
   int learnRangeLemmas(std::vector<SampleValues> &samples, int lemmaId); ///< returns the next lemma id
   int learnOffsetLemmas(std::vector<SampleValues> &samples, int lemmaId); ///< returns the next lemma id
   int learnWaiterLemmas(std::vector<SampleValues> &samples, int lemmaId); ///< returns the next lemma id
+  /// Phase-bit lemmas (ParityLemmas.cpp): a loop-carried integer that is 0 or 1 in every sample state (a phase
+  /// toggled by `p ^= 1`) stays in [0, 1], and its difference to another loop-carried integer of the same partition
+  /// keeps its parity where every sample state agrees on it. Returns the next lemma id.
+  int learnParityLemmas(std::vector<SampleValues> &samples, int lemmaId);
   using TermOf = std::function<std::optional<z3::expr>(size_t, const State &)>;
   /// Lemmas `term(i) - term(j) == d` for the pairs (i, j < i) of `n` integer terms that `pairOk` admits, whose
   /// difference is the same constant d in every live state of every sample; each term is tied to its first such

@@ -1,0 +1,92 @@
+// Phase-bit lemmas of the k-induction (Driver.h learnParityLemmas): a phase toggled once per iteration (`p ^= 1`)
+// and a counter of the same loop advance together, so the parity of their difference never changes. Hardware
+// semantics: mbarrier.try_wait.parity reads only the low bit of its phase operand (PTX ISA, mbarrier.try_wait), so a
+// waiter's phase bit must match the ring position its counter names; the learned tables key a slot's ghost state on
+// one loop-carried value, and without these lemmas the induction window may pair a counter with either phase bit.
+#include "verifier/proof/Driver.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <climits>
+#include <cstdlib>
+
+namespace tlxsim::verifier::proof {
+
+namespace {
+/// What the samples show of one loop-carried integer: whether it is known in every live state, its values 0 / 1
+/// only (a phase bit), and whether it takes more than one value.
+struct BitStats {
+  bool known = true, bit = true, varies = false;
+  int64_t first = INT64_MIN;
+};
+} // namespace
+
+int Driver::learnParityLemmas(std::vector<SampleValues> &samples, int lemmaId) {
+  if (samples.empty())
+    return lemmaId;
+  auto add = [&](int part, const std::function<z3::expr(const State &)> &bad, const std::string &what) {
+    for (size_t j = 0; j < states.size(); ++j)
+      viol[j].push_back({LemmaTable, -1, !*states[j].done && bad(states[j]), nullptr, part, lemmaId});
+    for (size_t j = 0; j < wstates.size(); ++j)
+      wviol[j].push_back({LemmaTable, -1, !*wstates[j].done && bad(wstates[j]), nullptr, part, lemmaId});
+    if (getenv("TLXSIM_PROOF_DEBUG"))
+      llvm::errs() << "lemma " << lemmaId << ": partition " << part << " " << what << "\n";
+    ++lemmaId;
+  };
+  for (size_t q = 0; q < parts.size(); ++q) {
+    if (parts[q].depth == 0)
+      continue;
+    std::vector<Cand> vars;
+    appendIntCarried(q, vars);
+    // Each value per (sample, live state), and its statistics.
+    std::vector<std::vector<int64_t>> vals(vars.size());
+    std::vector<BitStats> stats(vars.size());
+    for (size_t i = 0; i < vars.size(); ++i)
+      for (SampleValues &m : samples)
+        for (const State &st : states) {
+          if (m(*st.done))
+            break;
+          std::optional<z3::expr> v = varExpr(st, vars[i]);
+          int64_t x = v ? m(*v) : INT64_MIN;
+          BitStats &b = stats[i];
+          b.known = b.known && x != INT64_MIN;
+          b.bit = b.bit && (x == 0 || x == 1);
+          b.varies = b.varies || (b.first != INT64_MIN && x != b.first);
+          if (b.first == INT64_MIN)
+            b.first = x;
+          vals[i].push_back(x);
+        }
+    for (size_t i = 0; i < vars.size(); ++i) {
+      if (!stats[i].known || !stats[i].bit || !stats[i].varies)
+        continue;
+      const Cand bit = vars[i];
+      add(static_cast<int>(q), [this, bit](const State &st) {
+        z3::expr v = *varExpr(st, bit);
+        return v < 0 || v > 1;
+      }, "var " + std::to_string(bit.var) + " in [0, 1]");
+      // The parity of its difference to each other varying value of the partition, where the samples agree on it.
+      for (size_t j = 0; j < vars.size(); ++j) {
+        if (j == i || !stats[j].known || !stats[j].varies || (stats[j].bit && j < i))
+          continue; // two phase bits: one lemma for the pair
+        std::optional<int64_t> parity;
+        bool agree = true;
+        for (size_t s = 0; s < vals[i].size() && agree; ++s) {
+          int64_t d = (((vals[i][s] - vals[j][s]) % 2) + 2) % 2;
+          agree = !parity || *parity == d;
+          parity = d;
+        }
+        if (!agree || !parity)
+          continue;
+        const Cand other = vars[j];
+        const int64_t d = *parity;
+        add(static_cast<int>(q), [this, bit, other, d](const State &st) {
+          return z3::mod(*varExpr(st, bit) - *varExpr(st, other), 2) != c.int_val(d);
+        }, "var " + std::to_string(bit.var) + " - var " + std::to_string(other.var) + " == " + std::to_string(d) +
+               " mod 2");
+      }
+    }
+  }
+  return lemmaId;
+}
+
+} // namespace tlxsim::verifier::proof
