@@ -21,7 +21,7 @@ std::optional<TableChoice> chooseTableKey(const std::vector<std::vector<Obs>> &o
       for (size_t ci = 0; ci < cands.size() && !chosen; ++ci)
         for (int mask = 0; mask < (1 << nFeatures) && !chosen; ++mask) {
           if (__builtin_popcount(mask) != pop || (mask & ~features) || (mask & required) != required ||
-              ((mask & 1) != 0) != (cands[ci].var >= 0) || ((mask & kFirstCycleFeature) && cands[ci].var < 0) ||
+              ((mask & 1) != 0) != (cands[ci].var >= 0) ||
               ((mask & 4) != 0) != (hasInKey != 0))
             continue;
           std::map<TableKey, TableRow> r;
@@ -161,7 +161,7 @@ std::optional<z3::expr> Driver::clusterRank() const {
 // counterexamples (a state reachable from the start: its row is a fact, added when no row with the
 // same key disagrees); the lemma is checked whole by the base case and the induction.
 std::optional<std::pair<TableKey, TableRow>> Driver::observe(const Table &t, const z3::model &m, const State &st) {
-  int64_t res = 0, firstCycle = 0;
+  int64_t res = 0;
   if (t.cd.var >= 0) {
     auto v = varExpr(st, t.cd);
     if (!v)
@@ -170,7 +170,6 @@ std::optional<std::pair<TableKey, TableRow>> Driver::observe(const Table &t, con
     if (x == INT64_MIN)
       return std::nullopt;
     res = ((x % t.cd.mod) + t.cd.mod) % t.cd.mod;
-    firstCycle = x < t.cd.mod;
   }
   std::optional<z3::expr> rank = clusterRank();
   TableKey k4 = {res,
@@ -178,8 +177,7 @@ std::optional<std::pair<TableKey, TableRow>> Driver::observe(const Table &t, con
                  num(m, st.ghost->has.at(t.key)[t.slot]),
                  num(m, remOf(st, t.remIter)),
                  num(m, inTileOf(st)),
-                 rank ? num(m, *rank) : 0,
-                 firstCycle};
+                 rank ? num(m, *rank) : 0};
   for (size_t f = 0; f < k4.size(); ++f)
     if (!(t.mask & (1 << f)))
       k4[f] = 0;
@@ -215,8 +213,6 @@ z3::expr Driver::tableAt(const Table &t, const State &st) {
       e = e && inTileOf(st) == c.bool_val(k4[4] != 0);
     if (rank)
       e = e && *rank == c.int_val(k4[5]);
-    if ((t.mask & kFirstCycleFeature) && v)
-      e = e && (*v < c.int_val(t.cd.mod)) == c.bool_val(k4[6] != 0);
     alts.push_back(e);
   }
   return !*st.done && !z3::mk_or(alts);
@@ -310,8 +306,7 @@ void Driver::addTable(int id, Table t) {
   for (auto &[k4, val] : tab.rows)
     os << " (" << k4[0] << "," << k4[1] << "," << k4[2] << "," << k4[3]
        << ((tab.mask & 16) ? "," + std::to_string(k4[4]) : "")
-       << ((tab.mask & kRankFeature) ? ",rank " + std::to_string(k4[5]) : "")
-       << ((tab.mask & kFirstCycleFeature) ? ",first cycle " + std::to_string(k4[6]) : "") << ")->(" << val[0] << "," << val[1]
+       << ((tab.mask & kRankFeature) ? ",rank " + std::to_string(k4[5]) : "") << ")->(" << val[0] << "," << val[1]
        << "," << val[2] << (tab.last ? "," + std::to_string(val[3]) : "") << ")";
   report.tables.push_back(line);
   if (getenv("TLXSIM_PROOF_DEBUG")) {
@@ -319,7 +314,7 @@ void Driver::addTable(int id, Table t) {
                  << ": var " << tab.cd.part << "/" << tab.cd.var << " mod " << tab.cd.mod << " mask " << tab.mask
                  << ", " << tab.rows.size() << " rows\n";
     for (auto &[k4, val] : tab.rows)
-      llvm::errs() << "  (" << k4[0] << "," << k4[1] << "," << k4[2] << "," << k4[3] << "," << k4[4] << "," << k4[5] << "," << k4[6]
+      llvm::errs() << "  (" << k4[0] << "," << k4[1] << "," << k4[2] << "," << k4[3] << "," << k4[4] << "," << k4[5]
                    << ") -> B=" << val[0] << " D=" << val[1] << " has=" << val[2] << " last=" << val[3] << "\n";
   }
 }
@@ -463,17 +458,16 @@ int Driver::learnTables(std::vector<SampleValues> &samples) {
           const std::vector<std::vector<int64_t>> *vals = cd.var >= 0 ? &varValues(cd) : nullptr;
           for (size_t m = 0; m < nS; ++m)
             for (size_t j = 0; j < live[m]; ++j) {
-              int64_t res = 0, firstCycle = 0;
+              int64_t res = 0;
               if (vals) {
                 if (j >= (*vals)[m].size())
                   break;
                 int64_t x = (*vals)[m][j];
                 res = ((x % cd.mod) + cd.mod) % cd.mod;
-                firstCycle = x < cd.mod;
               }
               const auto &gv = ghostV[m][j];
               obsPerCand[ci].push_back({{res, firstV[m][j], gv[2], (remIter ? remItV : remV)[m][j], inTileV[m][j],
-                                         rankV[m], firstCycle},
+                                         rankV[m]},
                                         {gv[0], gv[1], gv[2], withLast ? gv[3] : -1}});
             }
         }
@@ -482,7 +476,7 @@ int Driver::learnTables(std::vector<SampleValues> &samples) {
       bool withLast = perTile;
       std::vector<Cand> used = cands; // the candidates of `obsPerCand`
       std::vector<std::vector<Obs>> obsPerCand = observations(used.size(), withLast);
-      int features = (perTile ? kAllFeatures | kFirstCycleFeature : kLoopFeatures) | rankFeature;
+      int features = (perTile ? kAllFeatures : kLoopFeatures) | rankFeature;
       std::optional<TableChoice> choice = chooseTableKey(obsPerCand, used, -1, features);
       if (!choice && perTile) { // no key determines the parity: the table of the loop features alone
         withLast = false;

@@ -28,9 +28,8 @@ struct Cand {
 };
 
 /// A table key: (residue of the candidate, first iteration of the K loop, visited flag, iterations left capped
-/// at R, the anchor inside its tile loop, the CTA's rank in its cluster, the candidate below its modulus); features
-/// not in the table's mask are 0.
-using TableKey = std::array<int64_t, 7>;
+/// at R, the anchor inside its tile loop, the CTA's rank in its cluster); features not in the table's mask are 0.
+using TableKey = std::array<int64_t, 6>;
 /// A table row's value: B, D, has (-1: the visited flag is part of the key), last (the parity of the latest
 /// wait; -1: not part of the table).
 using TableRow = std::array<int64_t, 4>;
@@ -43,19 +42,14 @@ constexpr int kAllFeatures = 31;
 /// depends on the rank (TLX blackwell_gemm_2cta: every CTA arrives on the leader's bar_cta, only the leader waits;
 /// the other CTA's bar_cta stays in phase 0).
 constexpr int kRankFeature = 32;
-/// The candidate's value below its modulus (bit 6): its first cycle, where the residue alone does not tell a counter's
-/// first pass from its later ones. A feature of per-tile tables: a per-tile waiter first waits on a slot at the end
-/// of its first tile, so the visited flag is false at tile count 0 and true at 2, which share their residue modulo 2
-/// (TLX's CLC kernels: the six consumers of `clc_context` wait on its full barrier once per tile; without the
-/// feature the visited flag was a key feature and the induction window took it false in a later tile).
-constexpr int kFirstCycleFeature = 64;
+
 /// A learned table lemma on the ghost state of (barrier group, waiter) `key`, slot `slot`.
 struct Table {
   std::pair<int, int> key;
   int slot;
   Cand cd;
   int mask; ///< features of TableKey in the key: bit 0 residue, 1 first, 2 has, 3 iterations left, 4 in tile,
-            ///< 5 cluster rank, 6 first cycle
+            ///< 5 cluster rank
   std::map<TableKey, TableRow> rows;
   int refined = 0; ///< rows learned from base-case counterexamples
   /// The row values include `last`, the parity of the waiter's latest wait on the slot (per-tile waits: the

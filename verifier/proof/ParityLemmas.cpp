@@ -1,8 +1,12 @@
-// Phase-bit lemmas of the k-induction (Driver.h learnParityLemmas): a phase toggled once per iteration (`p ^= 1`)
-// and a counter of the same loop advance together, so the parity of their difference never changes. Hardware
-// semantics: mbarrier.try_wait.parity reads only the low bit of its phase operand (PTX ISA, mbarrier.try_wait), so a
-// waiter's phase bit must match the ring position its counter names; the learned tables key a slot's ghost state on
-// one loop-carried value, and without these lemmas the induction window may pair a counter with either phase bit.
+// Phase-bit lemmas of the k-induction (Driver.h learnParityLemmas). A partition that toggles a phase once per
+// iteration (`phase ^= 1`, TLX's `clc_phase_consumer`) and counts the same iterations (`tile_count += 1`) keeps the
+// parity of their difference. The learned tables key a slot's ghost state (its balance and the parity of the
+// waiter's latest wait) on one loop-carried value, the counter; the wait reads the phase. Without a lemma tying
+// the two, the induction window's arbitrary state pairs a tile count with either phase and the next wait's parity
+// contradicts the table (TLX's CLC kernels: wait-parity and phase-balance of `clc_context` stayed `bounded`).
+// mbarrier.try_wait.parity waits on a phase's parity (PTX ISA, mbarrier.test_wait / try_wait), so the phase bit is
+// what the property reads. Like every learned lemma these are candidates: the bounded check from the launch and the
+// induction step check them, and Houdini drops any that fails.
 #include "verifier/proof/Driver.h"
 
 #include "llvm/Support/raw_ostream.h"
