@@ -13,6 +13,8 @@
 
 #include <climits>
 #include <cstdlib>
+#include <set>
+#include <tuple>
 
 namespace tlxsim::verifier::proof {
 
@@ -60,18 +62,16 @@ int Driver::learnParityLemmas(std::vector<SampleValues> &samples, int lemmaId) {
             b.first = x;
           vals[i].push_back(x);
         }
+    // Each phase bit's parity partners: the other varying values of the partition whose difference to it has the
+    // same parity in every sample state (two bits: one pair).
+    std::vector<std::tuple<size_t, size_t, int64_t>> pairs;
+    std::set<size_t> paired;
     for (size_t i = 0; i < vars.size(); ++i) {
       if (!stats[i].known || !stats[i].bit || !stats[i].varies)
         continue;
-      const Cand bit = vars[i];
-      add(static_cast<int>(q), [this, bit](const State &st) {
-        z3::expr v = *varExpr(st, bit);
-        return v < 0 || v > 1;
-      }, "var " + std::to_string(bit.var) + " in [0, 1]");
-      // The parity of its difference to each other varying value of the partition, where the samples agree on it.
       for (size_t j = 0; j < vars.size(); ++j) {
         if (j == i || !stats[j].known || !stats[j].varies || (stats[j].bit && j < i))
-          continue; // two phase bits: one lemma for the pair
+          continue;
         std::optional<int64_t> parity;
         bool agree = true;
         for (size_t s = 0; s < vals[i].size() && agree; ++s) {
@@ -79,15 +79,29 @@ int Driver::learnParityLemmas(std::vector<SampleValues> &samples, int lemmaId) {
           agree = !parity || *parity == d;
           parity = d;
         }
-        if (!agree || !parity)
-          continue;
-        const Cand other = vars[j];
-        const int64_t d = *parity;
-        add(static_cast<int>(q), [this, bit, other, d](const State &st) {
-          return z3::mod(*varExpr(st, bit) - *varExpr(st, other), 2) != c.int_val(d);
-        }, "var " + std::to_string(bit.var) + " - var " + std::to_string(other.var) + " == " + std::to_string(d) +
-               " mod 2");
+        if (agree && parity) {
+          pairs.emplace_back(i, j, *parity);
+          paired.insert(i);
+          if (stats[j].bit)
+            paired.insert(j);
+        }
       }
+    }
+    // A bit without a partner gets no lemma: alone, its range ties it to nothing the tables read, and every lemma
+    // costs the induction's queries (TLX blackwell_gemm_clc bn128: ten unpaired bits, 243 M units instead of 197 M).
+    for (size_t i : paired) {
+      const Cand bit = vars[i];
+      add(static_cast<int>(q), [this, bit](const State &st) {
+        z3::expr v = *varExpr(st, bit);
+        return v < 0 || v > 1;
+      }, "var " + std::to_string(bit.var) + " in [0, 1]");
+    }
+    for (auto [i, j, d] : pairs) {
+      const Cand bit = vars[i], other = vars[j];
+      add(static_cast<int>(q), [this, bit, other, d = d](const State &st) {
+        return z3::mod(*varExpr(st, bit) - *varExpr(st, other), 2) != c.int_val(d);
+      }, "var " + std::to_string(bit.var) + " - var " + std::to_string(other.var) + " == " + std::to_string(d) +
+             " mod 2");
     }
   }
   return lemmaId;
