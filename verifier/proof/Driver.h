@@ -121,6 +121,10 @@ private:
   int learnTables(std::vector<SampleValues> &samples);
   void measureOpSlots(std::vector<SampleValues> &samples); ///< sets opSlots
   void addTable(int id, Table t);
+  /// Registers learned lemma `id` (kind LemmaTable) of barrier group `group` (-1: none) and partition `part`: its
+  /// violation `violatedAt(st)` at every unrolled state (the base case) and every induction-window state, in that
+  /// order. Every learned lemma goes through here, so that the bounded check and Houdini treat them alike.
+  void addLemma(int id, int group, int part, const std::function<z3::expr(const State &)> &violatedAt);
   /// The key candidates of a table on a barrier of `S` slots (with `tiles`: the tile loops' indices too).
   std::vector<Cand> tableCands(int S, bool tiles) const;
   /// Whether `waiter` waits on barrier `group` once per tile: in its tile loop (a one-loop partition's loop, in a

@@ -289,13 +289,17 @@ void Driver::measureOpSlots(std::vector<SampleValues> &samples) {
   }
 }
 
+void Driver::addLemma(int id, int group, int part, const std::function<z3::expr(const State &)> &violatedAt) {
+  for (size_t j = 0; j < states.size(); ++j)
+    viol[j].push_back({LemmaTable, group, violatedAt(states[j]), nullptr, part, id});
+  for (size_t j = 0; j < wstates.size(); ++j)
+    wviol[j].push_back({LemmaTable, group, violatedAt(wstates[j]), nullptr, part, id});
+}
+
 /// Registers table `t` as lemma `id`: its violation at every unrolled and window state, its report line.
 void Driver::addTable(int id, Table t) {
   const Table &tab = tables[id] = std::move(t);
-  for (size_t j = 0; j < states.size(); ++j)
-    viol[j].push_back({LemmaTable, tab.key.first, tableAt(tab, states[j]), nullptr, tab.key.second, id});
-  for (size_t j = 0; j < wstates.size(); ++j)
-    wviol[j].push_back({LemmaTable, tab.key.first, tableAt(tab, wstates[j]), nullptr, tab.key.second, id});
+  addLemma(id, tab.key.first, tab.key.second, [&](const State &st) { return tableAt(tab, st); });
   std::string line;
   llvm::raw_string_ostream os(line);
   os << groups[tab.key.first].name << "[" << tab.slot << "]@" << tab.key.second << ": var " << tab.cd.part << "/"
@@ -580,11 +584,7 @@ int Driver::learnRangeLemmas(std::vector<SampleValues> &samples, int lemmaId) {
         std::optional<z3::expr> v = varExpr(st, cd);
         return !*st.done && *v < c.int_val(least);
       };
-      for (size_t j = 0; j < states.size(); ++j)
-        viol[j].push_back({LemmaTable, -1, lemmaAt(states[j]), nullptr, cd.part, lemmaId});
-      for (size_t j = 0; j < wstates.size(); ++j)
-        wviol[j].push_back({LemmaTable, -1, lemmaAt(wstates[j]), nullptr, cd.part, lemmaId});
-      ++lemmaId;
+      addLemma(lemmaId++, -1, cd.part, lemmaAt);
     }
   }
   return lemmaId;
@@ -640,10 +640,7 @@ int Driver::learnConstantDifferences(std::vector<SampleValues> &samples, int lem
       if (!d)
         continue;
       auto lemmaAt = [&, d = *d](const State &st) { return !*st.done && *term(i, st) - *term(j, st) != c.int_val(d); };
-      for (size_t s = 0; s < states.size(); ++s)
-        viol[s].push_back({LemmaTable, -1, lemmaAt(states[s]), nullptr, partOf(i), lemmaId});
-      for (size_t s = 0; s < wstates.size(); ++s)
-        wviol[s].push_back({LemmaTable, -1, lemmaAt(wstates[s]), nullptr, partOf(i), lemmaId});
+      addLemma(lemmaId, -1, partOf(i), lemmaAt);
       if (getenv("TLXSIM_PROOF_DEBUG"))
         llvm::errs() << "lemma " << lemmaId << ": " << describe(i, j) << " == " << *d << "\n";
       ++lemmaId;
@@ -661,10 +658,7 @@ int Driver::learnConstantDifferences(std::vector<SampleValues> &samples, int lem
 // could mark it visited with any balance. All are checked and dropped like the tables.
 int Driver::learnWaiterLemmas(std::vector<SampleValues> &samples, int lemmaId) {
   auto add = [&](int group, int part, const std::function<z3::expr(const State &)> &bad, const char *what) {
-    for (size_t j = 0; j < states.size(); ++j)
-      viol[j].push_back({LemmaTable, group, !*states[j].done && bad(states[j]), nullptr, part, lemmaId});
-    for (size_t j = 0; j < wstates.size(); ++j)
-      wviol[j].push_back({LemmaTable, group, !*wstates[j].done && bad(wstates[j]), nullptr, part, lemmaId});
+    addLemma(lemmaId, group, part, [&](const State &st) { return !*st.done && bad(st); });
     if (getenv("TLXSIM_PROOF_DEBUG"))
       llvm::errs() << "lemma " << lemmaId << " " << groups[group].name << "@" << part << ": " << what << "\n";
     ++lemmaId;

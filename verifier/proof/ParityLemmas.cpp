@@ -31,10 +31,7 @@ int Driver::learnParityLemmas(std::vector<SampleValues> &samples, int lemmaId) {
   if (samples.empty())
     return lemmaId;
   auto add = [&](int part, const std::function<z3::expr(const State &)> &bad, const std::string &what) {
-    for (size_t j = 0; j < states.size(); ++j)
-      viol[j].push_back({LemmaTable, -1, !*states[j].done && bad(states[j]), nullptr, part, lemmaId});
-    for (size_t j = 0; j < wstates.size(); ++j)
-      wviol[j].push_back({LemmaTable, -1, !*wstates[j].done && bad(wstates[j]), nullptr, part, lemmaId});
+    addLemma(lemmaId, -1, part, [&](const State &st) { return !*st.done && bad(st); });
     if (getenv("TLXSIM_PROOF_DEBUG"))
       llvm::errs() << "lemma " << lemmaId << ": partition " << part << " " << what << "\n";
     ++lemmaId;

@@ -79,10 +79,7 @@ int Driver::learnTileOffsets(std::vector<SampleValues> &samples, int lemmaId) {
       return !*st.done && *where(st) &&
              *varExpr(st, x) - *varExpr(st, y) != c.int_val(line->first) + c.int_val(line->second) * param(st);
     };
-    for (size_t s = 0; s < states.size(); ++s)
-      viol[s].push_back({LemmaTable, -1, lemmaAt(states[s]), nullptr, part, lemmaId});
-    for (size_t s = 0; s < wstates.size(); ++s)
-      wviol[s].push_back({LemmaTable, -1, lemmaAt(wstates[s]), nullptr, part, lemmaId});
+    addLemma(lemmaId, -1, part, lemmaAt);
     if (getenv("TLXSIM_PROOF_DEBUG"))
       llvm::errs() << "lemma " << lemmaId << ": " << what << ": var " << x.var << " - var " << y.var
                    << " == " << line->first << " + " << line->second << " x param\n";
