@@ -71,6 +71,8 @@ ProofReport Driver::run() {
   baseBound = N;
   if (endStep > N)
     N = endStep; // every run ends by then: the bounded check to it is complete (proveByCompleteBmc)
+  shortInductionFirst();
+  clock.lap("short");
   runBmc();
   clock.lap("bmc");
   runInduction();
@@ -491,7 +493,9 @@ bool Driver::clusterPeersAgree() {
 //    is asserted before the next is checked), properties and learned lemmas together: a
 //    violated lemma is dropped (Houdini) and the depth checked again; a violated property ends
 //    the search and each property is then checked alone for its counterexample.
-void Driver::runBmc() {
+//    `quick` (the short pass's base case, ShortInduction.cpp): false at an unknown; a violated property is left
+//    out of the short pass (shortFailed), with no counterexample search and no verdict (the full check reports it).
+bool Driver::runBmc(bool quick) {
   size_t bmcEnd = static_cast<size_t>(N) + 1; // viol[0] (before the loops) .. viol[N]
   int failDepth = -1;
   bool unknownSeen = false;
@@ -527,6 +531,8 @@ void Driver::runBmc() {
       }
       if (r == z3::unknown) {
         s.pop();
+        if (quick)
+          return false;
         unknownSeen = true;
         break;
       }
@@ -594,6 +600,10 @@ void Driver::runBmc() {
       }
     }
   }
+  if (quick) {
+    shortFailed = failed;
+    return !unknownSeen;
+  }
   bmcReachedBound = !unknownSeen && bmcEnd == static_cast<size_t>(N) + 1 && N >= endStep;
   z3::check_result any = failDepth >= 0 ? z3::sat : unknownSeen ? z3::unknown : z3::unsat;
   // Each property's counterexample is searched over the whole bound: a deeper one often needs a more
@@ -608,20 +618,23 @@ void Driver::runBmc() {
       bmcStop = budget.stop(); // the induction then runs without them: its failures are this limit's
     }
     for (size_t i = 0; i < results.size(); ++i) {
-      if (!unknownSeen && !failed.count(i))
-        continue; // clean to the full depth: left to the induction
+      if ((!unknownSeen && !failed.count(i)) || results[i].verdict == "proved")
+        continue; // clean to the full depth: left to the induction (or proved by the short pass)
       searchCounterexample(i, cexDepth, fullDepth);
     }
   }
+  return true;
 }
 
 // 2. k-induction from an arbitrary state over the clean properties and the lemmas together;
 //    whatever the step violates is removed from the set and the rest tried again (Houdini):
 //    the remaining set is k-inductive and its base case was checked above.
-void Driver::runInduction() {
+//    `quick` (the short pass, ShortInduction.cpp): only `proved` verdicts are written, each query is limited to
+//    --timeout's units and to `shortPassEnd`, and the learned lemmas Houdini drops are restored afterwards.
+void Driver::runInduction(bool quick) {
   // A structural lemma (loop alignment, ...) that failed in the base case means the lock-step runs may not be the
   // kernel's: the complete check then proves nothing, and the induction runs without the lemma as before.
-  if (endStep >= 0 && endStep <= N && bmcReachedBound && structuralFailed < 0) {
+  if (!quick && endStep >= 0 && endStep <= N && bmcReachedBound && structuralFailed < 0) {
     proveByCompleteBmc();
     return;
   }
@@ -631,14 +644,27 @@ void Driver::runInduction() {
     resultOf[kg] = idx++;
   std::set<size_t> active;
   for (size_t i = 0; i < results.size(); ++i)
-    if (results[i].verdict.empty())
+    if (results[i].verdict.empty() && !(quick && shortFailed.count(i)))
       active.insert(i);
+  const std::set<int> droppedBefore = dropped;
   bool structOk = lemmasHold;
   std::string why = "not " + std::to_string(k) + "-inductive";
   double indSecs = 0;
   std::set<size_t> open = active;
   bool unknownSeen = false;
   while (!active.empty() && windowOk) {
+    // Hypotheses: the active properties, the lemmas and the properties the short pass proved (invariants of
+    // every reachable state, so of every window of the induction's argument); goals: the active properties and
+    // the lemmas.
+    auto hypSel = [&](const Violation &v) {
+      if (v.kind < LemmaAlign) {
+        size_t i = resultOf.at({v.kind, v.group});
+        return active.count(i) > 0 || provedShort.count(i) > 0;
+      }
+      if (!lemmasHold)
+        return false;
+      return v.kind == LemmaTable || structOk;
+    };
     auto sel = [&](const Violation &v) {
       if (v.kind < LemmaAlign)
         return active.count(resultOf.at({v.kind, v.group})) > 0;
@@ -661,10 +687,10 @@ void Driver::runInduction() {
       for (int g : gs)
         goals.push_back({[&, g](const Violation &v) { return v.group == g && sel(v); },
                          [&, g, cone](const Violation &v) {
-                           return sel(v) && (!cone || v.group == g || v.group == -1);
+                           return hypSel(v) && (!cone || v.group == g || v.group == -1);
                          }});
     } else
-      goals.push_back({sel, sel});
+      goals.push_back({sel, hypSel});
     z3::check_result r = z3::unsat;
     std::optional<z3::model> found;
     for (const auto &[goal, hyp] : goals) {
@@ -678,7 +704,16 @@ void Driver::runInduction() {
       s.add(anyViol(k + 1, k + 2, goal, wviol));
       // The induction step is the kernel's last phase: its queries may spend the budget left, which no later
       // query could use (hopper_gemm_ws bn128_s4's last round needs 44 M units, above --timeout's 30 M).
-      r = check(s, indSecs, QueryBudget::kRestOfBudget);
+      uint64_t units = QueryBudget::kRestOfBudget;
+      if (quick) {
+        uint64_t spent = budget.totalUnits();
+        units = std::min(rlimitUnits(options.timeoutSeconds), spent < shortPassEnd ? shortPassEnd - spent : 0);
+        if (units == 0) {
+          r = z3::unknown;
+          break;
+        }
+      }
+      r = check(s, indSecs, units);
       if (r == z3::sat)
         found = s.get_model();
       if (r != z3::unsat)
@@ -714,6 +749,19 @@ void Driver::runInduction() {
       unknownSeen = true;
       break;
     }
+  }
+  if (quick) {
+    for (size_t i : open) {
+      results[i].seconds += indSecs / open.size();
+      if (windowOk && !unknownSeen && active.count(i)) {
+        results[i].verdict = "proved";
+        results[i].witness = std::to_string(k) + "-induction over lock-step loop iterations (base case: " +
+                             std::to_string(N) + " steps)";
+        provedShort.insert(i);
+      }
+    }
+    dropped = droppedBefore; // not k-inductive at this k may still be at the full k
+    return;
   }
   for (size_t i : open) {
     ProofResult &r = results[i];

@@ -93,8 +93,19 @@ private:
   bool collectProperties();
   void buildWindow();
   bool clusterPeersAgree(); ///< cluster kernels: false (with a note) when a peer's ops may differ
-  void runBmc();
-  void runInduction();
+  /// Bounded model checking from the initial state to N (Driver.cpp); `quick`: the short pass's base case (false
+  /// at a violated property or an unknown, nothing reported).
+  bool runBmc(bool quick = false);
+  /// k-induction with Houdini over the properties the BMC left open (Driver.cpp); `quick`: the short pass.
+  void runInduction(bool quick = false);
+  /// The short pass (ShortInduction.cpp): before the full check at k = 2 x slots + 1, the base case and the
+  /// induction at kShortInduction, each within a share of the budget; what it proves is final (and a hypothesis of
+  /// the full induction), the rest goes to the full check with every lemma the pass's Houdini dropped restored.
+  void shortInductionFirst();
+  static constexpr int kShortInduction = 3;
+  std::set<size_t> provedShort; ///< results proved by the short pass
+  std::set<size_t> shortFailed; ///< results the short pass's base case violated (left to the full check)
+  uint64_t shortPassEnd = 0;    ///< the short pass's induction queries stop at this QueryBudget::totalUnits()
   /// Why property `kind` on barrier `group` may stay `bounded` where the encoding knows it: a counter barrier
   /// (a waiter that waits on it only after its loops while its phases complete inside them: Ghost::avail) has a
   /// balance that grows with the trip count, which no table lemma (one balance per key) expresses. Empty otherwise.
@@ -107,7 +118,10 @@ private:
 
   // ---- queries (Driver.cpp) --------------------------------------------------------------------
   /// One query under the budgets (QueryBudget::check; `units` 0: --timeout's resource limit).
-  z3::check_result check(z3::solver &s, double &seconds, uint64_t units = 0) { return budget.check(s, seconds, units); }
+  z3::check_result check(z3::solver &s, double &seconds, uint64_t units = 0,
+                         const z3::expr_vector *assumptions = nullptr) {
+    return budget.check(s, seconds, units, assumptions);
+  }
   z3::expr anyViol(size_t from, size_t to, const Selector &sel, const std::vector<std::vector<Violation>> &vv);
   z3::solver newSolver(bool small);
   z3::solver inductionSolver(); ///< the k-induction step's solver (tactic pipeline; TLXSIM_PROOF_INDUCTION=plain)
