@@ -96,8 +96,12 @@ private:
   /// Bounded model checking from the initial state to N (Driver.cpp); `quick`: the short pass's base case (false
   /// at a violated property or an unknown, nothing reported).
   bool runBmc(bool quick = false);
-  /// k-induction with Houdini over the properties the BMC left open (Driver.cpp); `quick`: the short pass.
+  /// k-induction with Houdini over the properties the BMC left open (Induction.cpp); `quick`: the short pass.
   void runInduction(bool quick = false);
+  /// The verdicts of one induction run (Induction.cpp): `active` proved (in `open`, the properties it started
+  /// with), the rest `timeout` (`unknownSeen`) or `bounded` (reason `why`); `quick` writes the proofs only.
+  void recordInduction(const std::set<size_t> &open, const std::set<size_t> &active, bool unknownSeen, double indSecs,
+                       const std::string &why, bool quick);
   /// The short pass (ShortInduction.cpp): before the full check at k = 2 x slots + 1, the base case and the
   /// induction at kShortInduction, each within a share of the budget; what it proves is final (and a hypothesis of
   /// the full induction), the rest goes to the full check with every lemma the pass's Houdini dropped restored.
