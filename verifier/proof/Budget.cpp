@@ -88,8 +88,7 @@ void dumpQuery(z3::solver &s) {
 }
 } // namespace
 
-z3::check_result QueryBudget::check(z3::solver &s, double &seconds, uint64_t queryUnits,
-                                    const z3::expr_vector *assumptions) {
+z3::check_result QueryBudget::check(z3::solver &s, double &seconds, uint64_t queryUnits) {
   double wallLeft = secondsLeft();
   if (unitsLeft() == 0 || wallLeft <= 0) {
     budgetExhausted = true;
@@ -113,7 +112,7 @@ z3::check_result QueryBudget::check(z3::solver &s, double &seconds, uint64_t que
   auto t0 = Clock::now();
   timespec cpu0{}, cpu1{};
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu0);
-  z3::check_result r = assumptions ? s.check(*assumptions) : s.check();
+  z3::check_result r = s.check();
   double d = std::chrono::duration<double>(Clock::now() - t0).count();
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu1);
   uint64_t after = rlimitCount(s);

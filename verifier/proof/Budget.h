@@ -83,9 +83,7 @@ public:
   /// One query: `unknown` without running once the budget is spent (exhausted() then holds). Its rlimit is
   /// `queryUnits` (0: --timeout's; kRestOfBudget: all that is left) capped to the budget left; `seconds` and
   /// totalSeconds() accumulate its wall time, totalUnits() its resource units.
-  /// `assumptions`: checked under them (an incremental solver's indicator literals), none when null.
-  z3::check_result check(z3::solver &s, double &seconds, uint64_t queryUnits = 0,
-                         const z3::expr_vector *assumptions = nullptr);
+  z3::check_result check(z3::solver &s, double &seconds, uint64_t queryUnits = 0);
   bool exhausted() const { return budgetExhausted; }
   double totalSeconds() const { return total; }
   uint64_t totalUnits() const { return used; }

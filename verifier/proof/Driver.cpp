@@ -521,7 +521,7 @@ bool Driver::runBmc(bool quick) {
         s.add(!bad);
         break;
       }
-      if (r == z3::unknown && static_cast<int>(d) > baseBound) {
+      if (r == z3::unknown && !quick && static_cast<int>(d) > baseBound) {
         // Beyond the usual bound (the complete check's extra depths): the check stops here as if its bound were
         // d - 1, which still covers the induction's base case; nothing is proved complete.
         s.pop();
@@ -618,8 +618,14 @@ bool Driver::runBmc(bool quick) {
       bmcStop = budget.stop(); // the induction then runs without them: its failures are this limit's
     }
     for (size_t i = 0; i < results.size(); ++i) {
-      if ((!unknownSeen && !failed.count(i)) || results[i].verdict == "proved")
-        continue; // clean to the full depth: left to the induction (or proved by the short pass)
+      if (results[i].verdict == "proved") { // by the short pass: an invariant no run can violate
+        if (failed.count(i))
+          report.notes.push_back("internal error: the bounded check violates " + results[i].property + " on " +
+                                 results[i].barrier + ", which the short induction pass proved; please report it");
+        continue;
+      }
+      if (!unknownSeen && !failed.count(i))
+        continue; // clean to the full depth: left to the induction
       searchCounterexample(i, cexDepth, fullDepth);
     }
   }

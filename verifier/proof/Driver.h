@@ -94,7 +94,7 @@ private:
   void buildWindow();
   bool clusterPeersAgree(); ///< cluster kernels: false (with a note) when a peer's ops may differ
   /// Bounded model checking from the initial state to N (Driver.cpp); `quick`: the short pass's base case (false
-  /// at a violated property or an unknown, nothing reported).
+  /// at an unknown; the properties it violates in shortFailed; no search, nothing reported).
   bool runBmc(bool quick = false);
   /// k-induction with Houdini over the properties the BMC left open (Induction.cpp); `quick`: the short pass.
   void runInduction(bool quick = false);
@@ -102,9 +102,10 @@ private:
   /// with), the rest `timeout` (`unknownSeen`) or `bounded` (reason `why`); `quick` writes the proofs only.
   void recordInduction(const std::set<size_t> &open, const std::set<size_t> &active, bool unknownSeen, double indSecs,
                        const std::string &why, bool quick);
-  /// The short pass (ShortInduction.cpp): before the full check at k = 2 x slots + 1, the base case and the
-  /// induction at kShortInduction, each within a share of the budget; what it proves is final (and a hypothesis of
-  /// the full induction), the rest goes to the full check with every lemma the pass's Houdini dropped restored.
+  /// The short pass (ShortInduction.cpp): before the full check at k = 2 x slots + 1, the base case and (when it
+  /// violates no property) the induction at kShortInduction, within 3/5 of the budget; what it proves is final (and
+  /// a hypothesis of the full induction), the rest goes to the full check with every lemma the pass's Houdini
+  /// dropped restored.
   void shortInductionFirst();
   static constexpr int kShortInduction = 3;
   std::set<size_t> provedShort; ///< results proved by the short pass
@@ -122,10 +123,7 @@ private:
 
   // ---- queries (Driver.cpp) --------------------------------------------------------------------
   /// One query under the budgets (QueryBudget::check; `units` 0: --timeout's resource limit).
-  z3::check_result check(z3::solver &s, double &seconds, uint64_t units = 0,
-                         const z3::expr_vector *assumptions = nullptr) {
-    return budget.check(s, seconds, units, assumptions);
-  }
+  z3::check_result check(z3::solver &s, double &seconds, uint64_t units = 0) { return budget.check(s, seconds, units); }
   z3::expr anyViol(size_t from, size_t to, const Selector &sel, const std::vector<std::vector<Violation>> &vv);
   z3::solver newSolver(bool small);
   z3::solver inductionSolver(); ///< the k-induction step's solver (tactic pipeline; TLXSIM_PROOF_INDUCTION=plain)

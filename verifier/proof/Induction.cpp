@@ -39,21 +39,15 @@ void Driver::runInduction(bool quick) {
     // Hypotheses: the active properties, the lemmas and the properties the short pass proved (invariants of
     // every reachable state, so of every window of the induction's argument); goals: the active properties and
     // the lemmas.
-    auto hypSel = [&](const Violation &v) {
-      if (v.kind < LemmaAlign) {
-        size_t i = resultOf.at({v.kind, v.group});
-        return active.count(i) > 0 || provedShort.count(i) > 0;
-      }
-      if (!lemmasHold)
-        return false;
-      return v.kind == LemmaTable || structOk;
-    };
     auto sel = [&](const Violation &v) {
       if (v.kind < LemmaAlign)
         return active.count(resultOf.at({v.kind, v.group})) > 0;
       if (!lemmasHold)
         return false;
       return v.kind == LemmaTable || structOk;
+    };
+    auto hypSel = [&](const Violation &v) {
+      return sel(v) || (v.kind < LemmaAlign && provedShort.count(resultOf.at({v.kind, v.group})) > 0);
     };
     // The goals at step k + 1: all at once, or (TLXSIM_PROOF_SPLIT=1, an experiment) one query per barrier group,
     // every query with all hypotheses: the same logical content (unsat iff every part is).
