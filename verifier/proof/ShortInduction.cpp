@@ -4,7 +4,7 @@
 // induction runs, and its queries grow with the depth (TLX's hopper-persistent-gemm-ws-pingpong, a 6-slot ring:
 // the depth-13 query alone exceeds the 30 M-unit query limit, the depths before it cost 131 M of the 200 M-unit
 // budget, and every property read `timeout`). With the learned lemmas most properties are already inductive at a
-// small depth: that kernel proves 22 of its 26 at k = 3 in 30 M units. So the pass runs first:
+// small depth: that kernel proves 22 of its 26 at k = 3 (about 90 M units). So the pass runs first:
 //   1. the bounded check to kShortInduction (the same incremental check, lemmas refined or dropped as usual; its
 //      queries have --timeout's limit each and no cap of their own: depths 0-3 cost little next to the full
 //      check's). A violated property or an unknown ends the pass with nothing reported: the full check then runs
