@@ -493,8 +493,9 @@ bool Driver::clusterPeersAgree() {
 //    is asserted before the next is checked), properties and learned lemmas together: a
 //    violated lemma is dropped (Houdini) and the depth checked again; a violated property ends
 //    the search and each property is then checked alone for its counterexample.
-//    `quick` (the short pass's base case, ShortInduction.cpp): false at an unknown; a violated property is left
-//    out of the short pass (shortFailed), with no counterexample search and no verdict (the full check reports it).
+//    `quick` (the short pass's base case, ShortInduction.cpp): false at an unknown or when a property is violated,
+//    with no counterexample search and no verdict (the full check reports it); the lemmas are refined or dropped
+//    to the end of the bound either way.
 bool Driver::runBmc(bool quick) {
   size_t bmcEnd = static_cast<size_t>(N) + 1; // viol[0] (before the loops) .. viol[N]
   int failDepth = -1;
@@ -600,10 +601,8 @@ bool Driver::runBmc(bool quick) {
       }
     }
   }
-  if (quick) {
-    shortFailed = failed;
-    return !unknownSeen;
-  }
+  if (quick)
+    return !unknownSeen && failed.empty();
   bmcReachedBound = !unknownSeen && bmcEnd == static_cast<size_t>(N) + 1 && N >= endStep;
   z3::check_result any = failDepth >= 0 ? z3::sat : unknownSeen ? z3::unknown : z3::unsat;
   // Each property's counterexample is searched over the whole bound: a deeper one often needs a more

@@ -94,7 +94,7 @@ private:
   void buildWindow();
   bool clusterPeersAgree(); ///< cluster kernels: false (with a note) when a peer's ops may differ
   /// Bounded model checking from the initial state to N (Driver.cpp); `quick`: the short pass's base case (false
-  /// at an unknown; the properties it violates in shortFailed; no search, nothing reported).
+  /// at an unknown or a violated property; no search, nothing reported).
   bool runBmc(bool quick = false);
   /// k-induction with Houdini over the properties the BMC left open (Induction.cpp); `quick`: the short pass.
   void runInduction(bool quick = false);
@@ -109,7 +109,6 @@ private:
   void shortInductionFirst();
   static constexpr int kShortInduction = 3;
   std::set<size_t> provedShort; ///< results proved by the short pass
-  std::set<size_t> shortFailed; ///< results the short pass's base case violated (left to the full check)
   uint64_t shortPassEnd = 0;    ///< the short pass's induction queries stop at this QueryBudget::totalUnits()
   /// Why property `kind` on barrier `group` may stay `bounded` where the encoding knows it: a counter barrier
   /// (a waiter that waits on it only after its loops while its phases complete inside them: Ghost::avail) has a

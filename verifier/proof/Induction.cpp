@@ -27,7 +27,7 @@ void Driver::runInduction(bool quick) {
     resultOf[kg] = idx++;
   std::set<size_t> active;
   for (size_t i = 0; i < results.size(); ++i)
-    if (results[i].verdict.empty() && !(quick && shortFailed.count(i)))
+    if (results[i].verdict.empty())
       active.insert(i);
   const std::set<int> droppedBefore = dropped;
   bool structOk = lemmasHold;

@@ -35,7 +35,7 @@ void Driver::shortInductionFirst() {
   const int fullK = k, fullN = N;
   k = N = kShortInduction;
   shortPassEnd = budget.totalUnits() + budget.unitsLeft() / 5 * 3;
-  bool clean = runBmc(/*quick=*/true) && shortFailed.empty();
+  bool clean = runBmc(/*quick=*/true);
   if (clean)
     runInduction(/*quick=*/true);
   if (getenv("TLXSIM_PROOF_DEBUG"))
