@@ -132,6 +132,9 @@ void Driver::preferLaunch(size_t i, size_t depth, z3::model &model) {
     q.push();
     q.add(lhs == v);
     z3::check_result pr = check(q, r.seconds); // --timeout's resource limit: deterministic like every query's
+    if (getenv("TLXSIM_PROOF_DEBUG"))
+      llvm::errs() << "prefer " << (lhs == v).to_string() << ": "
+                   << (pr == z3::sat ? "kept" : pr == z3::unsat ? "violation needs otherwise" : "unknown") << "\n";
     if (pr == z3::sat) {
       model = q.get_model();
       q.pop();

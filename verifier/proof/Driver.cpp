@@ -548,6 +548,9 @@ bool Driver::runBmc(bool quick) {
         if (v.kind < LemmaAlign) {
           propBad = true;
           failed.insert(propIndex.at({v.kind, v.group}));
+          if (getenv("TLXSIM_PROOF_DEBUG"))
+            llvm::errs() << "bmc: property " << kindName(v.kind) << " on "
+                         << (v.group >= 0 ? groups[v.group].name : std::string("-")) << " violated at step " << d << "\n";
         } else if (v.kind == LemmaTable) {
           // A table without a row for this reachable state learns it (when no row of the same key
           // disagrees); otherwise the lemma is dropped.

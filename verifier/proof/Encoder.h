@@ -250,8 +250,28 @@ private:
   /// in both CTAs of the pair (tcgen05.commit.cta_group::2 .multicast::cluster with mask 3 << even rank, PTX ISA
   /// 9.7.16.12.1). Throws Unsupported for a cluster of an odd number of CTAs.
   void emitPairArrive(OpCtx &x, const Val &bar, const z3::expr &pred);
-  /// Applies one barrier event's slot accounting (phase balance, parity, tx-count, slot range).
-  void applySlots(Ghost &g, const Event &e, std::vector<Violation> &viol);
+  /// The barrier events of the current lock-step step so far (Properties.cpp applySlots), for a same-parity re-wait
+  /// in one iteration: the waits on each slot (op, partition, whether it selected the slot, the waiter's phase
+  /// balance B right after it, how many signals came before it) and the signals (arrive, expect, TMA completion).
+  struct StepLog {
+    struct Wait {
+      mlir::Operation *op;
+      int part, slot;
+      z3::expr hit, B;
+      size_t signalsBefore;
+    };
+    struct Signal {
+      int part, group;
+      z3::expr idx, guard;
+    };
+    std::map<std::pair<int, int>, std::vector<Wait>> waits; ///< per phase key
+    std::vector<Signal> signals;
+  };
+  /// Applies one barrier event's slot accounting (phase balance, parity, tx-count, slot range); `log`: this step's
+  /// barrier events so far.
+  void applySlots(Ghost &g, const Event &e, std::vector<Violation> &viol, StepLog &log);
+  /// Whether the wait `w` of this step is re-observed by the wait `e` on slot `s` (same parity, Properties.cpp).
+  z3::expr reobserves(const StepLog &log, const StepLog::Wait &w, const Event &e, int s, const z3::expr &B);
   struct StepAcc;
   /// A one-loop partition in a kernel with K loops: one iteration of its loop per tile transition (Part).
   void stepTileOnly(size_t i, const State &s, State &out, const z3::expr &active, StepAcc &acc,

@@ -4,6 +4,8 @@
 // Semantics: PTX ISA mbarrier (phases, parity, tx-count), wgmma.wait_group, fence.proxy.async.
 #include "verifier/proof/Encoder.h"
 
+#include "ir/OpSyntax.h"
+
 using namespace mlir;
 
 namespace tlxsim::verifier::proof {
@@ -112,6 +114,7 @@ void Encoder::apply(Ghost &g, const std::vector<Event> &events, std::vector<Viol
       return std::nullopt;
     return selectedFlag(c, it->second, idx);
   };
+  StepLog stepLog; // this step's barrier events (a same-parity re-wait in one iteration)
   for (const Event &e : events) {
     if (recordSlots && e.group >= 0 && !e.peer && e.k != Event::Alloc && e.k != Event::Named)
       slotUses.emplace_back(e.op, e.group, e.idx, e.guard);
@@ -251,7 +254,7 @@ void Encoder::apply(Ghost &g, const std::vector<Event> &events, std::vector<Viol
     }
     if (e.k == Event::Wait)
       lastWait.insert_or_assign({e.part, e.group}, z3::ite(e.guard, e.idx, waited(e.part, e.group)));
-    applySlots(g, e, viol);
+    applySlots(g, e, viol, stepLog);
   }
 }
 
@@ -280,7 +283,42 @@ int Encoder::firstJudge(const Group &grp) const {
 // The barrier accounting of one event per slot its index may select: the slot range, a wait's parity against the
 // partition's previous wait on the slot, the phase balance (arrivals and expects add, a wait consumes one phase of
 // `count` arrivals; a first wait on parity 1 targets the initial, complete phase) and the tx-count.
-void Encoder::applySlots(Ghost &g, const Event &e, std::vector<Violation> &viol) {
+// A wait for the parity of the waiter's previous wait on the slot names the phase after the next one (a phase /
+// parity not flipped) unless it re-observes the phase that wait observed: PTX ISA mbarrier.try_wait.parity passes
+// while the barrier's current phase parity differs from the operand, so a second wait with no phase completed in
+// between passes at once and consumes none. TLX's blackwell_gemm_ws waits twice on one A slot when NUM_MMA_GROUPS
+// = 2 (`A_smem_empty_bars[last_a_buf]`, then `[a_buf]` of group 1, both `phase ^ 1`). Taken as a re-observation
+// where both waits are straight-line code of one iteration (`w` this step, its op before `e`'s in the same block)
+// on one phase operand (one SSA value), no arrival reached the slot in between (B unchanged: within a step only the
+// waiter's own events lie between them) and the waiter signalled no barrier in between that the slot's arrivers
+// wait on at the same slot index (it would let them complete the next phase first: the stage-j-to-slot-j pairing
+// of the stage ownership check). Lock-step order cannot say more: a signal at another index that still lets the
+// arrivers release the slot is not seen (a missed hang, never a false finding; the simulation's schedules and
+// parity-aliasing check judge that wait on concrete launches).
+z3::expr Encoder::reobserves(const StepLog &log, const StepLog::Wait &w, const Event &e, int s,
+                             const z3::expr &B) {
+  if (w.part != e.part || w.slot != s || !w.op || !e.op || w.op->getBlock() != e.op->getBlock() ||
+      !w.op->isBeforeInBlock(e.op))
+    return c.bool_val(false);
+  auto a = ir::getOperandGroup(w.op, "phase"), b = ir::getOperandGroup(e.op, "phase");
+  if (!a || !b || a->size() != 1 || b->size() != 1 || (*a)[0] != (*b)[0])
+    return c.bool_val(false);
+  z3::expr straddled = c.bool_val(false);
+  const std::set<int> &arrivers = groups[e.group].arrivers;
+  for (size_t i = w.signalsBefore; i < log.signals.size(); ++i) {
+    const StepLog::Signal &sig = log.signals[i];
+    bool enables = false;
+    for (int q : groups[sig.group].waiters)
+      enables |= arrivers.count(q) > 0;
+    if (sig.part == e.part && enables)
+      straddled = straddled || (sig.guard && sig.idx == s);
+  }
+  return w.hit && B == w.B && !straddled;
+}
+
+void Encoder::applySlots(Ghost &g, const Event &e, std::vector<Violation> &viol, StepLog &log) {
+  if (e.k == Event::Arrive || e.k == Event::Expect || e.k == Event::Tma)
+    log.signals.push_back({e.part, e.group, e.idx, e.guard});
   const Group &grp = groups[e.group];
   viol.push_back({SlotRange, e.group, e.guard && (e.idx < 0 || e.idx >= grp.slots), e.op, e.part});
   for (int s = 0; s < grp.slots; ++s) {
@@ -300,13 +338,20 @@ void Encoder::applySlots(Ghost &g, const Event &e, std::vector<Violation> &viol)
                         e.op, e.part});
         break;
       }
-      viol.push_back({WaitParity, e.group, hit && has && e.parity == last, e.op, e.part});
-      z3::expr first = hit && !has;
+      z3::expr again = hit && has && e.parity == last;
+      z3::expr reobserved = c.bool_val(false); // see reobserves
+      std::vector<StepLog::Wait> &mine = log.waits[key];
+      for (const StepLog::Wait &w : mine)
+        reobserved = reobserved || reobserves(log, w, e, s, B);
+      reobserved = again && reobserved;
+      viol.push_back({WaitParity, e.group, again && !reobserved, e.op, e.part});
+      z3::expr take = hit && !reobserved, first = hit && !has;
       if (auto av = g.avail.find(key); av != g.avail.end())
         av->second[s] = z3::ite(first, B, av->second[s]);
-      B = B - z3::ite(hit, c.int_val(n), c.int_val(0)) + z3::ite(first && e.parity == 1, c.int_val(n), c.int_val(0));
+      B = B - z3::ite(take, c.int_val(n), c.int_val(0)) + z3::ite(first && e.parity == 1, c.int_val(n), c.int_val(0));
       D = D || (first && e.parity == 1);
       last = z3::ite(hit, e.parity, last);
+      mine.push_back({e.op, e.part, s, hit, B, log.signals.size()});
       has = has || hit;
       break;
     }
