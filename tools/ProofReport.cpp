@@ -344,6 +344,9 @@ void printProofs(const ProofOutcome &outcome, raw_ostream &os, bool simulationFo
   if (!outcome.preconditions.empty())
     os << "tlx-sim: proofs assume the kernel's launch preconditions (launch.json): "
        << llvm::join(outcome.preconditions, ", ") << "\n";
+  if (!outcome.report.results.empty()) // the same for every verdict (Driver::statePremises)
+    for (const std::string &p : outcome.report.results.front().premises)
+      os << "tlx-sim: proofs rest on a premise: " << p << "\n";
   size_t replay = 0;
   for (const auto &r : outcome.report.results) {
     std::string head = r.location.str() + ": ";
@@ -444,7 +447,8 @@ json::Array proofsJson(const ProofOutcome &outcome) {
                    {"location", r.location.str()},
                    {"bound", r.bound >= 0 ? json::Value(r.bound) : json::Value(nullptr)},
                    {"seconds", r.seconds},
-                   {"assumptions", json::Array(outcome.assumptions)}};
+                   {"assumptions", json::Array(outcome.assumptions)},
+                   {"premises", json::Array(r.premises)}};
     if (r.verdict == "counterexample") {
       json::Object params;
       for (auto &[n, v] : r.params)

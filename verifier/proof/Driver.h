@@ -119,6 +119,8 @@ private:
   void printWindow(const z3::model &m, int group);
   /// Sets ProofResult::reason of every `bounded` / `timeout` verdict that has none yet.
   void classifyUnproved();
+  /// Writes the premises of the verdicts (ProofResult::premises): the repeated waits taken as re-observations.
+  void statePremises();
 
   // ---- queries (Driver.cpp) --------------------------------------------------------------------
   /// One query under the budgets (QueryBudget::check; `units` 0: --timeout's resource limit).

@@ -60,6 +60,8 @@ void OpCtx::emit(Event::K k, const Val &bar, const z3::expr &pred, const z3::exp
   }
   if (k == Event::Arrive)
     groups[bar.group].arrivers.insert(part);
+  if (k == Event::Arrive || k == Event::Expect || k == Event::Tma)
+    groups[bar.group].signallers.insert(part);
   if (tcgen05Arrive)
     groups[bar.group].asyncArrivers.insert(part);
   events->push_back({k, bar.group, *bar.e, guard && pred, parity, amount, &op, part});

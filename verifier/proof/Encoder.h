@@ -211,6 +211,10 @@ public:
   /// The tx-per-step lemma at a step boundary (when `when` holds).
   void checkBoundary(const State &s, const z3::expr &when, std::vector<Violation> &viol);
 
+  /// Per barrier group, the pairs of waits (first, second) the encoding may take as a re-observation (reobserves):
+  /// premises of the kernel's verdicts (Driver::statePremises).
+  std::map<int, std::set<std::pair<mlir::Operation *, mlir::Operation *>>> reobservable;
+
 private:
   friend struct OpCtx;
   // Op families of execOp, each called for the ops of its family only (in execOp's order).
@@ -271,7 +275,9 @@ private:
   /// barrier events so far.
   void applySlots(Ghost &g, const Event &e, std::vector<Violation> &viol, StepLog &log);
   /// Whether the wait `w` of this step is re-observed by the wait `e` on slot `s` (same parity, Properties.cpp).
-  z3::expr reobserves(const StepLog &log, const StepLog::Wait &w, const Event &e, int s, const z3::expr &B);
+  /// None where the two waits are not a candidate at all (other block, order, partition, slot or phase operand).
+  std::optional<z3::expr> reobserves(const StepLog &log, const StepLog::Wait &w, const Event &e, int s,
+                                     const z3::expr &B);
   struct StepAcc;
   /// A one-loop partition in a kernel with K loops: one iteration of its loop per tile transition (Part).
   void stepTileOnly(size_t i, const State &s, State &out, const z3::expr &active, StepAcc &acc,

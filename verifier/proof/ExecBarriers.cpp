@@ -157,6 +157,7 @@ bool Encoder::execCluster(OpCtx &x) {
       Event e{Event::Tma, bar->group, *bar->e, guard && predOf("pred"), c.int_val(0), bytes, &op, part};
       if (events) {
         groups[bar->group].users.insert(part);
+        groups[bar->group].signallers.insert(part);
         groups[bar->group].asyncSignals = true;
         if (d.k == Val::Buf) {
           groups[d.group].fill.insert(bar->group);

@@ -69,6 +69,7 @@ struct Group {
   std::set<int> fill;      ///< data: barrier groups its TMA writes complete on
   std::set<int> readers;   ///< data: partitions that read it
   std::set<int> arrivers;  ///< barrier: partitions that arrive on it (plain or tcgen05 commit)
+  std::set<int> signallers; ///< barrier: partitions that arrive on it, expect bytes on it or issue copies completing on it
   std::set<int> genericWriters; ///< data: partitions that write it through the generic proxy (local_store / alloc)
   std::set<int> tmaWriters;     ///< data: partitions whose TMA loads write it
   std::set<int> wgmmaReaders;   ///< data: partitions whose wgmma (warp_group_dot) reads it

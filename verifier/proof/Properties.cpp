@@ -295,21 +295,25 @@ int Encoder::firstJudge(const Group &grp) const {
 // of the stage ownership check). Lock-step order cannot say more: a signal at another index that still lets the
 // arrivers release the slot is not seen (a missed hang, never a false finding; the simulation's schedules and
 // parity-aliasing check judge that wait on concrete launches).
-z3::expr Encoder::reobserves(const StepLog &log, const StepLog::Wait &w, const Event &e, int s,
-                             const z3::expr &B) {
+std::optional<z3::expr> Encoder::reobserves(const StepLog &log, const StepLog::Wait &w, const Event &e, int s,
+                                            const z3::expr &B) {
   if (w.part != e.part || w.slot != s || !w.op || !e.op || w.op->getBlock() != e.op->getBlock() ||
       !w.op->isBeforeInBlock(e.op))
-    return c.bool_val(false);
-  auto a = ir::getOperandGroup(w.op, "phase"), b = ir::getOperandGroup(e.op, "phase");
-  if (!a || !b || a->size() != 1 || b->size() != 1 || (*a)[0] != (*b)[0])
-    return c.bool_val(false);
+    return std::nullopt;
+  auto same = [&](const char *operand) {
+    auto a = ir::getOperandGroup(w.op, operand), b = ir::getOperandGroup(e.op, operand);
+    return a && b && a->size() == 1 && b->size() == 1 && (*a)[0] == (*b)[0];
+  };
+  if (!same("alloc") || !same("phase"))
+    return std::nullopt;
+  reobservable[e.group].insert({w.op, e.op});
   z3::expr straddled = c.bool_val(false);
-  const std::set<int> &arrivers = groups[e.group].arrivers;
+  const std::set<int> &signallers = groups[e.group].signallers;
   for (size_t i = w.signalsBefore; i < log.signals.size(); ++i) {
     const StepLog::Signal &sig = log.signals[i];
     bool enables = false;
     for (int q : groups[sig.group].waiters)
-      enables |= arrivers.count(q) > 0;
+      enables |= signallers.count(q) > 0;
     if (sig.part == e.part && enables)
       straddled = straddled || (sig.guard && sig.idx == s);
   }
@@ -339,13 +343,15 @@ void Encoder::applySlots(Ghost &g, const Event &e, std::vector<Violation> &viol,
         break;
       }
       z3::expr again = hit && has && e.parity == last;
-      z3::expr reobserved = c.bool_val(false); // see reobserves
+      std::optional<z3::expr> reobserved; // see reobserves; none: the terms as without the rule
       std::vector<StepLog::Wait> &mine = log.waits[key];
       for (const StepLog::Wait &w : mine)
-        reobserved = reobserved || reobserves(log, w, e, s, B);
-      reobserved = again && reobserved;
-      viol.push_back({WaitParity, e.group, again && !reobserved, e.op, e.part});
-      z3::expr take = hit && !reobserved, first = hit && !has;
+        if (auto r = reobserves(log, w, e, s, B))
+          reobserved = reobserved ? *reobserved || *r : *r;
+      if (reobserved)
+        reobserved = again && *reobserved;
+      viol.push_back({WaitParity, e.group, reobserved ? again && !*reobserved : again, e.op, e.part});
+      z3::expr take = reobserved ? hit && !*reobserved : hit, first = hit && !has;
       if (auto av = g.avail.find(key); av != g.avail.end())
         av->second[s] = z3::ite(first, B, av->second[s]);
       B = B - z3::ite(take, c.int_val(n), c.int_val(0)) + z3::ite(first && e.parity == 1, c.int_val(n), c.int_val(0));

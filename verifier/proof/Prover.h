@@ -116,6 +116,9 @@ struct ProofResult {
   /// `not-inductive` (no violation within the bound, but the step from an arbitrary state the learned lemmas allow
   /// violates it), `budget` (`--proof-budget` spent), `query-limit` (one query reached `--timeout`).
   std::string reason;
+  /// What the verdict rests on beyond the PTX semantics the encoding follows, one sentence each (a wait repeated
+  /// on the same barrier and parity taken as a re-observation: Driver::statePremises).
+  std::vector<std::string> premises;
 };
 
 /// The result of proving one kernel.
