@@ -133,7 +133,7 @@ void Driver::preferLaunch(size_t i, size_t depth, z3::model &model) {
     q.add(lhs == v);
     z3::check_result pr = check(q, r.seconds); // --timeout's resource limit: deterministic like every query's
     if (getenv("TLXSIM_PROOF_DEBUG"))
-      llvm::errs() << "prefer " << (lhs == v).to_string() << ": "
+      llvm::errs() << "prefer " << lhs.to_string() << " = " << v.to_string() << ": " // no new term: same models
                    << (pr == z3::sat ? "kept" : pr == z3::unsat ? "violation needs otherwise" : "unknown") << "\n";
     if (pr == z3::sat) {
       model = q.get_model();

@@ -287,14 +287,15 @@ int Encoder::firstJudge(const Group &grp) const {
 // parity not flipped) unless it re-observes the phase that wait observed: PTX ISA mbarrier.try_wait.parity passes
 // while the barrier's current phase parity differs from the operand, so a second wait with no phase completed in
 // between passes at once and consumes none. TLX's blackwell_gemm_ws waits twice on one A slot when NUM_MMA_GROUPS
-// = 2 (`A_smem_empty_bars[last_a_buf]`, then `[a_buf]` of group 1, both `phase ^ 1`). Taken as a re-observation
-// where both waits are straight-line code of one iteration (`w` this step, its op before `e`'s in the same block)
-// on one phase operand (one SSA value), no arrival reached the slot in between (B unchanged: within a step only the
-// waiter's own events lie between them) and the waiter signalled no barrier in between that the slot's arrivers
-// wait on at the same slot index (it would let them complete the next phase first: the stage-j-to-slot-j pairing
-// of the stage ownership check). Lock-step order cannot say more: a signal at another index that still lets the
-// arrivers release the slot is not seen (a missed hang, never a false finding; the simulation's schedules and
-// parity-aliasing check judge that wait on concrete launches).
+// = 2 (`A_smem_empty_bars[last_a_buf]`, then `[a_buf]` of group 1, both `phase ^ 1`). A candidate pair: both waits
+// straight-line code of one iteration (`w` this step, its op before `e`'s in the same block, the same partition) on
+// the same barrier and phase values (SSA); none (std::nullopt, no term) otherwise. Taken as a re-observation when
+// `w` selected the slot, the waiter's B is unchanged since (within a step a partition's events are contiguous: only
+// its own arrivals lie between) and the waiter signalled no barrier in between that a signaller of the waited one
+// waits on, at the same slot index (it would let them complete the next phase first: the stage-j-to-slot-j pairing
+// of the stage ownership check). Lock-step order cannot say more (a signal at another index, a chain through a third
+// partition, a named barrier), so each candidate pair is a premise of the kernel's verdicts (reobservable,
+// Driver::statePremises), which the simulation's parity-aliasing and deadlock checks judge on their schedules.
 std::optional<z3::expr> Encoder::reobserves(const StepLog &log, const StepLog::Wait &w, const Event &e, int s,
                                             const z3::expr &B) {
   if (w.part != e.part || w.slot != s || !w.op || !e.op || w.op->getBlock() != e.op->getBlock() ||
