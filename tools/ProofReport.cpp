@@ -344,8 +344,8 @@ void printProofs(const ProofOutcome &outcome, raw_ostream &os, bool simulationFo
   if (!outcome.preconditions.empty())
     os << "tlx-sim: proofs assume the kernel's launch preconditions (launch.json): "
        << llvm::join(outcome.preconditions, ", ") << "\n";
-  if (!outcome.report.results.empty()) // the same for every verdict (Driver::statePremises)
-    for (const std::string &p : outcome.report.results.front().premises)
+  if (!outcome.report.results.empty()) // every verdict's (Driver::statePremises)
+    for (const std::string &p : outcome.report.premises)
       os << "tlx-sim: proofs rest on a premise: " << p << "\n";
   size_t replay = 0;
   for (const auto &r : outcome.report.results) {
@@ -448,7 +448,7 @@ json::Array proofsJson(const ProofOutcome &outcome) {
                    {"bound", r.bound >= 0 ? json::Value(r.bound) : json::Value(nullptr)},
                    {"seconds", r.seconds},
                    {"assumptions", json::Array(outcome.assumptions)},
-                   {"premises", json::Array(r.premises)}};
+                   {"premises", json::Array(outcome.report.premises)}};
     if (r.verdict == "counterexample") {
       json::Object params;
       for (auto &[n, v] : r.params)

@@ -668,16 +668,13 @@ void Driver::printWindow(const z3::model &m, int group) {
 // The repeated waits the encoding took as re-observations (Encoder::reobserves) are premises of every verdict of the
 // kernel: the properties are proved together (each is a hypothesis of the others' induction step).
 void Driver::statePremises() {
-  std::vector<std::string> premises;
   for (auto &[group, pairs] : reobservable)
     for (auto &[first, second] : pairs)
-      premises.push_back("the wait at " + ir::pythonLocation(second->getLoc()).str() + " re-observes the phase of " +
+      report.premises.push_back("the wait at " + ir::pythonLocation(second->getLoc()).str() + " re-observes the phase of " +
                          groups[group].name + " that the wait at " + ir::pythonLocation(first->getLoc()).str() +
                          " observed (the same barrier and parity, no phase completed in between: PTX ISA "
                          "mbarrier.try_wait.parity passes at once; not proved, the simulation's parity-aliasing and "
                          "deadlock checks judge it on their schedules)");
-  for (ProofResult &r : results)
-    r.premises = premises;
 }
 
 void Driver::classifyUnproved() {

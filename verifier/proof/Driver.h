@@ -119,7 +119,7 @@ private:
   void printWindow(const z3::model &m, int group);
   /// Sets ProofResult::reason of every `bounded` / `timeout` verdict that has none yet.
   void classifyUnproved();
-  /// Writes the premises of the verdicts (ProofResult::premises): the repeated waits taken as re-observations.
+  /// Writes the premises of the verdicts (ProofReport::premises): the repeated waits taken as re-observations.
   void statePremises();
 
   // ---- queries (Driver.cpp) --------------------------------------------------------------------

@@ -280,9 +280,6 @@ int Encoder::firstJudge(const Group &grp) const {
   return -1;
 }
 
-// The barrier accounting of one event per slot its index may select: the slot range, a wait's parity against the
-// partition's previous wait on the slot, the phase balance (arrivals and expects add, a wait consumes one phase of
-// `count` arrivals; a first wait on parity 1 targets the initial, complete phase) and the tx-count.
 // A wait for the parity of the waiter's previous wait on the slot names the phase after the next one (a phase /
 // parity not flipped) unless it re-observes the phase that wait observed: PTX ISA mbarrier.try_wait.parity passes
 // while the barrier's current phase parity differs from the operand, so a second wait with no phase completed in
@@ -321,6 +318,9 @@ std::optional<z3::expr> Encoder::reobserves(const StepLog &log, const StepLog::W
   return w.hit && B == w.B && !straddled;
 }
 
+// The barrier accounting of one event per slot its index may select: the slot range, a wait's parity against the
+// partition's previous wait on the slot, the phase balance (arrivals and expects add, a wait consumes one phase of
+// `count` arrivals; a first wait on parity 1 targets the initial, complete phase) and the tx-count.
 void Encoder::applySlots(Ghost &g, const Event &e, std::vector<Violation> &viol, StepLog &log) {
   if (e.k == Event::Arrive || e.k == Event::Expect || e.k == Event::Tma)
     log.signals.push_back({e.part, e.group, e.idx, e.guard});

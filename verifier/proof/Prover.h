@@ -116,9 +116,6 @@ struct ProofResult {
   /// `not-inductive` (no violation within the bound, but the step from an arbitrary state the learned lemmas allow
   /// violates it), `budget` (`--proof-budget` spent), `query-limit` (one query reached `--timeout`).
   std::string reason;
-  /// What the verdict rests on beyond the PTX semantics the encoding follows, one sentence each (a wait repeated
-  /// on the same barrier and parity taken as a re-observation: Driver::statePremises).
-  std::vector<std::string> premises;
 };
 
 /// The result of proving one kernel.
@@ -131,6 +128,9 @@ struct ProofReport {
   /// waiter, slot, key candidate, mask and rows. For tests (memoized and plain learning agree).
   std::vector<std::string> tables;
   bool assumptionsUnsat = false;  ///< the assumptions admit no launch (nothing is proved)
+  /// What every verdict rests on beyond the PTX semantics the encoding follows, one sentence each (a wait repeated
+  /// on the same barrier and parity taken as a re-observation: Driver::statePremises).
+  std::vector<std::string> premises;
 };
 
 /// Proves the barrier protocol of the kernel in `module`. Never throws; Z3 errors become notes.
